@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/commands.h: the subcommands of the `divergence` CLI. Each takes
+ * the arguments after its own name (argv[0] is the command name) and
+ * returns the process exit status: 0 success, 1 a claim or check failed,
+ * 2 usage or environment error. Only main() exits.
+ */
+#ifndef HARNESS_COMMANDS_H
+#define HARNESS_COMMANDS_H
+
+int cmd_explain(int argc, char **argv);
+int cmd_oracle(int argc, char **argv);
+
+#endif /* HARNESS_COMMANDS_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* divergence: the command-line entry point. Dispatches to harness/cmd_*.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/commands.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"explain", cmd_explain, "expected result of one division, with its rule and spec sentence"},
+    {"oracle", cmd_oracle, "expected results of hex operand pairs read from stdin"},
+};
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: divergence <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(to, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(to, "\n'divergence <command> --help' describes one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("divergence %s\n", DVG_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "divergence: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oracle/compare.h: the comparison primitives of the verdict step: ULP
+ * distance in the output format, operand classes, and the classification
+ * of one (expected, actual) pair into a difference class.
+ *
+ * The difference classes are one list (ORACLE_CLASS_LIST) shared by the
+ * oracle, the harness, the store and the reports. The element-level ones
+ * are decided here; the rest (crash, hang, ...) by the harness.
+ */
+#ifndef ORACLE_COMPARE_H
+#define ORACLE_COMPARE_H
+
+#include <stdint.h>
+#include "oracle/expect.h"
+#include "oracle/rules.h"
+
+/* X(ID, name, description) */
+#define ORACLE_CLASS_LIST(X)                                                          \
+    X(MATCH, "match", "the result conforms")                                          \
+    X(WRONG_VALUE, "wrong-value", "a different value (floats: with its ULP distance)")\
+    X(FLOOR_VS_TRUNC, "floor-vs-trunc",                                               \
+      "integer quotient rounded the other way (floor where truncation is due, or the reverse)") \
+    X(FLUSHED_SUBNORMAL_OUTPUT, "flushed-subnormal-output",                           \
+      "a subnormal result was flushed to zero")                                       \
+    X(SUBNORMAL_INPUT_AS_ZERO, "subnormal-input-as-zero",                             \
+      "a subnormal operand was treated as zero")                                      \
+    X(NAN_EXPECTED, "nan-expected", "NaN was due, a number came")                     \
+    X(NAN_UNEXPECTED, "nan-unexpected", "a NaN came where a number was due")         \
+    X(WRONG_SIGN_INF, "wrong-sign-inf", "infinity of the wrong sign")                \
+    X(WRONG_SIGN_ZERO, "wrong-sign-zero", "zero of the wrong sign")                  \
+    X(INT_WRAP, "int-wrap", "integer result wrapped around the type's range")       \
+    X(CRASH, "crash", "the implementation died on a signal")                          \
+    X(HANG, "hang", "the implementation did not return within the timeout")         \
+    X(OOB_WRITE, "out-of-bounds-write", "a write past the end of the output")        \
+    X(INPUT_MUTATED, "input-mutated", "an input tensor was written")                 \
+    X(NOT_WRITTEN, "element-not-written", "an output element was left unwritten")    \
+    X(WRONG_SHAPE, "wrong-output-shape", "the reported output shape is wrong")       \
+    X(VALID_REJECTED, "valid-input-rejected", "valid input was rejected as invalid") \
+    X(INVALID_ACCEPTED, "invalid-input-accepted", "invalid input was accepted")      \
+    X(NONDETERMINISTIC, "nondeterministic", "a second run gave a different answer")  \
+    X(UNSUPPORTED_CLAIM, "unsupported-claim",                                         \
+      "a claimed (variant, dtype) pair was answered 'unsupported'")                   \
+    X(FAILURE, "failure", "the implementation returned a failure status")
+
+#define ORACLE_CLASS_ENUM_(ID, name, desc) ORACLE_CLASS_##ID,
+enum { ORACLE_CLASS_LIST(ORACLE_CLASS_ENUM_) ORACLE_CLASS_COUNT };
+#undef ORACLE_CLASS_ENUM_
+
+/* Name and description of class `cls`; "?" for an unknown one. */
+const char *oracle_class_name(uint32_t cls);
+const char *oracle_class_description(uint32_t cls);
+/* The class named `name`, or -1. */
+int oracle_class_by_name(const char *name);
+
+/*
+ * ULP distance between two values of a float dtype: the number of
+ * representable values between them plus one, with +0 and -0 counting as
+ * one point; 0 when equal. UINT64_MAX when either is NaN or they are
+ * infinities of different signs. Integers: |x - y| as unsigned.
+ */
+uint64_t oracle_ulp_distance(uint32_t dtype, uint64_t x, uint64_t y);
+
+/* X(ID, name): operand classes, for signatures and reports. */
+#define ORACLE_OPERAND_LIST(X)                                    \
+    X(ZERO, "zero") X(SUBNORMAL, "subnormal") X(NORMAL, "normal") \
+    X(INF, "inf") X(NAN, "nan")                                   \
+    X(INT_MIN, "int-min") X(MINUS_ONE, "minus-one") X(ONE, "one") \
+    X(INT_MAX, "int-max") X(NEGATIVE, "negative") X(POSITIVE, "positive")
+
+#define ORACLE_OPERAND_ENUM_(ID, name) ORACLE_OPERAND_##ID,
+enum { ORACLE_OPERAND_LIST(ORACLE_OPERAND_ENUM_) ORACLE_OPERAND_COUNT };
+#undef ORACLE_OPERAND_ENUM_
+
+/* Class of one operand's bits in `dtype`, and its name. */
+uint32_t oracle_operand_class(uint32_t dtype, uint64_t bits);
+const char *oracle_operand_name(uint32_t operand_class);
+
+/*
+ * Classifies one element: `a`, `b` the operands, `e` the oracle's answer,
+ * `actual` the implementation's bits. Returns ORACLE_CLASS_MATCH when the
+ * result conforms; otherwise the most specific element class, in this
+ * order: nan-unexpected / nan-expected, wrong-sign-inf, wrong-sign-zero,
+ * flushed-subnormal-output, subnormal-input-as-zero, floor-vs-trunc,
+ * int-wrap, wrong-value. *ulps (may be NULL) receives the ULP distance
+ * (floats) or the absolute difference (integers) for wrong values, else 0.
+ */
+uint32_t oracle_classify(const oracle_rules *r, uint64_t a, uint64_t b,
+                         const oracle_elem *e, uint64_t actual, uint64_t *ulps);
+
+#endif /* ORACLE_COMPARE_H */

@@ -1,0 +1,8 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Set-up plus the whole test suite: installs dependencies, builds, runs
+# ctest (its summary line is the last thing printed).
+set -eu
+cd "$(dirname "$0")/.."
+sh scripts/setup.sh
+ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" ${CTEST_ARGS:-}
