@@ -10,5 +10,9 @@
 
 int cmd_explain(int argc, char **argv);
 int cmd_oracle(int argc, char **argv);
+int cmd_cases(int argc, char **argv);
+int cmd_certify(int argc, char **argv);
+int cmd_plugins(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif /* HARNESS_COMMANDS_H */

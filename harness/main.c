@@ -12,8 +12,12 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
+    {"certify", cmd_certify, "certify a plugin against every variant and dtype it claims"},
+    {"plugins", cmd_plugins, "load plugins in a worker and show their descriptors"},
+    {"replay", cmd_replay, "re-run one recorded reproducer and show expected vs actual"},
     {"explain", cmd_explain, "expected result of one division, with its rule and spec sentence"},
     {"oracle", cmd_oracle, "expected results of hex operand pairs read from stdin"},
+    {"cases", cmd_cases, "list the conformance cases, their requirement matrix, or --check them"},
 };
 
 static void usage(FILE *to)

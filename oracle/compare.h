@@ -33,6 +33,7 @@
     X(CRASH, "crash", "the implementation died on a signal")                          \
     X(HANG, "hang", "the implementation did not return within the timeout")         \
     X(OOB_WRITE, "out-of-bounds-write", "a write past the end of the output")        \
+    X(OOB_READ, "out-of-bounds-read", "a read past the end of an input")              \
     X(INPUT_MUTATED, "input-mutated", "an input tensor was written")                 \
     X(NOT_WRITTEN, "element-not-written", "an output element was left unwritten")    \
     X(WRONG_SHAPE, "wrong-output-shape", "the reported output shape is wrong")       \

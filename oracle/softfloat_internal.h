@@ -33,27 +33,21 @@ static inline int sf_clz64(uint64_t x)
 }
 
 /*
- * a >> dist, with every 1 bit shifted out ORed into bit 0 of the result
- * (SoftFloat's shiftRightJam64). Any dist >= 0 is allowed.
- */
-static inline uint64_t sf_shift_right_jam64(uint64_t a, uint32_t dist)
-{
-    if (dist < 63)
-        return (a >> dist) | (uint64_t)((a << (-dist & 63)) != 0);
-    return a != 0;
-}
-
-/*
  * Rounds (sign, exp, sig) to nearest, ties to even, and packs it into a
  * format of `ebits` exponent and `fbits` fraction bits (1 <= fbits <= 60,
- * 2 <= ebits <= 15); returns the raw bits. sig must be non-zero with its
- * leading 1 at bit 62 (see the conventions above). Handles, in this order:
- *  - results below the normal range: the significand is shifted right
- *    (jamming) to the subnormal position, exponent field 0; rounding may
- *    carry it into the smallest normal, which the packing addition gives;
- *  - results that overflow, before or after rounding: infinity;
- *  - ties to even: the sticky bit in bit 0 tells an exact tie from a
+ * 2 <= ebits <= 15); returns the raw bits. sig must be non-zero, below
+ * 2^63, with its leading 1 at bit 62 (see the conventions above).
+ *
+ *  - Below the normal range (exp < 0) the significand is shifted right by
+ *    -exp, jamming, to the subnormal position, and the exponent field is
+ *    0; rounding may carry it into the smallest normal, which the packing
+ *    addition gives (exponent field 1, fraction 0).
+ *  - Beyond the largest finite, before or after rounding: infinity.
+ *  - Ties to even: the sticky bit in bit 0 tells an exact tie from a
  *    quotient just above it.
+ *
+ * Written with selects rather than branches: random test data underflows
+ * and overflows about half the time, which no branch predictor guesses.
  */
 static inline uint64_t sf_round_pack(uint64_t sign, int32_t exp, uint64_t sig,
                                      int ebits, int fbits)
@@ -62,25 +56,28 @@ static inline uint64_t sf_round_pack(uint64_t sign, int32_t exp, uint64_t sig,
     const uint64_t half = (uint64_t)1 << (round_bits_n - 1);
     const uint64_t round_mask = ((uint64_t)1 << round_bits_n) - 1;
     const int32_t exp_all_ones = (1 << ebits) - 1;
-    uint64_t round_bits;
+    const uint64_t inf = (sign << (ebits + fbits)) | ((uint64_t)exp_all_ones << fbits);
+    uint32_t dist;
+    uint64_t round_bits, tie;
+    int overflow;
 
-    if ((uint32_t)exp >= (uint32_t)(exp_all_ones - 2)) {
-        if (exp < 0) {
-            /* Below the smallest normal: denormalise. */
-            sig = sf_shift_right_jam64(sig, (uint32_t)(-(int64_t)exp));
-            exp = 0;
-        } else if (exp > exp_all_ones - 2 || sig + half >= ((uint64_t)1 << 63)) {
-            /* Beyond the largest finite, or rounds up past it. */
-            return (sign << (ebits + fbits)) | ((uint64_t)exp_all_ones << fbits);
-        }
-    }
+    /* Subnormal: shift right by -exp (63 is as good as more: sig < 2^63),
+     * ORing the bits shifted out into bit 0. */
+    dist = exp < 0 ? (uint32_t)(-(int64_t)exp) : 0;
+    dist = dist > 63 ? 63 : dist;
+    sig = (sig >> dist) | (uint64_t)((sig & (((uint64_t)1 << dist) - 1)) != 0);
+    exp = exp < 0 ? 0 : exp;
+
+    /* Overflow: the exponent is past the largest finite's (biased
+     * exponent exp_all_ones - 1), or rounding carries into it. */
+    overflow = exp > exp_all_ones - 2 ||
+               (exp == exp_all_ones - 2 && sig + half >= ((uint64_t)1 << 63));
+
     round_bits = sig & round_mask;
+    tie = round_bits == half;
     sig = (sig + half) >> round_bits_n;
-    if (round_bits == half)
-        sig &= ~(uint64_t)1; /* exact tie: to even */
-    if (!sig)
-        exp = 0;
-    return (sign << (ebits + fbits)) + ((uint64_t)exp << fbits) + sig;
+    sig &= ~tie; /* exact tie: to even */
+    return overflow ? inf : (sign << (ebits + fbits)) + ((uint64_t)exp << fbits) + sig;
 }
 
 #endif /* ORACLE_SOFTFLOAT_INTERNAL_H */

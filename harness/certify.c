@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: MIT */
+#include "harness/certify.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/alloc.h"
+#include "harness/casefile.h"
+#include "harness/gen.h"
+#include "harness/narrow.h"
+#include "harness/store.h"
+#include "harness/worker.h"
+#include "oracle/dtype.h"
+#include "oracle/fastpath.h"
+#include "oracle/value.h"
+
+/* Cases larger than this are stored as a 1-element (or narrowed) case. */
+#define FULL_CASE_BYTES (64u << 10)
+
+void certify_options_default(certify_options *o)
+{
+    memset(o, 0, sizeof *o);
+    char err[64];
+    verdict_profile_parse("exact", &o->profile, err, sizeof err);
+    o->seed = 1;
+    o->random_cases = 200;
+    o->max_elements = 64;
+    o->timeout_ms = 2000;
+    o->max_hangs = 1;
+    o->progress = isatty(2);
+}
+
+/* Everything one certification holds. */
+typedef struct certify {
+    const certify_options *o;
+    FILE *out, *err;
+    worker *w;
+    const worker_info *info;
+    store *db;
+    int64_t run_id;
+    casefile_set *cases;
+    worker_result wr;
+    /* the claim being judged */
+    uint32_t variant, dtype;
+    verdict_tally tally;
+    verdict_example first[ORACLE_CLASS_COUNT]; /* one reproducer per class */
+    int64_t first_id[ORACLE_CLASS_COUNT];      /* its signature id */
+    uint64_t new_signatures;
+    const divcase *current;
+    const oracle_plan *current_plan;
+    int current_valid;
+    int store_failed;
+    int narrowed;       /* a crash of this claim was narrowed already */
+} certify;
+
+static int wanted(const uint32_t *list, uint32_t n, uint32_t v)
+{
+    if (!n)
+        return 1;
+    for (uint32_t i = 0; i < n; i++)
+        if (list[i] == v)
+            return 1;
+    return 0;
+}
+
+static void elem_text(uint32_t dtype, const oracle_elem *e, char *buf, size_t len)
+{
+    char v[64];
+    switch (e->kind) {
+    case ORACLE_EXACT:
+        snprintf(buf, len, "%s", oracle_value_format(dtype, e->bits, v, sizeof v));
+        {
+            char hex[24];
+            size_t used = strlen(buf);
+            snprintf(buf + used, len - used, " (%s)", oracle_bits_format(dtype, e->bits, hex, sizeof hex));
+        }
+        break;
+    case ORACLE_ANY_NAN: snprintf(buf, len, "nan (any)"); break;
+    case ORACLE_ANY_INF: snprintf(buf, len, "+inf or -inf"); break;
+    default: snprintf(buf, len, "unspecified"); break;
+    }
+}
+
+static void bits_text(uint32_t dtype, uint64_t bits, char *buf, size_t len)
+{
+    char v[64], hex[24];
+    snprintf(buf, len, "%s (%s)", oracle_value_format(dtype, bits, v, sizeof v),
+             oracle_bits_format(dtype, bits, hex, sizeof hex));
+}
+
+/* The case a finding is stored with: the case itself when small, else the
+ * single element (1-D) or the narrowed crash. *owned tells the caller to
+ * free it. */
+static const divcase *reproducer_case(certify *cf, const divcase *c, const verdict_example *ex,
+                                      divcase *tmp, int *owned)
+{
+    *owned = 0;
+    if (c->a_bytes + c->b_bytes <= FULL_CASE_BYTES || !cf->current_valid)
+        return c;
+    if (ex->index != UINT64_MAX &&
+        !narrow_subcase(c, cf->current_plan, &c->attrs, ex->index, 1, tmp)) {
+        snprintf(tmp->id, sizeof tmp->id, "%.60s[%" PRIu64 "]", c->id, ex->index);
+        *owned = 1;
+        return tmp;
+    }
+    return c;
+}
+
+static int sink(void *ctx, const divcase *c, const verdict_example *ex)
+{
+    certify *cf = ctx;
+    char operand[64] = "", expected[128] = "", actual[128] = "";
+    if (ex->index != UINT64_MAX) {
+        snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(ex->operand_a),
+                 oracle_operand_name(ex->operand_b));
+        elem_text(c->dtype, &ex->expected, expected, sizeof expected);
+        bits_text(c->dtype, ex->actual, actual, sizeof actual);
+    }
+    divcase tmp;
+    int owned;
+    const divcase *rc = reproducer_case(cf, c, ex, &tmp, &owned);
+    store_finding f = {
+        .implementation = cf->info->name,
+        .cls = ex->cls,
+        .operand_class = operand,
+        .c = rc,
+        .element = ex->index == UINT64_MAX ? -1 : (owned ? 0 : (int64_t)ex->index),
+        .expected = ex->index == UINT64_MAX ? NULL : expected,
+        .actual = ex->index == UINT64_MAX ? NULL : actual,
+        .ulps = ex->cls == ORACLE_CLASS_WRONG_VALUE ? ex->ulps : UINT64_MAX,
+        .note = ex->note[0] ? ex->note : NULL,
+    };
+    int64_t sig = 0;
+    int is_new = 0;
+    int rcode = store_record_finding(cf->db, cf->run_id, &f, &sig, &is_new);
+    if (owned)
+        divcase_free(&tmp);
+    if (rcode) {
+        fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
+        cf->store_failed = 1;
+        return -1;
+    }
+    cf->new_signatures += is_new ? 1 : 0;
+    if (!cf->first[ex->cls].elements) {
+        cf->first[ex->cls] = *ex;
+        cf->first_id[ex->cls] = sig;
+    }
+    return 0;
+}
+
+/* Re-runs a crashing or hanging case element by element down to the one
+ * pair that fails, and records that pair as the reproducer. */
+static void narrow_failure(certify *cf, const divcase *c, const oracle_plan *p)
+{
+    if (p->count <= 1)
+        return;
+    narrow_result nr;
+    memset(&nr, 0, sizeof nr);
+    narrow_options no = {0};
+    if (narrow_case(cf->w, c, &cf->wr, &no, &nr) == 0 && nr.found) {
+        verdict_example ex;
+        memset(&ex, 0, sizeof ex);
+        ex.cls = cf->wr.outcome == WORKER_OUT_HANG ? ORACLE_CLASS_HANG : ORACLE_CLASS_CRASH;
+        if (cf->wr.outcome == WORKER_OUT_OOB_WRITE) ex.cls = ORACLE_CLASS_OOB_WRITE;
+        if (cf->wr.outcome == WORKER_OUT_INPUT_MUTATED) ex.cls = ORACLE_CLASS_INPUT_MUTATED;
+        ex.index = UINT64_MAX;
+        snprintf(ex.note, sizeof ex.note, "narrowed to output element %" PRIu64 " of case %s: %s",
+                 nr.index, c->id, nr.message);
+        int saved_valid = cf->current_valid;
+        cf->current_valid = 0; /* store the reduced case as it is */
+        sink(cf, &nr.reduced, &ex);
+        cf->current_valid = saved_valid;
+    }
+    narrow_result_free(&nr);
+}
+
+/* Runs and judges one case. Returns 0, or -1 on a harness error. */
+static int judge(certify *cf, const divcase *c)
+{
+    oracle_rules r;
+    oracle_error why;
+    if (oracle_rules_resolve(c->variant, c->dtype, &c->attrs, &r, &why)) {
+        fprintf(cf->err, "divergence certify: case %s: %s\n", c->id, why.text);
+        return -1;
+    }
+    oracle_plan p;
+    memset(&p, 0, sizeof p);
+    int rc = oracle_plan_shapes(&r, &c->a_shape, &c->b_shape, &p, &why);
+    if (rc == ORACLE_EUSAGE) {
+        fprintf(cf->err, "divergence certify: case %s: %s\n", c->id, why.text);
+        return -1;
+    }
+    int valid = rc == ORACLE_OK;
+    oracle_elem *expected = NULL;
+    if (valid) {
+        expected = dvg_malloc((p.count ? p.count : 1) * sizeof *expected);
+        if (!expected) {
+            fprintf(cf->err, "divergence certify: case %s: out of memory for %" PRIu64 " elements\n",
+                    c->id, p.count);
+            return -1;
+        }
+        oracle_expect_tensor(&r, &p, c->a, c->b, expected);
+    }
+    if (worker_run(cf->w, c, valid ? &p.out : NULL, &cf->wr)) {
+        fprintf(cf->err, "divergence certify: case %s: %s\n", c->id, worker_errmsg(cf->w));
+        dvg_free(expected);
+        return -1;
+    }
+    cf->current = c;
+    cf->current_plan = &p;
+    cf->current_valid = valid;
+    int v = verdict_case(&r, c, valid, &p, expected, &cf->wr, &cf->o->profile,
+                         cf->info->deviations, cf->info->int_div_zero_value, &cf->tally, sink, cf);
+    uint32_t out = cf->wr.outcome;
+    /* Hangs are not narrowed: each step would cost a full timeout. */
+    if (v == 0 && valid && !cf->narrowed && (out == WORKER_OUT_CRASH || out == WORKER_OUT_EXIT)) {
+        cf->narrowed = 1; /* one narrowed reproducer per claim */
+        narrow_failure(cf, c, &p);
+    }
+    dvg_free(expected);
+    return v < 0 ? -1 : 0;
+}
+
+static const char *certificate(const verdict_tally *t, const verdict_profile *prof,
+                               uint64_t declared, char *buf, size_t len)
+{
+    const uint64_t *n = t->counts;
+    if (n[ORACLE_CLASS_UNSUPPORTED_CLAIM] && n[ORACLE_CLASS_UNSUPPORTED_CLAIM] >= t->cases / 2)
+        return "UNSUPPORTED";
+    if (n[ORACLE_CLASS_CRASH] || n[ORACLE_CLASS_HANG] || n[ORACLE_CLASS_OOB_WRITE] ||
+        n[ORACLE_CLASS_OOB_READ] || n[ORACLE_CLASS_INPUT_MUTATED])
+        return "CRASHED";
+    if (verdict_tally_failed(t))
+        return "NONCONFORMANT";
+    if (verdict_tally_accepted(t)) {
+        const char *name = prof->name;
+        if (!prof->accept_ftz && !prof->ulp_tolerance &&
+            (declared & (DVG_DEV_FLUSH_SUBNORMAL_OUTPUT | DVG_DEV_SUBNORMAL_INPUT_ZERO)))
+            name = "ftz (declared)";
+        snprintf(buf, len, "CONFORMANT under profile %s", name);
+        return buf;
+    }
+    return "CONFORMANT";
+}
+
+static void print_reproducers(certify *cf)
+{
+    for (int k = 1; k < ORACLE_CLASS_COUNT; k++) {
+        if (!cf->tally.counts[k])
+            continue;
+        const verdict_example *ex = &cf->first[k];
+        fprintf(cf->out, "    %-26s %10" PRIu64 "  ", oracle_class_name((uint32_t)k),
+                cf->tally.counts[k]);
+        if (ex->index != UINT64_MAX && ex->elements) {
+            char a[64], b[64], want[128], got[128];
+            bits_text(cf->dtype, ex->a, a, sizeof a);
+            bits_text(cf->dtype, ex->b, b, sizeof b);
+            elem_text(cf->dtype, &ex->expected, want, sizeof want);
+            bits_text(cf->dtype, ex->actual, got, sizeof got);
+            fprintf(cf->out, "e.g. %s / %s: expected %s, got %s", a, b, want, got);
+            if (k == ORACLE_CLASS_WRONG_VALUE && cf->tally.max_ulps)
+                fprintf(cf->out, " (max %" PRIu64 " ulp)", cf->tally.max_ulps);
+        } else if (ex->elements) {
+            fprintf(cf->out, "%s", ex->note);
+        }
+        if (cf->first_id[k])
+            fprintf(cf->out, "  [signature %" PRId64 "]", cf->first_id[k]);
+        fputc('\n', cf->out);
+    }
+}
+
+static void progress(certify *cf, uint32_t claim, uint32_t n_claims, uint64_t done, uint64_t total)
+{
+    if (!cf->o->progress)
+        return;
+    fprintf(cf->err, "\r[%u/%u] %-18s %-5s %5" PRIu64 "/%-5" PRIu64 " cases", claim + 1, n_claims,
+            oracle_variant_get(cf->variant)->name, oracle_dtype_tag(cf->dtype), done, total);
+    fflush(cf->err);
+}
+
+/* Judges one claim. Returns 1 when it holds, 0 when not, -1 on error. */
+static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
+{
+    const certify_options *o = cf->o;
+    memset(&cf->tally, 0, sizeof cf->tally);
+    memset(cf->first, 0, sizeof cf->first);
+    memset(cf->first_id, 0, sizeof cf->first_id);
+    cf->narrowed = 0;
+    const oracle_variant *v = oracle_variant_get(cf->variant);
+    uint64_t total = o->random_cases + 1 + (cf->cases ? cf->cases->count : 0);
+    uint64_t done = 0;
+    if (store_begin(cf->db)) {
+        fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
+        return -1;
+    }
+    int rc = 0;
+    /* 1. conformance cases of this (variant, dtype) */
+    for (size_t i = 0; cf->cases && i < cf->cases->count && rc == 0; i++) {
+        const divcase *c = &cf->cases->cases[i];
+        if (c->variant != cf->variant || c->dtype != cf->dtype)
+            continue;
+        rc = judge(cf, c);
+        progress(cf, claim, n_claims, ++done, total);
+        if (cf->tally.counts[ORACLE_CLASS_HANG] >= o->max_hangs)
+            goto hung;
+    }
+    /* 2. the edge-value cross product, under each integer rounding the
+     *    variant's attributes allow */
+    for (int pass = 0; pass < 2 && rc == 0; pass++) {
+        if (pass == 1 && !(v->attr_keys & (ORACLE_ATTR_PYTHONDIV | ORACLE_ATTR_INT_ROUNDING)))
+            break;
+        dvg_attrs at;
+        oracle_attrs_default(v, &at);
+        if (pass == 1) {
+            at.pythondiv = 0;
+            if (v->attr_keys & ORACLE_ATTR_INT_ROUNDING)
+                at.int_rounding = DVG_ROUND_TRUNC;
+        }
+        divcase c;
+        if (gen_edge_case(cf->variant, cf->dtype, &at, pass ? "edges:other-rounding" : "edges", &c)) {
+            fprintf(cf->err, "divergence certify: out of memory\n");
+            return -1;
+        }
+        rc = judge(cf, &c);
+        divcase_free(&c);
+        progress(cf, claim, n_claims, ++done, total);
+        if (cf->tally.counts[ORACLE_CLASS_HANG] >= o->max_hangs)
+            goto hung;
+    }
+    /* 3. seeded random cases, biased to edge values and broadcasting */
+    gen_rng g;
+    gen_seed(&g, o->seed, (uint64_t)cf->variant * 64 + cf->dtype);
+    for (uint32_t i = 0; i < o->random_cases && rc == 0; i++) {
+        divcase c;
+        char id[64];
+        snprintf(id, sizeof id, "gen:%" PRIu64 ":%s:%s:%u", o->seed, v->name,
+                 oracle_dtype_tag(cf->dtype), i);
+        if (gen_case(&g, cf->variant, cf->dtype, NULL, 1, 8, o->max_elements, id, &c)) {
+            fprintf(cf->err, "divergence certify: out of memory\n");
+            return -1;
+        }
+        rc = judge(cf, &c);
+        divcase_free(&c);
+        progress(cf, claim, n_claims, ++done, total);
+        if (cf->tally.counts[ORACLE_CLASS_HANG] >= o->max_hangs)
+            goto hung;
+    }
+    goto tallied;
+hung:
+    snprintf(cf->first[ORACLE_CLASS_HANG].note + strlen(cf->first[ORACLE_CLASS_HANG].note),
+             sizeof cf->first[ORACLE_CLASS_HANG].note - strlen(cf->first[ORACLE_CLASS_HANG].note),
+             " (claim stopped after %u hangs)", o->max_hangs);
+tallied:
+    if (rc) {
+        store_rollback(cf->db);
+        return -1;
+    }
+    char buf[96];
+    const char *cert = certificate(&cf->tally, &o->profile, cf->info->deviations, buf, sizeof buf);
+    for (int k = 0; k < ORACLE_CLASS_COUNT; k++) {
+        uint64_t n = k == 0 ? cf->tally.elements : cf->tally.counts[k] + cf->tally.accepted[k];
+        if (n && store_record_counts(cf->db, cf->run_id, cf->info->name, cf->variant, cf->dtype,
+                                     (uint32_t)k, n, k == 0 ? cf->tally.cases : 0))
+            goto store_error;
+    }
+    if (store_record_certificate(cf->db, cf->run_id, cf->info->name, cf->variant, cf->dtype, cert,
+                                 o->profile.name, cf->tally.cases, cf->tally.elements) ||
+        store_commit(cf->db))
+        goto store_error;
+    if (o->progress)
+        fprintf(cf->err, "\r%60s\r", "");
+    fprintf(cf->out, "  %-18s %-5s %-40s %6" PRIu64 " cases %9" PRIu64 " elements\n", v->name,
+            oracle_dtype_tag(cf->dtype), cert, cf->tally.cases, cf->tally.elements);
+    if (cf->tally.any_inf_positive + cf->tally.any_inf_negative)
+        fprintf(cf->out, "    note: x/0 'inf' without a sign: %" PRIu64 " times +inf, %" PRIu64
+                         " times -inf\n", cf->tally.any_inf_positive, cf->tally.any_inf_negative);
+    if (cf->tally.unspecified_not_preferred && v->float_div_zero == ORACLE_FDZ_UNDEFINED &&
+        oracle_dtype(cf->dtype)->kind == DVG_KIND_FLOAT)
+        fprintf(cf->out, "    note: %" PRIu64 " undefined x/0 results differ from IEEE 754\n",
+                cf->tally.unspecified_not_preferred);
+    if ((cf->info->deviations & DVG_DEV_FLUSH_SUBNORMAL_OUTPUT) &&
+        oracle_dtype(cf->dtype)->kind == DVG_KIND_FLOAT && cf->tally.subnormal_results &&
+        !cf->tally.accepted[ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT])
+        fprintf(cf->out, "    note: declares flush-to-zero but delivered all %" PRIu64
+                         " subnormal results\n", cf->tally.subnormal_results);
+    print_reproducers(cf);
+    return !strncmp(cert, "CONFORMANT", 10);
+store_error:
+    fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
+    store_rollback(cf->db);
+    return -1;
+}
+
+int certify_run(const certify_options *o, FILE *out, FILE *err)
+{
+    certify cf;
+    memset(&cf, 0, sizeof cf);
+    cf.o = o;
+    cf.out = out;
+    cf.err = err;
+    int status = 2;
+    char msg[512];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    oracle_fastpath_selfcheck();
+
+    worker_options wo;
+    worker_options_default(&wo);
+    wo.config = o->config;
+    wo.timeout_ms = o->timeout_ms ? o->timeout_ms : 5000;
+    if (worker_new(o->plugin_path, &wo, &cf.w)) {
+        fprintf(err, "divergence certify: cannot create a worker for %s\n", o->plugin_path);
+        goto done;
+    }
+    int started = worker_start(cf.w, &cf.wr);
+    if (started != 0) {
+        fprintf(err, "divergence certify: cannot load plugin %s: %s\n", o->plugin_path,
+                started < 0 ? worker_errmsg(cf.w) : worker_result_format(&cf.wr, msg, sizeof msg));
+        goto done;
+    }
+    cf.info = worker_get_info(cf.w);
+
+    const char *cases_dir = o->cases_dir ? o->cases_dir : DVG_SOURCE_DIR "/cases";
+    if (cases_dir[0] && access(cases_dir, F_OK) == 0) {
+        casefile_error ce;
+        if (casefile_load(cases_dir, CASEFILE_DEFAULT_MAX_ELEMENTS, &cf.cases, &ce)) {
+            fprintf(err, "divergence certify: %s\n", ce.text);
+            goto done;
+        }
+    } else if (o->cases_dir && o->cases_dir[0]) {
+        fprintf(err, "divergence certify: cases directory %s does not exist\n", o->cases_dir);
+        goto done;
+    }
+
+    const char *db_path = o->db_path ? o->db_path : STORE_DEFAULT_PATH;
+    if (store_open(db_path, STORE_CREATE, &cf.db, msg, sizeof msg)) {
+        fprintf(err, "divergence certify: %s\n", msg);
+        goto done;
+    }
+    int64_t stale = 0;
+    store_mark_stale_runs(cf.db, &stale);
+    store_run_info ri = {.kind = "certify", .profile = o->profile.name, .args = o->args,
+                         .build_flags = "divergence " DVG_VERSION, .seed = o->seed, .has_seed = 1};
+    int64_t build_id;
+    if (store_begin_run(cf.db, &ri, &cf.run_id) ||
+        store_plugin_build(cf.db, cf.run_id, cf.info->name, cf.info->version, o->plugin_path,
+                           &build_id)) {
+        fprintf(err, "divergence certify: %s\n", store_errmsg(cf.db));
+        goto done;
+    }
+
+    uint32_t n_claims = 0;
+    for (uint32_t i = 0; i < cf.info->n_claims; i++)
+        n_claims += wanted(o->variants, o->n_variants, cf.info->claims[i].variant) &&
+                    wanted(o->dtypes, o->n_dtypes, cf.info->claims[i].dtype);
+    fprintf(out, "Certificate: %s %s (%s), profile %s, seed %" PRIu64 ", run %" PRId64 " in %s\n",
+            cf.info->name, cf.info->version, o->plugin_path, o->profile.name, o->seed, cf.run_id,
+            db_path);
+    if (n_claims == 0) {
+        fprintf(err, "divergence certify: %s claims no (variant, dtype) pair that the filters "
+                     "select\n", cf.info->name);
+        store_finish_run(cf.db, cf.run_id, STORE_RUN_COMPLETE);
+        goto done;
+    }
+    uint32_t held = 0, claim = 0;
+    status = 0;
+    for (uint32_t i = 0; i < cf.info->n_claims; i++) {
+        cf.variant = cf.info->claims[i].variant;
+        cf.dtype = cf.info->claims[i].dtype;
+        if (!wanted(o->variants, o->n_variants, cf.variant) || !wanted(o->dtypes, o->n_dtypes, cf.dtype))
+            continue;
+        if (!oracle_variant_has_dtype(oracle_variant_get(cf.variant), cf.dtype)) {
+            fprintf(out, "  %-18s %-5s %-40s (the variant's type list has no %s)\n",
+                    oracle_variant_get(cf.variant)->name, oracle_dtype_tag(cf.dtype),
+                    "NONCONFORMANT", oracle_dtype_tag(cf.dtype));
+            status = 1;
+            claim++;
+            continue;
+        }
+        int r = certify_claim(&cf, claim++, n_claims);
+        if (r < 0) {
+            status = 2;
+            break;
+        }
+        held += (uint32_t)r;
+        if (!r)
+            status = 1;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (status != 2) {
+        fprintf(out, "%u of %u claims hold; %" PRIu64 " new finding signatures; %.1f s; "
+                     "'divergence replay --db %s ID' re-runs a reproducer\n",
+                held, n_claims, cf.new_signatures, secs, db_path);
+        if (store_finish_run(cf.db, cf.run_id, STORE_RUN_COMPLETE)) {
+            fprintf(err, "divergence certify: %s\n", store_errmsg(cf.db));
+            status = 2;
+        }
+    }
+done:
+    if (cf.db && cf.run_id && status == 2)
+        store_finish_run(cf.db, cf.run_id, STORE_RUN_INCOMPLETE);
+    worker_result_free(&cf.wr);
+    worker_free(cf.w);
+    casefile_set_free(cf.cases);
+    store_close(cf.db);
+    return status;
+}

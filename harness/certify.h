@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/certify.h: certification of one plugin. For each claimed
+ * (variant, dtype) pair: the conformance cases of cases/, the edge-value
+ * cross product, and seeded random cases biased to edge values, each run in
+ * an isolated worker and judged against the oracle; findings go into the
+ * store; a certificate per claim is printed.
+ */
+#ifndef HARNESS_CERTIFY_H
+#define HARNESS_CERTIFY_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "harness/verdict.h"
+
+#define CERTIFY_MAX_FILTERS 32
+
+typedef struct certify_options {
+    const char *plugin_path;
+    const char *config;            /* open() config; NULL: "" */
+    const char *db_path;           /* NULL: STORE_DEFAULT_PATH */
+    const char *cases_dir;         /* NULL: the source tree's cases/; "" none */
+    const char *args;              /* the command line, for the run record */
+    uint32_t variants[CERTIFY_MAX_FILTERS]; /* only these (none: all claimed) */
+    uint32_t n_variants;
+    uint32_t dtypes[CERTIFY_MAX_FILTERS];
+    uint32_t n_dtypes;
+    verdict_profile profile;
+    uint64_t seed;
+    uint32_t random_cases;         /* per claim */
+    uint32_t max_elements;         /* per random case */
+    uint32_t timeout_ms;           /* per plugin call */
+    uint32_t max_hangs;            /* a claim stops after this many hangs */
+    int progress;                  /* 1: progress line on stderr */
+    int verbose;                   /* 1: every reproducer, not one per class */
+} certify_options;
+
+/* Fills the defaults: profile exact, seed 1, 200 random cases of at most
+ * 64 elements per claim, 2 s timeout per plugin call, stop a claim at its
+ * first hang (CRASHED),
+ * progress when stderr is a terminal. */
+void certify_options_default(certify_options *o);
+
+/*
+ * Runs the certification and prints the certificate table to `out` and
+ * errors to `err`. Returns the process exit status: 0 every claim holds,
+ * 1 a claim does not, 2 usage or environment errors (plugin fails to load,
+ * database cannot be opened, malformed case files).
+ */
+int certify_run(const certify_options *o, FILE *out, FILE *err);
+
+#endif /* HARNESS_CERTIFY_H */

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * divergence certify --plugin PATH [--variant V ...] [--dtype T ...]
+ *                    [--profile exact|ftz|ulp:N] [--seed N] [--db FILE]
+ *                    [--cases DIR] [--random N] [--max-elements N]
+ *                    [--timeout MS] [--config TEXT] [--no-progress]
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/certify.h"
+#include "harness/commands.h"
+#include "oracle/dtype.h"
+#include "oracle/variant.h"
+
+static int usage(FILE *to)
+{
+    fprintf(to,
+            "usage: divergence certify --plugin PATH [--variant V ...] [--dtype T ...]\n"
+            "         [--profile exact|ftz|ulp:N] [--seed N] [--db FILE] [--cases DIR]\n"
+            "         [--random N] [--max-elements N] [--timeout MS] [--config TEXT]\n"
+            "         [--no-progress]\n"
+            "exit: 0 every claim holds, 1 a claim does not, 2 usage or environment error\n");
+    return 2;
+}
+
+static int parse_u64(const char *flag, const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text || *end || text[0] == '-' || v < lo || v > hi) {
+        fprintf(stderr, "divergence certify: %s '%s': expected an integer in [%llu, %llu]\n", flag,
+                text, (unsigned long long)lo, (unsigned long long)hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cmd_certify(int argc, char **argv)
+{
+    certify_options o;
+    certify_options_default(&o);
+    char args[1024] = "divergence";
+    for (int i = 0; i < argc; i++) {
+        size_t used = strlen(args);
+        snprintf(args + used, sizeof args - used, " %s", argv[i]);
+    }
+    o.args = args;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--no-progress")) {
+            o.progress = 0;
+            continue;
+        }
+        if (a[0] != '-' || i + 1 >= argc) {
+            fprintf(stderr, "divergence certify: %s '%s'\n",
+                    a[0] == '-' ? "option needs a value:" : "unexpected argument", a);
+            return usage(stderr);
+        }
+        const char *val = argv[++i];
+        uint64_t n;
+        if (!strcmp(a, "--plugin"))
+            o.plugin_path = val;
+        else if (!strcmp(a, "--db"))
+            o.db_path = val;
+        else if (!strcmp(a, "--cases"))
+            o.cases_dir = val;
+        else if (!strcmp(a, "--config"))
+            o.config = val;
+        else if (!strcmp(a, "--variant")) {
+            const oracle_variant *v = oracle_variant_by_name(val);
+            if (!v) {
+                fprintf(stderr, "divergence certify: unknown variant '%s'\n", val);
+                return 2;
+            }
+            if (o.n_variants == CERTIFY_MAX_FILTERS)
+                return usage(stderr);
+            o.variants[o.n_variants++] = v->id;
+        } else if (!strcmp(a, "--dtype")) {
+            uint32_t d = oracle_dtype_by_tag(val);
+            if (!d) {
+                fprintf(stderr, "divergence certify: unknown dtype '%s'\n", val);
+                return 2;
+            }
+            if (o.n_dtypes == CERTIFY_MAX_FILTERS)
+                return usage(stderr);
+            o.dtypes[o.n_dtypes++] = d;
+        } else if (!strcmp(a, "--profile")) {
+            char err[160];
+            if (verdict_profile_parse(val, &o.profile, err, sizeof err)) {
+                fprintf(stderr, "divergence certify: %s\n", err);
+                return 2;
+            }
+        } else if (!strcmp(a, "--seed")) {
+            if (parse_u64(a, val, 0, UINT64_MAX, &o.seed))
+                return 2;
+        } else if (!strcmp(a, "--random")) {
+            if (parse_u64(a, val, 0, 10000000, &n))
+                return 2;
+            o.random_cases = (uint32_t)n;
+        } else if (!strcmp(a, "--max-elements")) {
+            if (parse_u64(a, val, 1, 1u << 24, &n))
+                return 2;
+            o.max_elements = (uint32_t)n;
+        } else if (!strcmp(a, "--timeout")) {
+            if (parse_u64(a, val, 1, 3600000, &n))
+                return 2;
+            o.timeout_ms = (uint32_t)n;
+        } else {
+            fprintf(stderr, "divergence certify: unknown option '%s'\n", a);
+            return usage(stderr);
+        }
+    }
+    if (!o.plugin_path) {
+        fprintf(stderr, "divergence certify: --plugin PATH is required\n");
+        return usage(stderr);
+    }
+    return certify_run(&o, stdout, stderr);
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/mutants/mutant.h: the one deliberate bug of each mutant.
+ *
+ * Included only by plugins/reference/reference.c, and only when it is
+ * compiled with -DDVG_MUTANT=MUTANT_<NAME> (tests/mutants/CMakeLists.txt
+ * does that once per mutant, with -DDVG_MUTANT_NAME="<name>"). Each
+ * section below defines one or two of the reference kernel's mutation
+ * hooks (see "Mutation points" there); every other hook keeps its
+ * reference definition. README.md says which difference class the harness
+ * must report for each mutant.
+ *
+ * Helpers here may use what reference.c defines before the hook block:
+ * dtype_bits[], the ld_* / st_* element accessors, shape_count(), and its
+ * headers (<string.h>, <math.h>).
+ */
+#ifndef TESTS_MUTANT_H
+#define TESTS_MUTANT_H
+
+#include <stdint.h>
+
+#define MUTANT_RECIP_MUL          1  /* floats: a * (1 / b) */
+#define MUTANT_FLUSH_SUBNORMALS   2  /* subnormal float results become signed zero */
+#define MUTANT_FLOOR_NOT_TRUNC    3  /* floors where truncation is due */
+#define MUTANT_TRUNC_NOT_FLOOR    4  /* truncates where floor is due */
+#define MUTANT_INT_VIA_DOUBLE     5  /* integer quotient through double */
+#define MUTANT_WRONG_INF_SIGN     6  /* float x / ±0 is always +inf */
+#define MUTANT_NAN_TO_NUM         7  /* NaN results become +0 */
+#define MUTANT_BCAST_IGNORES_A1   8  /* numpy: A with a stretched 1-dim read as A[0] */
+#define MUTANT_CRASH_INT_MIN      9  /* plain C integer division: SIGFPE */
+#define MUTANT_HANG              10  /* loops forever when some B element is 3 */
+#define MUTANT_OOB_WRITE         11  /* writes one element past C */
+#define MUTANT_WRITES_INPUT      12  /* flips a bit of A */
+#define MUTANT_SKIP_LAST         13  /* leaves C's last element unwritten */
+#define MUTANT_NONDETERMINISTIC  14  /* every second call flips a bit of C[0] */
+#define MUTANT_CLAIMS_UNSUPPORTED 15 /* claims onnx-div-7 i32, answers unsupported */
+#define MUTANT_WRONG_ABI_MAJOR   16  /* descriptor says ABI major 2 */
+#define MUTANT_NO_ENTRY          17  /* exports no dvg_iut_descriptor */
+
+/* Raw bits of element i of a tensor whose elements are `bits` wide. */
+static inline uint64_t mutant_elem_get(uint32_t bits, const uint8_t *p, int64_t i)
+{
+    switch (bits) {
+    case 4: return ld_u4(p, i);
+    case 8: return ld_u8(p, i);
+    case 16: return ld_u16(p, i);
+    case 32: return ld_u32(p, i);
+    default: return ld_u64(p, i);
+    }
+}
+
+static inline void mutant_elem_set(uint32_t bits, uint8_t *p, int64_t i, uint64_t v)
+{
+    switch (bits) {
+    case 4: st_u4(p, i, (uint8_t)v); break;
+    case 8: st_u8(p, i, (uint8_t)v); break;
+    case 16: st_u16(p, i, (uint16_t)v); break;
+    case 32: st_u32(p, i, (uint32_t)v); break;
+    default: st_u64(p, i, v); break;
+    }
+}
+
+#ifndef DVG_MUTANT_NAME
+#error "DVG_MUTANT_NAME must name the mutant"
+#endif
+#define MUTANT_IUT_NAME "divergence-mutant-" DVG_MUTANT_NAME
+
+#if DVG_MUTANT == MUTANT_RECIP_MUL
+#define MUTANT_FDIV(x, y) ((x) * (1 / (y)))
+
+#elif DVG_MUTANT == MUTANT_FLUSH_SUBNORMALS
+/* Bits of a float result with `frac` fraction and `ebits` exponent bits:
+ * a subnormal keeps only its sign. */
+static inline uint64_t mutant_flush(uint64_t bits, int frac, int ebits)
+{
+    uint64_t fmask = (UINT64_C(1) << frac) - 1, emask = (UINT64_C(1) << ebits) - 1;
+    if (((bits >> frac) & emask) == 0 && (bits & fmask) != 0)
+        return bits & (UINT64_C(1) << (frac + ebits));
+    return bits;
+}
+#define MUTANT_FBITS(bits, frac, ebits) mutant_flush((bits), (frac), (ebits))
+
+#elif DVG_MUTANT == MUTANT_FLOOR_NOT_TRUNC
+#define MUTANT_ROUNDING(r) ((void)(r), DVG_ROUND_FLOOR)
+
+#elif DVG_MUTANT == MUTANT_TRUNC_NOT_FLOOR
+#define MUTANT_ROUNDING(r) ((void)(r), DVG_ROUND_TRUNC)
+
+#elif DVG_MUTANT == MUTANT_INT_VIA_DOUBLE
+/* The quotient toward zero computed in double, clamped to the int64 or
+ * uint64 range (so the mutant is wrong, not undefined). Exact below 2^53. */
+static inline int64_t mutant_sdiv_double(int64_t a, int64_t b)
+{
+    double q = trunc((double)a / (double)b);
+    if (q >= 0x1p63)
+        return INT64_MAX;
+    if (q < -0x1p63)
+        return INT64_MIN;
+    return (int64_t)q;
+}
+static inline uint64_t mutant_udiv_double(uint64_t a, uint64_t b)
+{
+    double q = trunc((double)a / (double)b);
+    return q >= 0x1p64 ? UINT64_MAX : (uint64_t)q;
+}
+#define MUTANT_IDIV(T, a, b)                                                  \
+    ((T)-1 > (T)0 ? (T)mutant_udiv_double((uint64_t)(a), (uint64_t)(b))          \
+                  : (T)mutant_sdiv_double((int64_t)(a), (int64_t)(b)))
+
+#elif DVG_MUTANT == MUTANT_WRONG_INF_SIGN
+#define MUTANT_FDIV(x, y) ((y) == 0 ? fabs((x) / (y)) : (x) / (y))
+
+#elif DVG_MUTANT == MUTANT_NAN_TO_NUM
+static inline uint64_t mutant_nan_to_zero(uint64_t bits, int frac, int ebits)
+{
+    uint64_t fmask = (UINT64_C(1) << frac) - 1, emask = (UINT64_C(1) << ebits) - 1;
+    return ((bits >> frac) & emask) == emask && (bits & fmask) != 0 ? 0 : bits;
+}
+#define MUTANT_FBITS(bits, frac, ebits) mutant_nan_to_zero((bits), (frac), (ebits))
+
+#elif DVG_MUTANT == MUTANT_BCAST_IGNORES_A1
+/* When one of A's own size-1 dims is stretched (leading dims A lacks do not
+ * count), every A stride becomes 0: each element reads A[0]. Right only
+ * when A holds one element. */
+static inline void mutant_numpy_plan(uint32_t rank, const int64_t *dims, int64_t *as,
+                                     const dvg_tensor *a)
+{
+    int stretched = 0;
+    for (uint32_t k = rank - a->rank; k < rank; k++)
+        stretched |= a->shape[k - (rank - a->rank)] == 1 && dims[k] != 1;
+    if (stretched)
+        memset(as, 0, rank * sizeof as[0]);
+}
+#define MUTANT_NUMPY_PLAN(rank, dims, as, a) mutant_numpy_plan((rank), (dims), (as), (a))
+
+#elif DVG_MUTANT == MUTANT_CRASH_INT_MIN
+#define MUTANT_INT_GUARD 0
+
+#elif DVG_MUTANT == MUTANT_HANG
+/* Bits of the value 3 per dtype (f16 0x4200, bf16 0x4040, ...). */
+static const uint64_t mutant_three[DVG_DTYPE_COUNT] = {
+    [DVG_DTYPE_F16] = 0x4200, [DVG_DTYPE_BF16] = 0x4040,
+    [DVG_DTYPE_F32] = 0x40400000, [DVG_DTYPE_F64] = UINT64_C(0x4008000000000000),
+    [DVG_DTYPE_I4] = 3, [DVG_DTYPE_I8] = 3, [DVG_DTYPE_I16] = 3, [DVG_DTYPE_I32] = 3,
+    [DVG_DTYPE_I64] = 3, [DVG_DTYPE_U4] = 3, [DVG_DTYPE_U8] = 3, [DVG_DTYPE_U16] = 3,
+    [DVG_DTYPE_U32] = 3, [DVG_DTYPE_U64] = 3,
+};
+static inline int32_t mutant_hang(const dvg_tensor *b)
+{
+    int64_t n;
+    if (shape_count(b->rank, b->shape, &n) < 0)
+        return DVG_OK;
+    for (int64_t i = 0; i < n; i++)
+        if (mutant_elem_get(dtype_bits[b->dtype], b->data, i) == mutant_three[b->dtype])
+            for (volatile unsigned long spin = 0;; spin++) {
+            }
+    return DVG_OK;
+}
+#define MUTANT_BEFORE(variant, a, b, c, count) mutant_hang(b)
+
+#elif DVG_MUTANT == MUTANT_OOB_WRITE
+/* One element's bytes (one byte for i4/u4) just past C's buffer. */
+static inline void mutant_oob_write(dvg_tensor *c)
+{
+    uint32_t width = dtype_bits[c->dtype] < 8 ? 1 : dtype_bits[c->dtype] / 8;
+    volatile uint8_t *end = (uint8_t *)c->data + c->nbytes;
+    for (uint32_t i = 0; i < width; i++)
+        end[i] = 0x5A;
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_oob_write(c)
+
+#elif DVG_MUTANT == MUTANT_WRITES_INPUT
+static inline void mutant_writes_input(const dvg_tensor *a)
+{
+    if (a->nbytes > 0 && a->data)
+        *(volatile uint8_t *)a->data ^= 1u;
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_writes_input(a)
+
+#elif DVG_MUTANT == MUTANT_SKIP_LAST
+/* The last element keeps what C held before the call. */
+static uint64_t mutant_saved;
+static inline int32_t mutant_save_last(const dvg_tensor *c, int64_t count)
+{
+    if (count > 0)
+        mutant_saved = mutant_elem_get(dtype_bits[c->dtype], c->data, count - 1);
+    return DVG_OK;
+}
+static inline void mutant_restore_last(dvg_tensor *c, int64_t count)
+{
+    mutant_elem_set(dtype_bits[c->dtype], c->data, count - 1, mutant_saved);
+}
+#define MUTANT_BEFORE(variant, a, b, c, count) mutant_save_last((c), (count))
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_restore_last((c), (count))
+
+#elif DVG_MUTANT == MUTANT_NONDETERMINISTIC
+/* Calls counted per process; even calls flip the low bit of C[0]. */
+static unsigned long mutant_calls;
+static inline void mutant_perturb(dvg_tensor *c)
+{
+    if (++mutant_calls % 2 == 0)
+        *(uint8_t *)c->data ^= 1u;
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_perturb(c)
+
+#elif DVG_MUTANT == MUTANT_CLAIMS_UNSUPPORTED
+#define MUTANT_BEFORE(variant, a, b, c, count)                                \
+    ((variant) == DVG_VARIANT_ONNX_DIV_7 && (c)->dtype == DVG_DTYPE_I32         \
+         ? DVG_UNSUPPORTED                                                    \
+         : DVG_OK)
+
+#elif DVG_MUTANT == MUTANT_WRONG_ABI_MAJOR
+#define MUTANT_ABI_MAJOR 2
+
+#elif DVG_MUTANT == MUTANT_NO_ENTRY
+#define MUTANT_ENTRY dvg_iut_descriptor_v0
+
+#else
+#error "unknown DVG_MUTANT"
+#endif
+
+#endif /* TESTS_MUTANT_H */

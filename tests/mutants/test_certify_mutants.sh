@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Every mutant of the zoo is certified and must come out with exit 1 (or
+# 2 for the ones that do not load) and the class tests/mutants/README.md
+# names; the reference kernel must come out CONFORMANT with exit 0.
+# Usage: test_certify_mutants.sh DIVERGENCE MUTANT_DIR REFERENCE_SO
+set -u
+D=$1 M=$2 REF=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# certify NAME WANT_RC CLASS_PATTERN FILTERS...
+certify() {
+    name=$1 want_rc=$2 pattern=$3; shift 3
+    "$D" certify --plugin "$M/mutant_$name.so" --db "$tmp/zoo.db" --no-progress --seed 11 "$@" \
+        >"$tmp/$name.out" 2>&1
+    rc=$?
+    if [ $rc -ne "$want_rc" ]; then
+        bad "$name: exit $rc, want $want_rc"; sed -n 1,30p "$tmp/$name.out" >&2; return
+    fi
+    if grep -q -- "$pattern" "$tmp/$name.out"; then ok; else
+        bad "$name: no /$pattern/ in the certificate"; sed -n 1,30p "$tmp/$name.out" >&2
+    fi
+}
+
+certify recip_mul 1 '^    wrong-value ' --variant onnx-div-7 --dtype f32
+certify flush_subnormals 1 '^    flushed-subnormal-output ' --variant onnx-div-13 --dtype f32
+certify floor_not_trunc 1 '^    floor-vs-trunc ' --variant onnx-div-14 --dtype i16
+certify trunc_not_floor 1 '^    floor-vs-trunc ' --variant openvino-divide-1 --dtype i8
+certify int_via_double 1 '^    wrong-value ' --variant onnx-div-7 --dtype i64
+certify wrong_inf_sign 1 '^    wrong-sign-inf ' --variant onnx-div-7 --dtype f64
+certify nan_to_num 1 '^    nan-expected ' --variant onnx-div-13 --dtype bf16
+certify bcast_ignores_a1 1 '^    wrong-value ' --variant onnx-div-14 --dtype f32
+certify crash_int_min 1 '^    crash .*SIGFPE' --variant onnx-div-7 --dtype i32
+certify hang 1 '^    hang ' --variant onnx-div-7 --dtype f32 --timeout 500
+certify oob_write 1 '^    out-of-bounds-write ' --variant sonnx-div --dtype i4
+certify writes_input 1 '^    input-mutated ' --variant onnx-div-7 --dtype f16
+certify skip_last 1 '^    element-not-written ' --variant onnx-div-7 --dtype u32
+certify nondeterministic 1 '^    nondeterministic ' --variant openvino-divide-1 --dtype f32
+certify claims_unsupported 1 'UNSUPPORTED' --variant onnx-div-7 --dtype i32
+certify claims_unsupported 1 '^    unsupported-claim ' --variant onnx-div-7 --dtype i32
+certify wrong_abi_major 2 'ABI major'
+certify no_entry 2 'dvg_iut_descriptor'
+# Certificates name the class, and the run is in the database.
+certify crash_int_min 1 'CRASHED' --variant onnx-div-7 --dtype i64
+
+# The crash was narrowed to the single element that crashes, and recorded.
+n=$(sqlite3 "$tmp/zoo.db" "SELECT count(*) FROM reproducers WHERE note LIKE 'narrowed to output element%'" 2>&1)
+if [ "$n" -ge 1 ] 2>/dev/null; then ok; else bad "no narrowed crash reproducer recorded ($n)"; fi
+
+# The reference kernel: every claim CONFORMANT, exit 0.
+"$D" certify --plugin "$REF" --db "$tmp/ref.db" --no-progress >"$tmp/ref.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^65 of 65 claims hold' "$tmp/ref.out" && ! grep -q 'NONCONFORMANT\|CRASHED' "$tmp/ref.out"; then ok; else
+    bad "reference: exit $rc"; grep -v ' CONFORMANT ' "$tmp/ref.out" | head -20 >&2
+fi
+
+# A recorded reproducer replays and still shows the departure.
+id=$(sqlite3 "$tmp/zoo.db" "SELECT r.id FROM reproducers r JOIN signatures s ON s.id = r.signature_id WHERE s.class = 'floor-vs-trunc' LIMIT 1" 2>/dev/null)
+if [ -n "$id" ]; then
+    "$D" replay --db "$tmp/zoo.db" "$id" >"$tmp/replay.out" 2>&1
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q 'still departs' "$tmp/replay.out"; then ok; else bad "replay $id: exit $rc: $(cat "$tmp/replay.out")"; fi
+    "$D" replay --db "$tmp/zoo.db" "$id" --plugin "$REF" >"$tmp/replay2.out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q 'now: conforms' "$tmp/replay2.out"; then ok; else bad "replay on reference: exit $rc: $(cat "$tmp/replay2.out")"; fi
+else
+    bad "no floor-vs-trunc reproducer recorded"
+fi
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
