@@ -148,24 +148,10 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
  * Floating-point formats and values
  * ------------------------------------------------------------------------- */
 
-typedef struct ffmt {
-    int ebits, mbits;
-} ffmt;
 
-static int ffmt_of(uint32_t dtype, ffmt *f)
-{
-    switch (dtype) {
-    case DVG_DTYPE_F16: *f = (ffmt){5, 10}; return 1;
-    case DVG_DTYPE_BF16: *f = (ffmt){8, 7}; return 1;
-    case DVG_DTYPE_F32: *f = (ffmt){8, 23}; return 1;
-    case DVG_DTYPE_F64: *f = (ffmt){11, 52}; return 1;
-    default: return 0;
-    }
-}
-
-static uint64_t f_sign(ffmt f) { return UINT64_C(1) << (f.ebits + f.mbits); }
-static uint64_t f_inf(ffmt f) { return ((UINT64_C(1) << f.ebits) - 1) << f.mbits; }
-static uint64_t f_mant(ffmt f) { return (UINT64_C(1) << f.mbits) - 1; }
+static uint64_t f_sign(oracle_float_format f) { return UINT64_C(1) << (f.exp_bits + f.frac_bits); }
+static uint64_t f_inf(oracle_float_format f) { return ((UINT64_C(1) << f.exp_bits) - 1) << f.frac_bits; }
+static uint64_t f_mant(oracle_float_format f) { return (UINT64_C(1) << f.frac_bits) - 1; }
 
 static int clz64(uint64_t x)
 {
@@ -182,16 +168,16 @@ static int clz64(uint64_t x)
  * (subnormals kept, overflow to inf): `sticky` says that nonzero bits lie
  * below sig's last bit. sig != 0. Integer arithmetic only.
  */
-static uint64_t round_pack(int sign, uint64_t sig, int exp, int sticky, ffmt f)
+static uint64_t round_pack(int sign, uint64_t sig, int exp, int sticky, oracle_float_format f)
 {
-    const int bias = (1 << (f.ebits - 1)) - 1, emin = 1 - bias, emax = bias;
+    const int bias = (1 << (f.exp_bits - 1)) - 1, emin = 1 - bias, emax = bias;
     const uint64_t s = sign ? f_sign(f) : 0;
     int lz = clz64(sig);
     sig <<= lz;
     int e = exp - lz + 63; /* value = (sig / 2^63) * 2^e */
     if (e > emax)
         return s | f_inf(f);
-    int shift = 63 - f.mbits + (e < emin ? emin - e : 0);
+    int shift = 63 - f.frac_bits + (e < emin ? emin - e : 0);
     uint64_t keep, rem, half;
     if (shift > 64)
         return s; /* below half the smallest subnormal */
@@ -208,28 +194,28 @@ static uint64_t round_pack(int sign, uint64_t sig, int exp, int sticky, ffmt f)
         keep++;
     if (e < emin)
         return s | keep; /* keep == 2^mbits is the smallest normal */
-    if (keep >> (f.mbits + 1)) {
+    if (keep >> (f.frac_bits + 1)) {
         keep >>= 1;
         if (++e > emax)
             return s | f_inf(f);
     }
-    return s | ((uint64_t)(e + bias) << f.mbits) | (keep & f_mant(f));
+    return s | ((uint64_t)(e + bias) << f.frac_bits) | (keep & f_mant(f));
 }
 
 /* Float bits of a named value ("max", "min_sub", ...), sign applied. */
-static int float_named(ffmt f, const char *name, int neg, int expect, uint64_t *bits)
+static int float_named(oracle_float_format f, const char *name, int neg, int expect, uint64_t *bits)
 {
     uint64_t v;
     if (!strcmp(name, "inf"))
         v = f_inf(f);
     else if (!strcmp(name, "nan") && !expect)
-        v = f_inf(f) | (UINT64_C(1) << (f.mbits - 1));
+        v = f_inf(f) | (UINT64_C(1) << (f.frac_bits - 1));
     else if (!strcmp(name, "snan") && !expect)
-        v = f_inf(f) | (UINT64_C(1) << (f.mbits - 2));
+        v = f_inf(f) | (UINT64_C(1) << (f.frac_bits - 2));
     else if (!strcmp(name, "max"))
         v = f_inf(f) - 1;
     else if (!strcmp(name, "min_normal"))
-        v = UINT64_C(1) << f.mbits;
+        v = UINT64_C(1) << f.frac_bits;
     else if (!strcmp(name, "max_sub"))
         v = f_mant(f);
     else if (!strcmp(name, "min_sub"))
@@ -287,12 +273,12 @@ static uint64_t double_bits(double d)
  * to odd) rounds to the same narrow value as the decimal itself, because
  * binary64 carries at least two bits more than any narrower format.
  */
-static uint64_t decimal_to_format(const char *s, ffmt f)
+static uint64_t decimal_to_format(const char *s, oracle_float_format f)
 {
     int saved = fegetround();
     uint64_t dz;
     int sticky = 0;
-    if (f.mbits == 52) {
+    if (f.frac_bits == 52) {
         fesetround(FE_TONEAREST);
         dz = double_bits(strtod(s, NULL));
     } else {
@@ -306,7 +292,7 @@ static uint64_t decimal_to_format(const char *s, ffmt f)
     dz &= ~(UINT64_C(1) << 63);
     uint32_t e = (uint32_t)(dz >> 52) & 0x7ff;
     uint64_t frac = dz & ((UINT64_C(1) << 52) - 1);
-    if (f.mbits == 52)
+    if (f.frac_bits == 52)
         return dz;
     if (e == 0x7ff)
         return f_inf(f);
@@ -373,12 +359,12 @@ static int parse_hex_bits(uint32_t dtype, const char *t, uint64_t *bits, char *w
 static int parse_float(uint32_t dtype, const char *t, int expect, value *out, char *why,
                        size_t len)
 {
-    ffmt f = {0, 0};
+    oracle_float_format f = {0, 0};
     const char *tag = oracle_dtype_tag(dtype);
-    if (!ffmt_of(dtype, &f))
+    if (!oracle_float_format_of(dtype, &f))
         return why_(why, len, "%s is not a float type", tag);
     if (expect && !strcmp(t, "nan")) {
-        *out = (value){f_inf(f) | (UINT64_C(1) << (f.mbits - 1)), ORACLE_ANY_NAN};
+        *out = (value){f_inf(f) | (UINT64_C(1) << (f.frac_bits - 1)), ORACLE_ANY_NAN};
         return 0;
     }
     if (expect && !strcmp(t, "any-inf")) {
@@ -610,8 +596,8 @@ static int exact_from_i64(uint32_t dtype, int64_t x, uint64_t *bits)
 {
     const oracle_dtype_info *d = oracle_dtype(dtype);
     uint64_t mask = oracle_dtype_mask(dtype);
-    ffmt f;
-    if (ffmt_of(dtype, &f)) {
+    oracle_float_format f;
+    if (oracle_float_format_of(dtype, &f)) {
         uint64_t mag = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
         if (!mag) {
             *bits = 0;
@@ -620,7 +606,7 @@ static int exact_from_i64(uint32_t dtype, int64_t x, uint64_t *bits)
         uint64_t r = round_pack(x < 0, mag, 0, 0, f);
         /* exact when no bit below the kept significand was dropped */
         int lz = clz64(mag), width = 64 - lz;
-        int dropped = width > f.mbits + 1 ? width - (f.mbits + 1) : 0;
+        int dropped = width > f.frac_bits + 1 ? width - (f.frac_bits + 1) : 0;
         if ((r & ~f_sign(f)) >= f_inf(f) ||
             (dropped && (mag & ((UINT64_C(1) << dropped) - 1))))
             return -1;

@@ -28,39 +28,25 @@ uint64_t gen_below(gen_rng *g, uint64_t n)
 
 /* ---- edge values --------------------------------------------------------- */
 
-typedef struct ffmt {
-    uint32_t ebits, fbits;
-} ffmt;
 
-static int ffmt_of(uint32_t dtype, ffmt *f)
+static uint64_t fpack(oracle_float_format f, uint64_t sign, uint64_t exp, uint64_t frac)
 {
-    switch (dtype) {
-    case DVG_DTYPE_F16: *f = (ffmt){5, 10}; return 1;
-    case DVG_DTYPE_BF16: *f = (ffmt){8, 7}; return 1;
-    case DVG_DTYPE_F32: *f = (ffmt){8, 23}; return 1;
-    case DVG_DTYPE_F64: *f = (ffmt){11, 52}; return 1;
-    default: return 0;
-    }
-}
-
-static uint64_t fpack(ffmt f, uint64_t sign, uint64_t exp, uint64_t frac)
-{
-    return (sign << (f.ebits + f.fbits)) | (exp << f.fbits) | (frac & ((UINT64_C(1) << f.fbits) - 1));
+    return (sign << (f.exp_bits + f.frac_bits)) | (exp << f.frac_bits) | (frac & ((UINT64_C(1) << f.frac_bits) - 1));
 }
 
 #define MAX_EDGES 48
 static uint64_t edge_tables[DVG_DTYPE_COUNT][MAX_EDGES];
 static size_t edge_counts[DVG_DTYPE_COUNT];
 
-static void build_float_edges(uint32_t dtype, ffmt f, uint64_t *t, size_t *n)
+static void build_float_edges(uint32_t dtype, oracle_float_format f, uint64_t *t, size_t *n)
 {
-    uint64_t bias = (UINT64_C(1) << (f.ebits - 1)) - 1, emax = (UINT64_C(1) << f.ebits) - 1;
-    uint64_t fmax = (UINT64_C(1) << f.fbits) - 1;
+    uint64_t bias = (UINT64_C(1) << (f.exp_bits - 1)) - 1, emax = (UINT64_C(1) << f.exp_bits) - 1;
+    uint64_t fmax = (UINT64_C(1) << f.frac_bits) - 1;
     const uint64_t mags[] = {
         fpack(f, 0, 0, 0),                 /* 0 */
         fpack(f, 0, 0, 1),                 /* smallest subnormal */
         fpack(f, 0, 0, fmax),              /* largest subnormal */
-        fpack(f, 0, 0, UINT64_C(1) << (f.fbits - 1)), /* mid subnormal */
+        fpack(f, 0, 0, UINT64_C(1) << (f.frac_bits - 1)), /* mid subnormal */
         fpack(f, 0, 1, 0),                 /* smallest normal */
         fpack(f, 0, 1, 1),
         fpack(f, 0, emax - 1, fmax),       /* largest finite */
@@ -70,18 +56,18 @@ static void build_float_edges(uint32_t dtype, ffmt f, uint64_t *t, size_t *n)
         fpack(f, 0, bias, 1),              /* 1 + ulp */
         fpack(f, 0, bias - 1, fmax),       /* largest below 1 */
         fpack(f, 0, bias + 1, 0),          /* 2 */
-        fpack(f, 0, bias + 1, UINT64_C(1) << (f.fbits - 1)), /* 3 */
+        fpack(f, 0, bias + 1, UINT64_C(1) << (f.frac_bits - 1)), /* 3 */
         fpack(f, 0, bias - 1, 0),          /* 0.5 */
-        fpack(f, 0, bias + 2, UINT64_C(3) << (f.fbits - 2)), /* 7 */
+        fpack(f, 0, bias + 2, UINT64_C(3) << (f.frac_bits - 2)), /* 7 */
         fpack(f, 0, bias, fmax),           /* 2 - ulp */
     };
     size_t k = 0;
     for (size_t i = 0; i < sizeof mags / sizeof mags[0]; i++) {
         t[k++] = mags[i];
-        t[k++] = mags[i] | (UINT64_C(1) << (f.ebits + f.fbits));
+        t[k++] = mags[i] | (UINT64_C(1) << (f.exp_bits + f.frac_bits));
     }
-    t[k++] = fpack(f, 0, emax, UINT64_C(1) << (f.fbits - 1)); /* quiet NaN */
-    t[k++] = fpack(f, 1, emax, UINT64_C(1) << (f.fbits - 1)); /* negative quiet NaN */
+    t[k++] = fpack(f, 0, emax, UINT64_C(1) << (f.frac_bits - 1)); /* quiet NaN */
+    t[k++] = fpack(f, 1, emax, UINT64_C(1) << (f.frac_bits - 1)); /* negative quiet NaN */
     t[k++] = fpack(f, 0, emax, 1);                            /* signaling NaN */
     (void)dtype;
     *n = k;
@@ -130,8 +116,8 @@ const uint64_t *gen_edge_values(uint32_t dtype, size_t *n)
          * race only writes identical values. */
         uint64_t t[MAX_EDGES];
         size_t k = 0;
-        ffmt f;
-        if (ffmt_of(dtype, &f))
+        oracle_float_format f;
+        if (oracle_float_format_of(dtype, &f))
             build_float_edges(dtype, f, t, &k);
         else
             build_int_edges(dtype, t, &k);
@@ -148,20 +134,20 @@ uint64_t gen_value(gen_rng *g, uint32_t dtype)
     size_t n;
     const uint64_t *edges = gen_edge_values(dtype, &n);
     uint64_t pick = gen_below(g, 8);
-    ffmt f = {0, 0};
-    int is_float = ffmt_of(dtype, &f);
+    oracle_float_format f = {0, 0};
+    int is_float = oracle_float_format_of(dtype, &f);
     if (pick < 3)
         return edges[gen_below(g, n)];
     if (pick == 3) /* next to an edge value */
         return (edges[gen_below(g, n)] + (gen_below(g, 2) ? 1 : mask)) & mask;
     if (pick == 4 && is_float) {
         /* Boundary exponent x significand pattern (TestFloat style). */
-        uint64_t bias = (UINT64_C(1) << (f.ebits - 1)) - 1, emax = (UINT64_C(1) << f.ebits) - 1;
-        const uint64_t exps[] = {0, 1, 2, bias - f.fbits - 1, bias - 1, bias, bias + 1,
-                                 bias + f.fbits, emax - 2, emax - 1};
-        uint64_t fmax = (UINT64_C(1) << f.fbits) - 1, r = gen_next(g);
-        const uint64_t fracs[] = {0, 1, fmax, fmax - 1, UINT64_C(1) << (f.fbits - 1),
-                                  (UINT64_C(1) << (f.fbits - 1)) + 1, r & fmax, (r & fmax) | 1};
+        uint64_t bias = (UINT64_C(1) << (f.exp_bits - 1)) - 1, emax = (UINT64_C(1) << f.exp_bits) - 1;
+        const uint64_t exps[] = {0, 1, 2, bias - f.frac_bits - 1, bias - 1, bias, bias + 1,
+                                 bias + f.frac_bits, emax - 2, emax - 1};
+        uint64_t fmax = (UINT64_C(1) << f.frac_bits) - 1, r = gen_next(g);
+        const uint64_t fracs[] = {0, 1, fmax, fmax - 1, UINT64_C(1) << (f.frac_bits - 1),
+                                  (UINT64_C(1) << (f.frac_bits - 1)) + 1, r & fmax, (r & fmax) | 1};
         return fpack(f, gen_below(g, 2), exps[gen_below(g, sizeof exps / sizeof exps[0])],
                      fracs[gen_below(g, sizeof fracs / sizeof fracs[0])]);
     }

@@ -116,6 +116,23 @@ static int shapes_equal(const oracle_shape *a, const oracle_shape *b)
     return 1;
 }
 
+/* An element finding at output index i. */
+static void element_example(verdict_example *ex, const divcase *c, const oracle_plan *p,
+                            uint64_t i, uint32_t cls, const oracle_elem *e, uint64_t actual)
+{
+    uint64_t ao, bo;
+    memset(ex, 0, sizeof *ex);
+    oracle_plan_offsets(p, i, &ao, &bo);
+    ex->cls = cls;
+    ex->index = i;
+    ex->a = oracle_load(c->dtype, c->a, ao);
+    ex->b = oracle_load(c->dtype, c->b, bo);
+    ex->operand_a = oracle_operand_class(c->dtype, ex->a);
+    ex->operand_b = oracle_operand_class(c->dtype, ex->b);
+    ex->expected = *e;
+    ex->actual = actual;
+}
+
 static void compare_elements(const oracle_rules *r, const divcase *c, const oracle_plan *p,
                              const oracle_elem *expected, const worker_result *wr,
                              const verdict_profile *prof, uint64_t declared,
@@ -159,7 +176,7 @@ static void compare_elements(const oracle_rules *r, const divcase *c, const orac
             continue;
         } else {
             uint64_t ao, bo;
-            oracle_plan_offsets(p, i, &ao, &bo);
+            oracle_plan_offsets(p, i, &ao, &bo); /* only for differing elements */
             cls = oracle_classify(r, oracle_load(dtype, c->a, ao), oracle_load(dtype, c->b, bo), e,
                                   actual, &ulps);
             if (cls == ORACLE_CLASS_MATCH)
@@ -167,17 +184,7 @@ static void compare_elements(const oracle_rules *r, const divcase *c, const orac
         }
         {
             verdict_example ex;
-            uint64_t ao, bo;
-            memset(&ex, 0, sizeof ex);
-            oracle_plan_offsets(p, i, &ao, &bo);
-            ex.cls = cls;
-            ex.index = i;
-            ex.a = oracle_load(dtype, c->a, ao);
-            ex.b = oracle_load(dtype, c->b, bo);
-            ex.operand_a = oracle_operand_class(dtype, ex.a);
-            ex.operand_b = oracle_operand_class(dtype, ex.b);
-            ex.expected = *e;
-            ex.actual = actual;
+            element_example(&ex, c, p, i, cls, e, actual);
             ex.ulps = ulps;
             ex.accepted = accepted_by(cls, ulps, r->kind, prof, declared);
             if (float_kind && cls == ORACLE_CLASS_WRONG_VALUE && ulps > t->max_ulps && ulps != UINT64_MAX)
@@ -190,19 +197,9 @@ static void compare_elements(const oracle_rules *r, const divcase *c, const orac
         continue;
     declared_lie: {
             verdict_example ex;
-            uint64_t ao, bo;
-            memset(&ex, 0, sizeof ex);
-            oracle_plan_offsets(p, i, &ao, &bo);
-            ex.cls = ORACLE_CLASS_WRONG_VALUE;
-            ex.index = i;
-            ex.a = oracle_load(dtype, c->a, ao);
-            ex.b = oracle_load(dtype, c->b, bo);
-            ex.operand_a = oracle_operand_class(dtype, ex.a);
-            ex.operand_b = oracle_operand_class(dtype, ex.b);
-            ex.expected = *e;
+            element_example(&ex, c, p, i, ORACLE_CLASS_WRONG_VALUE, e, actual);
             ex.expected.kind = ORACLE_EXACT;
             ex.expected.bits = declared_zero;
-            ex.actual = actual;
             snprintf(ex.note, sizeof ex.note,
                      "the descriptor declares integer x/0 = %" PRId64 ", the kernel gave another value",
                      int_div_zero_value);

@@ -43,16 +43,11 @@ const char *oracle_operand_name(uint32_t operand_class)
     return operand_class < ORACLE_OPERAND_COUNT ? operand_names[operand_class] : "?";
 }
 
-/* Float field widths; 0 for integer dtypes. */
+/* Float fraction width; 0 for integer dtypes. */
 static uint32_t frac_bits_of(uint32_t dtype)
 {
-    switch (dtype) {
-    case DVG_DTYPE_F16: return 10;
-    case DVG_DTYPE_BF16: return 7;
-    case DVG_DTYPE_F32: return 23;
-    case DVG_DTYPE_F64: return 52;
-    default: return 0;
-    }
+    oracle_float_format f;
+    return oracle_float_format_of(dtype, &f) ? (uint32_t)f.frac_bits : 0;
 }
 
 typedef struct fparts {

@@ -113,3 +113,14 @@ int64_t oracle_int_value(uint32_t dtype, uint64_t bits)
     uint64_t v = bits & ((sign << 1) - 1);
     return (int64_t)(v ^ sign) - (int64_t)sign;
 }
+
+int oracle_float_format_of(uint32_t dtype, oracle_float_format *f)
+{
+    switch (dtype) {
+    case DVG_DTYPE_F16: *f = (oracle_float_format){5, 10}; return 1;
+    case DVG_DTYPE_BF16: *f = (oracle_float_format){8, 7}; return 1;
+    case DVG_DTYPE_F32: *f = (oracle_float_format){8, 23}; return 1;
+    case DVG_DTYPE_F64: *f = (oracle_float_format){11, 52}; return 1;
+    default: return 0;
+    }
+}

@@ -42,6 +42,15 @@ uint64_t oracle_load(uint32_t dtype, const void *data, uint64_t index);
  * changes). */
 void oracle_store(uint32_t dtype, void *data, uint64_t index, uint64_t bits);
 
+/* Field widths of a float dtype: exponent and fraction bits (binary16:
+ * 5 and 10, bfloat16: 8 and 7, binary32: 8 and 23, binary64: 11 and 52). */
+typedef struct oracle_float_format {
+    int exp_bits, frac_bits;
+} oracle_float_format;
+
+/* 1 with *f filled for a float dtype, 0 for any other. */
+int oracle_float_format_of(uint32_t dtype, oracle_float_format *f);
+
 /* Sign-extends integer bits of a signed dtype to int64 (unsigned: as is). */
 int64_t oracle_int_value(uint32_t dtype, uint64_t bits);
 

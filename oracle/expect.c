@@ -21,20 +21,19 @@ const oracle_rule_info *oracle_rule_info_get(uint32_t rule)
     return rule < ORACLE_RULE_COUNT_ ? &rule_infos[rule] : NULL;
 }
 
-/* Field layout of a float format. */
+/* Field layout of a float format, with its total width. */
 typedef struct float_format {
     uint32_t bits, exp_bits, frac_bits;
 } float_format;
 
 static int float_format_of(uint32_t dtype, float_format *f)
 {
-    switch (dtype) {
-    case DVG_DTYPE_F16: *f = (float_format){16, 5, 10}; return 1;
-    case DVG_DTYPE_BF16: *f = (float_format){16, 8, 7}; return 1;
-    case DVG_DTYPE_F32: *f = (float_format){32, 8, 23}; return 1;
-    case DVG_DTYPE_F64: *f = (float_format){64, 11, 52}; return 1;
-    default: return 0;
-    }
+    oracle_float_format o;
+    if (!oracle_float_format_of(dtype, &o))
+        return 0;
+    *f = (float_format){(uint32_t)(1 + o.exp_bits + o.frac_bits), (uint32_t)o.exp_bits,
+                        (uint32_t)o.frac_bits};
+    return 1;
 }
 
 enum { FC_ZERO, FC_FINITE, FC_INF, FC_NAN };

@@ -11,39 +11,25 @@
 
 #include "oracle/dtype.h"
 
-typedef struct fmt {
-    int ebits, fbits;
-} fmt;
-
-static int float_fmt(uint32_t dtype, fmt *f)
-{
-    switch (dtype) {
-    case DVG_DTYPE_F16: *f = (fmt){5, 10}; return 1;
-    case DVG_DTYPE_BF16: *f = (fmt){8, 7}; return 1;
-    case DVG_DTYPE_F32: *f = (fmt){8, 23}; return 1;
-    case DVG_DTYPE_F64: *f = (fmt){11, 52}; return 1;
-    default: return 0;
-    }
-}
 
 /*
  * Rounds sign * sig * 2^e2 (sig != 0, any width) to nearest-even in a
  * format with ebits/fbits, subnormals and overflow included. Integer
  * arithmetic only.
  */
-static uint64_t round_to_format(uint64_t sign, uint64_t sig, int64_t e2, fmt f)
+static uint64_t round_to_format(uint64_t sign, uint64_t sig, int64_t e2, oracle_float_format f)
 {
-    const int64_t bias = (INT64_C(1) << (f.ebits - 1)) - 1;
-    const uint64_t exp_max = (UINT64_C(1) << f.ebits) - 1;
+    const int64_t bias = (INT64_C(1) << (f.exp_bits - 1)) - 1;
+    const uint64_t exp_max = (UINT64_C(1) << f.exp_bits) - 1;
     int lead = 63 - __builtin_clzll(sig);       /* value = sig * 2^e2 */
     int64_t exp = lead + e2;                     /* unbiased exponent */
     int64_t biased = exp + bias;
     /* Number of significand bits kept: fbits + 1 for normals, fewer below. */
-    int64_t keep = biased >= 1 ? f.fbits + 1 : f.fbits + biased;
+    int64_t keep = biased >= 1 ? f.frac_bits + 1 : f.frac_bits + biased;
     uint64_t out;
     if (keep < 0) {
         out = 0; /* far below half the smallest subnormal */
-        return (sign << (f.ebits + f.fbits)) | out;
+        return (sign << (f.exp_bits + f.frac_bits)) | out;
     }
     int64_t drop = lead + 1 - keep;
     uint64_t q;
@@ -61,16 +47,16 @@ static uint64_t round_to_format(uint64_t sign, uint64_t sig, int64_t e2, fmt f)
         /* subnormal (or rounds up into the smallest normal: q == 2^fbits) */
         out = q;
     } else {
-        if (q >> (f.fbits + 1)) { /* carry out of the significand */
+        if (q >> (f.frac_bits + 1)) { /* carry out of the significand */
             q >>= 1;
             biased++;
         }
         if ((uint64_t)biased >= exp_max)
-            out = exp_max << f.fbits;
+            out = exp_max << f.frac_bits;
         else
-            out = ((uint64_t)biased << f.fbits) | (q & ((UINT64_C(1) << f.fbits) - 1));
+            out = ((uint64_t)biased << f.frac_bits) | (q & ((UINT64_C(1) << f.frac_bits) - 1));
     }
-    return (sign << (f.ebits + f.fbits)) | out;
+    return (sign << (f.exp_bits + f.frac_bits)) | out;
 }
 
 static int parse_hex_bits(uint32_t dtype, const char *t, uint64_t *bits, oracle_error *err)
@@ -124,21 +110,21 @@ static int parse_int(uint32_t dtype, const char *t, uint64_t *bits, oracle_error
 
 static int parse_float(uint32_t dtype, const char *t, uint64_t *bits, oracle_error *err)
 {
-    fmt f = {0, 0};
-    if (!float_fmt(dtype, &f))
+    oracle_float_format f = {0, 0};
+    if (!oracle_float_format_of(dtype, &f))
         return oracle_fail(err, ORACLE_EUSAGE, NULL, "%s is not a float type", oracle_dtype_tag(dtype));
-    uint64_t total = (uint64_t)(f.ebits + f.fbits);
-    uint64_t exp_max = (UINT64_C(1) << f.ebits) - 1;
+    uint64_t total = (uint64_t)(f.exp_bits + f.frac_bits);
+    uint64_t exp_max = (UINT64_C(1) << f.exp_bits) - 1;
     const char *s = t;
     uint64_t sign = 0;
     if (*s == '-' || *s == '+')
         sign = *s++ == '-';
     if (!strcmp(s, "inf") || !strcmp(s, "infinity")) {
-        *bits = (sign << total) | (exp_max << f.fbits);
+        *bits = (sign << total) | (exp_max << f.frac_bits);
         return ORACLE_OK;
     }
     if (!strcmp(s, "nan")) {
-        *bits = (sign << total) | (exp_max << f.fbits) | (UINT64_C(1) << (f.fbits - 1));
+        *bits = (sign << total) | (exp_max << f.frac_bits) | (UINT64_C(1) << (f.frac_bits - 1));
         return ORACLE_OK;
     }
     char *end;
@@ -174,20 +160,20 @@ int oracle_value_parse(uint32_t dtype, const char *text, uint64_t *bits, oracle_
 
 double oracle_value_to_double(uint32_t dtype, uint64_t bits)
 {
-    fmt f;
-    if (!float_fmt(dtype, &f))
+    oracle_float_format f;
+    if (!oracle_float_format_of(dtype, &f))
         return 0;
-    uint64_t sign = (bits >> (f.ebits + f.fbits)) & 1;
-    uint64_t exp = (bits >> f.fbits) & ((UINT64_C(1) << f.ebits) - 1);
-    uint64_t frac = bits & ((UINT64_C(1) << f.fbits) - 1);
-    int bias = (1 << (f.ebits - 1)) - 1;
+    uint64_t sign = (bits >> (f.exp_bits + f.frac_bits)) & 1;
+    uint64_t exp = (bits >> f.frac_bits) & ((UINT64_C(1) << f.exp_bits) - 1);
+    uint64_t frac = bits & ((UINT64_C(1) << f.frac_bits) - 1);
+    int bias = (1 << (f.exp_bits - 1)) - 1;
     double v;
-    if (exp == (UINT64_C(1) << f.ebits) - 1)
+    if (exp == (UINT64_C(1) << f.exp_bits) - 1)
         v = frac ? NAN : INFINITY;
     else if (exp == 0)
-        v = ldexp((double)frac, 1 - bias - f.fbits);
+        v = ldexp((double)frac, 1 - bias - f.frac_bits);
     else
-        v = ldexp((double)(frac | (UINT64_C(1) << f.fbits)), (int)exp - bias - f.fbits);
+        v = ldexp((double)(frac | (UINT64_C(1) << f.frac_bits)), (int)exp - bias - f.frac_bits);
     return sign ? -v : v;
 }
 
