@@ -1450,7 +1450,7 @@ static uint32_t check_after_run(worker *w, const divcase *c, const ctl_region *g
 
 static void mark_elements(worker_result *r)
 {
-    uint8_t p1[8], p2[8];
+    uint8_t p1[16], p2[16]; /* two elements of the widest type */
     memset(p1, (int)WORKER_POISON1, sizeof p1);
     memset(p2, (int)WORKER_POISON2, sizeof p2);
     uint64_t q1[2] = {oracle_load(r->dtype, p1, 0), oracle_load(r->dtype, p1, 1)};
