@@ -143,16 +143,6 @@ static const char *elem_text(uint32_t dtype, const oracle_elem *e, char *buf, si
     return buf;
 }
 
-static int shapes_equal(const oracle_shape *x, const oracle_shape *y)
-{
-    if (x->rank != y->rank)
-        return 0;
-    for (uint32_t i = 0; i < x->rank; i++)
-        if (x->dims[i] != y->dims[i])
-            return 0;
-    return 1;
-}
-
 /* Checks one case; returns the number of disagreements, *elements the
  * number of elements compared. */
 static uint64_t check_case(const divcase *c, const casefile_meta *m, uint64_t max_elements,
@@ -190,7 +180,7 @@ static uint64_t check_case(const divcase *c, const casefile_meta *m, uint64_t ma
                oracle_shape_format(&plan.out, s1, sizeof s1));
         return 1;
     }
-    if (c->has_expect_shape && !shapes_equal(&c->expect_shape, &plan.out)) {
+    if (c->has_expect_shape && !oracle_shape_equal(&c->expect_shape, &plan.out)) {
         printf("%s:%u: case %s: the file expects output shape %s, the oracle gives %s\n",
                m->path, (unsigned)shape_line, c->id,
                oracle_shape_format(&c->expect_shape, s1, sizeof s1),

@@ -106,16 +106,6 @@ static uint32_t outcome_class(uint32_t outcome)
     }
 }
 
-static int shapes_equal(const oracle_shape *a, const oracle_shape *b)
-{
-    if (a->rank != b->rank)
-        return 0;
-    for (uint32_t i = 0; i < a->rank; i++)
-        if (a->dims[i] != b->dims[i])
-            return 0;
-    return 1;
-}
-
 /* An element finding at output index i. */
 static void element_example(verdict_example *ex, const divcase *c, const oracle_plan *p,
                             uint64_t i, uint32_t cls, const oracle_elem *e, uint64_t actual)
@@ -222,7 +212,7 @@ int verdict_case(const oracle_rules *r, const divcase *c, int valid, const oracl
         if (!valid) {
             case_level(f, t, ORACLE_CLASS_INVALID_ACCEPTED, NULL,
                        "output_shape accepted shapes the spec makes invalid");
-        } else if (!wr->has_shape || !shapes_equal(&wr->shape, &p->out)) {
+        } else if (!wr->has_shape || !oracle_shape_equal(&wr->shape, &p->out)) {
             char got[160], want[160], note[400];
             if (wr->has_shape)
                 oracle_shape_format(&wr->shape, got, sizeof got);

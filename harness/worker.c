@@ -1383,16 +1383,6 @@ static void take_status(worker_result *r, uint32_t stage, int32_t st, const char
         copy_bounded(r->message, sizeof r->message, text);
 }
 
-static int shapes_equal(const oracle_shape *x, const oracle_shape *y)
-{
-    if (x->rank != y->rank)
-        return 0;
-    for (uint32_t k = 0; k < x->rank; k++)
-        if (x->dims[k] != y->dims[k])
-            return 0;
-    return 1;
-}
-
 static int shape_ok(const oracle_shape *s)
 {
     if (s->rank > DVG_MAX_RANK)
@@ -1571,7 +1561,7 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
     }
     r->has_shape = 1;
     r->outcome = WORKER_OUT_OK;
-    if (!expect || !shapes_equal(&r->shape, expect))
+    if (!expect || !oracle_shape_equal(&r->shape, expect))
         return 0; /* the verdict compares shapes; nothing to compute into */
 
     /* compute, twice */

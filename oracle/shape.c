@@ -21,6 +21,16 @@ uint64_t oracle_shape_count(const oracle_shape *s)
     return n;
 }
 
+int oracle_shape_equal(const oracle_shape *a, const oracle_shape *b)
+{
+    if (a->rank != b->rank)
+        return 0;
+    for (uint32_t i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i])
+            return 0;
+    return 1;
+}
+
 char *oracle_shape_format(const oracle_shape *s, char *buf, size_t len)
 {
     size_t used = 0;
@@ -111,20 +121,10 @@ static int check_shape(const oracle_shape *s, const char *name, oracle_error *wh
     return ORACLE_OK;
 }
 
-static int shapes_equal(const oracle_shape *a, const oracle_shape *b)
-{
-    if (a->rank != b->rank)
-        return 0;
-    for (uint32_t i = 0; i < a->rank; i++)
-        if (a->dims[i] != b->dims[i])
-            return 0;
-    return 1;
-}
-
 static int plan_equal(const oracle_rules *r, const oracle_shape *a, const oracle_shape *b,
                       oracle_plan *p, oracle_error *why)
 {
-    if (!shapes_equal(a, b)) {
+    if (!oracle_shape_equal(a, b)) {
         char sa[128], sb[128];
         return oracle_fail(why, ORACLE_INVALID, r->shape_requirement,
                            "%s requires equal shapes here, A is %s and B is %s",

@@ -30,6 +30,9 @@ typedef struct oracle_plan {
     uint64_t a_count, b_count;         /* elements of A and of B */
 } oracle_plan;
 
+/* 1 when a and b have the same rank and dimensions, else 0. */
+int oracle_shape_equal(const oracle_shape *a, const oracle_shape *b);
+
 /* Number of elements of a shape (1 for rank 0). */
 uint64_t oracle_shape_count(const oracle_shape *s);
 
