@@ -281,6 +281,27 @@ static void progress(certify *cf, uint32_t claim, uint32_t n_claims, uint64_t do
     fflush(cf->err);
 }
 
+static int out_of_memory(certify *cf)
+{
+    fprintf(cf->err, "divergence certify: out of memory\n");
+    return -1;
+}
+
+/* Judges one case of the claim (freeing it when `owned`) and reports
+ * progress. Returns 0 to go on, 1 when the claim has hung max_hangs times,
+ * -1 on a harness error. */
+static int step(certify *cf, divcase *c, int owned, uint32_t claim, uint32_t n_claims,
+                uint64_t done, uint64_t total)
+{
+    int rc = judge(cf, c);
+    if (owned)
+        divcase_free(c);
+    progress(cf, claim, n_claims, done, total);
+    if (rc)
+        return -1;
+    return cf->tally.counts[ORACLE_CLASS_HANG] >= cf->o->max_hangs ? 1 : 0;
+}
+
 /* Judges one claim. Returns 1 when it holds, 0 when not, -1 on error. */
 static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
 {
@@ -296,22 +317,17 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
         fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
         return -1;
     }
-    int rc = 0;
+    int rc = 0; /* 0: go on, 1: the claim hung, -1: harness error */
     /* 1. conformance cases of this (variant, dtype) */
     for (size_t i = 0; cf->cases && i < cf->cases->count && rc == 0; i++) {
-        const divcase *c = &cf->cases->cases[i];
-        if (c->variant != cf->variant || c->dtype != cf->dtype)
-            continue;
-        rc = judge(cf, c);
-        progress(cf, claim, n_claims, ++done, total);
-        if (cf->tally.counts[ORACLE_CLASS_HANG] >= o->max_hangs)
-            goto hung;
+        divcase *c = &cf->cases->cases[i];
+        if (c->variant == cf->variant && c->dtype == cf->dtype)
+            rc = step(cf, c, 0, claim, n_claims, ++done, total);
     }
     /* 2. the edge-value cross product, under each integer rounding the
      *    variant's attributes allow */
-    for (int pass = 0; pass < 2 && rc == 0; pass++) {
-        if (pass == 1 && !(v->attr_keys & (ORACLE_ATTR_PYTHONDIV | ORACLE_ATTR_INT_ROUNDING)))
-            break;
+    int roundings = (v->attr_keys & (ORACLE_ATTR_PYTHONDIV | ORACLE_ATTR_INT_ROUNDING)) ? 2 : 1;
+    for (int pass = 0; pass < roundings && rc == 0; pass++) {
         dvg_attrs at;
         oracle_attrs_default(v, &at);
         if (pass == 1) {
@@ -320,15 +336,10 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
                 at.int_rounding = DVG_ROUND_TRUNC;
         }
         divcase c;
-        if (gen_edge_case(cf->variant, cf->dtype, &at, pass ? "edges:other-rounding" : "edges", &c)) {
-            fprintf(cf->err, "divergence certify: out of memory\n");
-            return -1;
-        }
-        rc = judge(cf, &c);
-        divcase_free(&c);
-        progress(cf, claim, n_claims, ++done, total);
-        if (cf->tally.counts[ORACLE_CLASS_HANG] >= o->max_hangs)
-            goto hung;
+        if (gen_edge_case(cf->variant, cf->dtype, &at, pass ? "edges:other-rounding" : "edges", &c))
+            rc = out_of_memory(cf);
+        else
+            rc = step(cf, &c, 1, claim, n_claims, ++done, total);
     }
     /* 3. seeded random cases, biased to edge values and broadcasting */
     gen_rng g;
@@ -338,22 +349,18 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
         char id[64];
         snprintf(id, sizeof id, "gen:%" PRIu64 ":%s:%s:%u", o->seed, v->name,
                  oracle_dtype_tag(cf->dtype), i);
-        if (gen_case(&g, cf->variant, cf->dtype, NULL, 1, 8, o->max_elements, id, &c)) {
-            fprintf(cf->err, "divergence certify: out of memory\n");
-            return -1;
-        }
-        rc = judge(cf, &c);
-        divcase_free(&c);
-        progress(cf, claim, n_claims, ++done, total);
-        if (cf->tally.counts[ORACLE_CLASS_HANG] >= o->max_hangs)
-            goto hung;
+        if (gen_case(&g, cf->variant, cf->dtype, NULL, 1, 8, o->max_elements, id, &c))
+            rc = out_of_memory(cf);
+        else
+            rc = step(cf, &c, 1, claim, n_claims, ++done, total);
     }
-    goto tallied;
-hung:
-    snprintf(cf->first[ORACLE_CLASS_HANG].note + strlen(cf->first[ORACLE_CLASS_HANG].note),
-             sizeof cf->first[ORACLE_CLASS_HANG].note - strlen(cf->first[ORACLE_CLASS_HANG].note),
-             " (claim stopped after %u hangs)", o->max_hangs);
-tallied:
+    if (rc == 1) {
+        size_t used = strlen(cf->first[ORACLE_CLASS_HANG].note);
+        snprintf(cf->first[ORACLE_CLASS_HANG].note + used,
+                 sizeof cf->first[ORACLE_CLASS_HANG].note - used,
+                 " (claim stopped after %u hangs)", o->max_hangs);
+        rc = 0;
+    }
     if (rc) {
         store_rollback(cf->db);
         return -1;
@@ -440,8 +447,6 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
         fprintf(err, "divergence certify: %s\n", msg);
         goto done;
     }
-    int64_t stale = 0;
-    store_mark_stale_runs(cf.db, &stale);
     store_run_info ri = {.kind = "certify", .profile = o->profile.name, .args = o->args,
                          .build_flags = "divergence " DVG_VERSION, .seed = o->seed, .has_seed = 1};
     int64_t build_id;

@@ -311,18 +311,26 @@ static void fill_operands(gen_rng *g, divcase *c)
     }
 }
 
-int gen_case(gen_rng *g, uint32_t variant, uint32_t dtype, const dvg_attrs *attrs, int vary_attrs,
-             uint32_t invalid_one_in, uint64_t max_elements, const char *id, divcase *c)
+/* Starts a case: zeroed, named, with the variant's attributes (or `attrs`). */
+static const oracle_variant *case_header(uint32_t variant, uint32_t dtype, const dvg_attrs *attrs,
+                                         const char *id, divcase *c)
 {
     const oracle_variant *v = oracle_variant_get(variant);
     memset(c, 0, sizeof *c);
-    snprintf(c->id, sizeof c->id, "%s", id ? id : "gen");
+    snprintf(c->id, sizeof c->id, "%s", id);
     c->variant = variant;
     c->dtype = dtype;
     if (attrs)
         c->attrs = *attrs;
     else
         oracle_attrs_default(v, &c->attrs);
+    return v;
+}
+
+int gen_case(gen_rng *g, uint32_t variant, uint32_t dtype, const dvg_attrs *attrs, int vary_attrs,
+             uint32_t invalid_one_in, uint64_t max_elements, const char *id, divcase *c)
+{
+    const oracle_variant *v = case_header(variant, dtype, attrs, id ? id : "gen", c);
     int invalid = invalid_one_in && gen_below(g, invalid_one_in) == 0;
     if (max_elements < 1)
         max_elements = 1;
@@ -363,15 +371,7 @@ int gen_case(gen_rng *g, uint32_t variant, uint32_t dtype, const dvg_attrs *attr
 int gen_edge_case(uint32_t variant, uint32_t dtype, const dvg_attrs *attrs, const char *id,
                   divcase *c)
 {
-    const oracle_variant *v = oracle_variant_get(variant);
-    memset(c, 0, sizeof *c);
-    snprintf(c->id, sizeof c->id, "%s", id ? id : "edges");
-    c->variant = variant;
-    c->dtype = dtype;
-    if (attrs)
-        c->attrs = *attrs;
-    else
-        oracle_attrs_default(v, &c->attrs);
+    case_header(variant, dtype, attrs, id ? id : "edges", c);
     size_t n;
     const uint64_t *edges = gen_edge_values(dtype, &n);
     c->a_shape.rank = c->b_shape.rank = 1;
