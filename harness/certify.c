@@ -12,6 +12,7 @@
 #include "harness/gen.h"
 #include "harness/narrow.h"
 #include "harness/store.h"
+#include "harness/trial.h"
 #include "harness/worker.h"
 #include "oracle/dtype.h"
 #include "oracle/fastpath.h"
@@ -42,7 +43,6 @@ typedef struct certify {
     store *db;
     int64_t run_id;
     casefile_set *cases;
-    worker_result wr;
     /* the claim being judged */
     uint32_t variant, dtype;
     verdict_tally tally;
@@ -51,7 +51,7 @@ typedef struct certify {
     uint64_t new_signatures;
     const divcase *current;
     const oracle_plan *current_plan;
-    int current_valid;
+    trial trial;        /* the case being judged, with its worker */
     int store_failed;
     int narrowed;       /* a crash of this claim was narrowed already */
 } certify;
@@ -98,7 +98,7 @@ static const divcase *reproducer_case(certify *cf, const divcase *c, const verdi
                                       divcase *tmp, int *owned)
 {
     *owned = 0;
-    if (c->a_bytes + c->b_bytes <= FULL_CASE_BYTES || !cf->current_valid)
+    if (c->a_bytes + c->b_bytes <= FULL_CASE_BYTES || !cf->trial.valid)
         return c;
     if (ex->index != UINT64_MAX &&
         !narrow_subcase(c, cf->current_plan, &c->attrs, ex->index, 1, tmp)) {
@@ -151,7 +151,7 @@ static int sink(void *ctx, const divcase *c, const verdict_example *ex)
     return 0;
 }
 
-/* Re-runs a crashing or hanging case element by element down to the one
+/* Re-runs a crashing case element by element down to the one
  * pair that fails, and records that pair as the reproducer. */
 static void narrow_failure(certify *cf, const divcase *c, const oracle_plan *p)
 {
@@ -160,19 +160,14 @@ static void narrow_failure(certify *cf, const divcase *c, const oracle_plan *p)
     narrow_result nr;
     memset(&nr, 0, sizeof nr);
     narrow_options no = {0};
-    if (narrow_case(cf->w, c, &cf->wr, &no, &nr) == 0 && nr.found) {
+    if (narrow_case(cf->w, c, &cf->trial.wr, &no, &nr) == 0 && nr.found) {
         verdict_example ex;
         memset(&ex, 0, sizeof ex);
-        ex.cls = cf->wr.outcome == WORKER_OUT_HANG ? ORACLE_CLASS_HANG : ORACLE_CLASS_CRASH;
-        if (cf->wr.outcome == WORKER_OUT_OOB_WRITE) ex.cls = ORACLE_CLASS_OOB_WRITE;
-        if (cf->wr.outcome == WORKER_OUT_INPUT_MUTATED) ex.cls = ORACLE_CLASS_INPUT_MUTATED;
+        ex.cls = ORACLE_CLASS_CRASH; /* only crashes and exits are narrowed */
         ex.index = UINT64_MAX;
         snprintf(ex.note, sizeof ex.note, "narrowed to output element %" PRIu64 " of case %s: %s",
                  nr.index, c->id, nr.message);
-        int saved_valid = cf->current_valid;
-        cf->current_valid = 0; /* store the reduced case as it is */
-        sink(cf, &nr.reduced, &ex);
-        cf->current_valid = saved_valid;
+        sink(cf, &nr.reduced, &ex); /* a whole-case finding: stored as it is */
     }
     narrow_result_free(&nr);
 }
@@ -180,48 +175,21 @@ static void narrow_failure(certify *cf, const divcase *c, const oracle_plan *p)
 /* Runs and judges one case. Returns 0, or -1 on a harness error. */
 static int judge(certify *cf, const divcase *c)
 {
-    oracle_rules r;
-    oracle_error why;
-    if (oracle_rules_resolve(c->variant, c->dtype, &c->attrs, &r, &why)) {
-        fprintf(cf->err, "divergence certify: case %s: %s\n", c->id, why.text);
-        return -1;
-    }
-    oracle_plan p;
-    memset(&p, 0, sizeof p);
-    int rc = oracle_plan_shapes(&r, &c->a_shape, &c->b_shape, &p, &why);
-    if (rc == ORACLE_EUSAGE) {
-        fprintf(cf->err, "divergence certify: case %s: %s\n", c->id, why.text);
-        return -1;
-    }
-    int valid = rc == ORACLE_OK;
-    oracle_elem *expected = NULL;
-    if (valid) {
-        expected = dvg_malloc((p.count ? p.count : 1) * sizeof *expected);
-        if (!expected) {
-            fprintf(cf->err, "divergence certify: case %s: out of memory for %" PRIu64 " elements\n",
-                    c->id, p.count);
-            return -1;
-        }
-        oracle_expect_tensor(&r, &p, c->a, c->b, expected);
-    }
-    if (worker_run(cf->w, c, valid ? &p.out : NULL, &cf->wr)) {
-        fprintf(cf->err, "divergence certify: case %s: %s\n", c->id, worker_errmsg(cf->w));
-        dvg_free(expected);
-        return -1;
-    }
     cf->current = c;
-    cf->current_plan = &p;
-    cf->current_valid = valid;
-    int v = verdict_case(&r, c, valid, &p, expected, &cf->wr, &cf->o->profile,
-                         cf->info->deviations, cf->info->int_div_zero_value, &cf->tally, sink, cf);
-    uint32_t out = cf->wr.outcome;
-    /* Hangs are not narrowed: each step would cost a full timeout. */
-    if (v == 0 && valid && !cf->narrowed && (out == WORKER_OUT_CRASH || out == WORKER_OUT_EXIT)) {
-        cf->narrowed = 1; /* one narrowed reproducer per claim */
-        narrow_failure(cf, c, &p);
+    cf->current_plan = &cf->trial.plan;
+    int v = trial_run(&cf->trial, c, &cf->tally, sink, cf);
+    if (v < 0) {
+        fprintf(cf->err, "divergence certify: %s\n", cf->trial.error);
+        return -1;
     }
-    dvg_free(expected);
-    return v < 0 ? -1 : 0;
+    uint32_t out = cf->trial.wr.outcome;
+    /* Hangs are not narrowed: each step would cost a full timeout. */
+    if (v == 0 && cf->trial.valid && !cf->narrowed &&
+        (out == WORKER_OUT_CRASH || out == WORKER_OUT_EXIT)) {
+        cf->narrowed = 1; /* one narrowed reproducer per claim */
+        narrow_failure(cf, c, &cf->trial.plan);
+    }
+    return 0;
 }
 
 static const char *certificate(const verdict_tally *t, const verdict_profile *prof,
@@ -422,10 +390,12 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
         fprintf(err, "divergence certify: cannot create a worker for %s\n", o->plugin_path);
         goto done;
     }
-    int started = worker_start(cf.w, &cf.wr);
+    trial_init(&cf.trial, cf.w, &o->profile);
+    int started = worker_start(cf.w, &cf.trial.wr);
     if (started != 0) {
         fprintf(err, "divergence certify: cannot load plugin %s: %s\n", o->plugin_path,
-                started < 0 ? worker_errmsg(cf.w) : worker_result_format(&cf.wr, msg, sizeof msg));
+                started < 0 ? worker_errmsg(cf.w)
+                            : worker_result_format(&cf.trial.wr, msg, sizeof msg));
         goto done;
     }
     cf.info = worker_get_info(cf.w);
@@ -508,7 +478,7 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
 done:
     if (cf.db && cf.run_id && status == 2)
         store_finish_run(cf.db, cf.run_id, STORE_RUN_INCOMPLETE);
-    worker_result_free(&cf.wr);
+    trial_free(&cf.trial);
     worker_free(cf.w);
     casefile_set_free(cf.cases);
     store_close(cf.db);
