@@ -56,6 +56,12 @@ typedef struct certify {
     int narrowed;       /* a crash of this claim was narrowed already */
 } certify;
 
+/* 1 when selected claim number k belongs to this shard. */
+static int in_shard(const certify_options *o, uint32_t k)
+{
+    return o->shard_count <= 1 || k % o->shard_count == o->shard_index;
+}
+
 static int wanted(const uint32_t *list, uint32_t n, uint32_t v)
 {
     if (!n)
@@ -341,8 +347,13 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
                                      (uint32_t)k, n, k == 0 ? cf->tally.cases : 0))
             goto store_error;
     }
-    if (store_record_certificate(cf->db, cf->run_id, cf->info->name, cf->variant, cf->dtype, cert,
+    /* The claim was tested: findings of its triple that this run did not
+     * see are fixed (store_mark_fixed). */
+    if (store_record_ulp_histogram(cf->db, cf->run_id, cf->info->name, cf->variant, cf->dtype,
+                                   cf->tally.ulp_hist, VERDICT_ULP_BUCKETS) ||
+        store_record_certificate(cf->db, cf->run_id, cf->info->name, cf->variant, cf->dtype, cert,
                                  o->profile.name, cf->tally.cases, cf->tally.elements) ||
+        store_mark_fixed(cf->db, cf->run_id, cf->info->name, cf->variant, cf->dtype, NULL) ||
         store_commit(cf->db))
         goto store_error;
     if (o->progress)
@@ -417,8 +428,16 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
         fprintf(err, "divergence certify: %s\n", msg);
         goto done;
     }
+    int sharded = o->shard_count > 1;
+    if (sharded && o->shard_index >= o->shard_count) {
+        fprintf(err, "divergence certify: shard %u/%u: the index must be below the count\n",
+                o->shard_index, o->shard_count);
+        goto done;
+    }
     store_run_info ri = {.kind = "certify", .profile = o->profile.name, .args = o->args,
-                         .build_flags = "divergence " DVG_VERSION, .seed = o->seed, .has_seed = 1};
+                         .build_flags = "divergence " DVG_VERSION, .seed = o->seed, .has_seed = 1,
+                         .shard_index = sharded ? o->shard_index : 0,
+                         .shard_count = sharded ? o->shard_count : 0};
     int64_t build_id;
     if (store_begin_run(cf.db, &ri, &cf.run_id) ||
         store_plugin_build(cf.db, cf.run_id, cf.info->name, cf.info->version, o->plugin_path,
@@ -427,25 +446,39 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
         goto done;
     }
 
-    uint32_t n_claims = 0;
+    uint32_t n_claims = 0, n_selected = 0;
     for (uint32_t i = 0; i < cf.info->n_claims; i++)
-        n_claims += wanted(o->variants, o->n_variants, cf.info->claims[i].variant) &&
-                    wanted(o->dtypes, o->n_dtypes, cf.info->claims[i].dtype);
-    fprintf(out, "Certificate: %s %s (%s), profile %s, seed %" PRIu64 ", run %" PRId64 " in %s\n",
-            cf.info->name, cf.info->version, o->plugin_path, o->profile.name, o->seed, cf.run_id,
-            db_path);
+        if (wanted(o->variants, o->n_variants, cf.info->claims[i].variant) &&
+            wanted(o->dtypes, o->n_dtypes, cf.info->claims[i].dtype))
+            n_claims += (uint32_t)in_shard(o, n_selected++);
+    char shard[48] = "";
+    if (sharded)
+        snprintf(shard, sizeof shard, ", shard %u/%u", o->shard_index, o->shard_count);
+    fprintf(out, "Certificate: %s %s (%s), profile %s, seed %" PRIu64 "%s, run %" PRId64 " in %s\n",
+            cf.info->name, cf.info->version, o->plugin_path, o->profile.name, o->seed, shard,
+            cf.run_id, db_path);
+    if (n_claims == 0 && n_selected > 0) {
+        fprintf(out, "shard %u/%u holds none of the %u selected claims\n", o->shard_index,
+                o->shard_count, n_selected);
+        status = store_finish_run(cf.db, cf.run_id, STORE_RUN_COMPLETE) ? 2 : 0;
+        if (status)
+            fprintf(err, "divergence certify: %s\n", store_errmsg(cf.db));
+        goto done;
+    }
     if (n_claims == 0) {
         fprintf(err, "divergence certify: %s claims no (variant, dtype) pair that the filters "
                      "select\n", cf.info->name);
         store_finish_run(cf.db, cf.run_id, STORE_RUN_COMPLETE);
         goto done;
     }
-    uint32_t held = 0, claim = 0;
+    uint32_t held = 0, claim = 0, selected = 0;
     status = 0;
     for (uint32_t i = 0; i < cf.info->n_claims; i++) {
         cf.variant = cf.info->claims[i].variant;
         cf.dtype = cf.info->claims[i].dtype;
         if (!wanted(o->variants, o->n_variants, cf.variant) || !wanted(o->dtypes, o->n_dtypes, cf.dtype))
+            continue;
+        if (!in_shard(o, selected++))
             continue;
         if (!oracle_variant_has_dtype(oracle_variant_get(cf.variant), cf.dtype)) {
             fprintf(out, "  %-18s %-5s %-40s (the variant's type list has no %s)\n",

@@ -31,6 +31,11 @@ typedef struct certify_options {
     uint32_t max_elements;         /* per random case */
     uint32_t timeout_ms;           /* per plugin call */
     uint32_t max_hangs;            /* a claim stops after this many hangs */
+    uint32_t shard_index;          /* --shard i/N: this process judges the */
+    uint32_t shard_count;          /* selected claims k with k % N == i (k
+                                      counts the selected claims in the
+                                      plugin's order); shard_count 0 or 1:
+                                      all of them */
     int progress;                  /* 1: progress line on stderr */
     int verbose;                   /* 1: every reproducer, not one per class */
 } certify_options;
@@ -43,7 +48,10 @@ void certify_options_default(certify_options *o);
 
 /*
  * Runs the certification and prints the certificate table to `out` and
- * errors to `err`. Returns the process exit status: 0 every claim holds,
+ * errors to `err`. Each claim's cases depend on (seed, variant, dtype)
+ * alone, so the N shards of a seed together judge exactly the cases of the
+ * unsharded run, and `divergence db merge` of their databases gives its
+ * counts. A shard that holds no claim succeeds with an empty run. Returns the process exit status: 0 every claim holds,
  * 1 a claim does not, 2 usage or environment errors (plugin fails to load,
  * database cannot be opened, malformed case files).
  */

@@ -3,7 +3,7 @@
  * divergence certify --plugin PATH [--variant V ...] [--dtype T ...]
  *                    [--profile exact|ftz|ulp:N] [--seed N] [--db FILE]
  *                    [--cases DIR] [--random N] [--max-elements N]
- *                    [--timeout MS] [--config TEXT] [--no-progress]
+ *                    [--timeout MS] [--config TEXT] [--shard I/N] [--no-progress]
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,7 +20,9 @@ static int usage(FILE *to)
             "usage: divergence certify --plugin PATH [--variant V ...] [--dtype T ...]\n"
             "         [--profile exact|ftz|ulp:N] [--seed N] [--db FILE] [--cases DIR]\n"
             "         [--random N] [--max-elements N] [--timeout MS] [--config TEXT]\n"
-            "         [--no-progress]\n"
+            "         [--shard I/N] [--no-progress]\n"
+            "--shard I/N judges the selected claims k with k %% N == I (0 <= I < N): the N\n"
+            "shards of one seed, merged with 'divergence db merge', equal the unsharded run\n"
             "exit: 0 every claim holds, 1 a claim does not, 2 usage or environment error\n");
     return 2;
 }
@@ -109,6 +111,17 @@ int cmd_certify(int argc, char **argv)
             if (parse_u64(a, val, 1, 1u << 24, &n))
                 return 2;
             o.max_elements = (uint32_t)n;
+        } else if (!strcmp(a, "--shard")) {
+            unsigned idx, cnt;
+            char tail;
+            if (sscanf(val, "%u/%u%c", &idx, &cnt, &tail) != 2 || cnt < 1 || cnt > 1000000 ||
+                idx >= cnt || val[0] == '-' || strchr(val, '-')) {
+                fprintf(stderr, "divergence certify: --shard '%s': expected I/N with "
+                                "0 <= I < N\n", val);
+                return 2;
+            }
+            o.shard_index = idx;
+            o.shard_count = cnt;
         } else if (!strcmp(a, "--timeout")) {
             if (parse_u64(a, val, 1, 3600000, &n))
                 return 2;

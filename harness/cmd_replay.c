@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/alloc.h"
 #include "harness/commands.h"
 #include "harness/store.h"
+#include "harness/trial.h"
 #include "harness/verdict.h"
 #include "harness/worker.h"
 #include "oracle/dtype.h"
@@ -92,10 +92,10 @@ int cmd_replay(int argc, char **argv)
     int status = 2;
     store *db = NULL;
     worker *w = NULL;
-    worker_result wr = WORKER_RESULT_INIT;
+    trial t;
+    memset(&t, 0, sizeof t);
     divcase c;
     memset(&c, 0, sizeof c);
-    oracle_elem *expected = NULL;
     char msg[1024];
     store_reproducer info;
     if (store_open(db_path, STORE_READONLY, &db, msg, sizeof msg)) {
@@ -132,44 +132,38 @@ int cmd_replay(int argc, char **argv)
     if (info.note[0])
         printf("  recorded note: %s\n", info.note);
     printf("  replaying on %s\n", plugin);
-    if (valid) {
-        expected = dvg_malloc((p.count ? p.count : 1) * sizeof *expected);
-        if (!expected)
-            goto done;
-        oracle_expect_tensor(&r, &p, c.a, c.b, expected);
-    } else {
+    if (!valid)
         printf("  the oracle: invalid input (%s)\n", why.text);
-    }
-    if (worker_new(plugin, NULL, &w) || worker_run(w, &c, valid ? &p.out : NULL, &wr)) {
-        fprintf(stderr, "divergence replay: %s\n", w ? worker_errmsg(w) : "cannot create a worker");
-        goto done;
-    }
-    if (wr.outcome == WORKER_OUT_LOAD_ERROR) {
-        fprintf(stderr, "divergence replay: cannot load %s: %s\n", plugin,
-                worker_result_format(&wr, msg, sizeof msg));
-        goto done;
-    }
     verdict_profile prof;
     verdict_profile_parse("exact", &prof, msg, sizeof msg);
-    verdict_tally t;
-    memset(&t, 0, sizeof t);
+    if (worker_new(plugin, NULL, &w)) {
+        fprintf(stderr, "divergence replay: cannot create a worker for %s\n", plugin);
+        goto done;
+    }
+    trial_init(&t, w, &prof);
     replay_ctx rc = {c.dtype, 0};
-    const worker_info *in = worker_get_info(w);
-    int conforms = verdict_case(&r, &c, valid, &p, expected, &wr, &prof, in ? in->deviations : 0,
-                                in ? in->int_div_zero_value : 0, &t, print_finding, &rc);
-    if (valid && info.element >= 0 && (uint64_t)info.element < p.count && wr.computed) {
+    int conforms = trial_run(&t, &c, NULL, print_finding, &rc);
+    if (conforms < 0) {
+        fprintf(stderr, "divergence replay: %s\n", t.error);
+        goto done;
+    }
+    if (t.wr.outcome == WORKER_OUT_LOAD_ERROR) {
+        fprintf(stderr, "divergence replay: cannot load %s: %s\n", plugin,
+                worker_result_format(&t.wr, msg, sizeof msg));
+        goto done;
+    }
+    if (t.valid && info.element >= 0 && (uint64_t)info.element < t.plan.count && t.wr.computed) {
         uint64_t ao, bo;
-        oracle_plan_offsets(&p, (uint64_t)info.element, &ao, &bo);
+        oracle_plan_offsets(&t.plan, (uint64_t)info.element, &ao, &bo);
         show_elem(c.dtype, "recorded", (uint64_t)info.element, oracle_load(c.dtype, c.a, ao),
-                  oracle_load(c.dtype, c.b, bo), &expected[info.element],
-                  oracle_load(c.dtype, wr.out1, (uint64_t)info.element));
+                  oracle_load(c.dtype, c.b, bo), &t.expected[info.element],
+                  oracle_load(c.dtype, t.wr.out1, (uint64_t)info.element));
     }
     printf("  now: %s\n", conforms ? "conforms" : "still departs from the spec");
     status = conforms ? 0 : 1;
 done:
-    dvg_free(expected);
     divcase_free(&c);
-    worker_result_free(&wr);
+    trial_free(&t);
     worker_free(w);
     store_close(db);
     return status;

@@ -14,5 +14,11 @@ int cmd_cases(int argc, char **argv);
 int cmd_certify(int argc, char **argv);
 int cmd_plugins(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_report(int argc, char **argv); /* reports/cmd_report.c */
+int cmd_query(int argc, char **argv);  /* reports/cmd_query.c */
+int cmd_db(int argc, char **argv);     /* reports/cmd_db.c */
+int cmd_fuzz(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_onnx_tests(int argc, char **argv);
 
 #endif /* HARNESS_COMMANDS_H */

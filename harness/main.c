@@ -14,10 +14,16 @@ typedef struct command {
 static const command commands[] = {
     {"certify", cmd_certify, "certify a plugin against every variant and dtype it claims"},
     {"plugins", cmd_plugins, "load plugins in a worker and show their descriptors"},
+    {"fuzz", cmd_fuzz, "fuzzing campaign: generated and mutated cases on every core, findings minimised into the store"},
+    {"import", cmd_import, "bring libFuzzer / AFL++ finding files into the store"},
     {"replay", cmd_replay, "re-run one recorded reproducer and show expected vs actual"},
+    {"report", cmd_report, "HTML, JUnit XML, Markdown or JSON report of a run"},
+    {"query", cmd_query, "runs, new, fixed, history, regressions, diff: questions to the store"},
+    {"db", cmd_db, "merge databases (shards), check them, migrate them"},
     {"explain", cmd_explain, "expected result of one division, with its rule and spec sentence"},
     {"oracle", cmd_oracle, "expected results of hex operand pairs read from stdin"},
     {"cases", cmd_cases, "list the conformance cases, their requirement matrix, or --check them"},
+    {"onnx-tests", cmd_onnx_tests, "run ONNX's backend Div tests (test_div*) on a plugin, judged by the oracle"},
 };
 
 static void usage(FILE *to)

@@ -32,7 +32,7 @@
  * Threads: a store handle is used by one thread at a time. Separate
  * handles (in one process or many) may share a file.
  *
- * Since: schema version 1.
+ * Since: schema version 1; what schema 2 added says so.
  */
 #ifndef HARNESS_STORE_H
 #define HARNESS_STORE_H
@@ -200,6 +200,8 @@ typedef struct store_finding {
  * operands exceed STORE_MAX_OPERAND_BYTES, in which case the signature's
  * reproducers_dropped is incremented instead.
  *
+ * Since schema 2 the sighting is also counted per run (signature_runs).
+ *
  * *signature_id (may be NULL): the signature's id. *is_new (may be NULL):
  * 1 when this call created the signature, else 0. store_last_reproducer
  * tells the id of the reproducer stored, if one was.
@@ -237,6 +239,17 @@ int store_record_certificate(store *s, int64_t run_id, const char *implementatio
 int store_mark_fixed(store *s, int64_t run_id, const char *implementation, uint32_t variant,
                      uint32_t dtype, int64_t *n_fixed);
 
+/*
+ * Adds a ULP-error histogram to (run, implementation, variant, dtype):
+ * elements[b] wrong-value elements in bucket b, for b < n_buckets (at most
+ * STORE_ULP_BUCKETS; harness/verdict.h defines the buckets:
+ * verdict_ulp_bucket). Buckets at zero write nothing. Since schema 2.
+ */
+#define STORE_ULP_BUCKETS 23
+int store_record_ulp_histogram(store *s, int64_t run_id, const char *implementation,
+                               uint32_t variant, uint32_t dtype, const uint64_t *elements,
+                               uint32_t n_buckets);
+
 /* What store_reproducer_load tells besides the case. Texts longer than
  * their arrays are truncated (always NUL-terminated). */
 typedef struct store_reproducer {
@@ -264,11 +277,108 @@ typedef struct store_reproducer {
  */
 int store_reproducer_load(store *s, int64_t id, divcase *out, store_reproducer *info);
 
+/* ------------------------------------------------------------------------
+ * Reading: one read-only SQL statement with bound parameters, its rows
+ * handed to a callback. Reports and queries use it; their SQL is fixed
+ * text, every value a parameter. Since schema 2.
+ * ---------------------------------------------------------------------- */
+
+/* Value types of parameters and columns. */
+#define STORE_NULL 0
+#define STORE_INT  1
+#define STORE_REAL 2
+#define STORE_TEXT 3
+#define STORE_BLOB 4
+
+/* One parameter (?1, ?2, ... in order). text: NUL-terminated, owned by the
+ * caller, read during store_select only; NULL binds NULL. */
+typedef struct store_param {
+    int type;          /* STORE_NULL, STORE_INT, STORE_REAL or STORE_TEXT */
+    int64_t i;
+    double real;
+    const char *text;
+} store_param;
+
+#define STORE_PARAM_INT(v) ((store_param){STORE_INT, (v), 0, NULL})
+#define STORE_PARAM_TEXT(t) ((store_param){STORE_TEXT, 0, 0, (t)})
+
+/* One result row, valid during the callback only. */
+typedef struct store_row store_row;
+
+/* Called once per row; returns 0 to go on, non-zero to stop (store_select
+ * then fails with "stopped by the caller"). */
+typedef int (*store_row_fn)(void *ctx, const store_row *row);
+
+/*
+ * Runs `sql`, exactly one statement that does not write (SELECT, or a
+ * PRAGMA that reads), with params[0..n_params-1] bound to ?1.. (the count
+ * must match the statement's), calling fn for every row. Fails for a
+ * statement that writes, more than one statement, a parameter count that
+ * does not match, or SQLite's errors.
+ */
+int store_select(store *s, const char *sql, const store_param *params, size_t n_params,
+                 store_row_fn fn, void *ctx);
+
+/* The row's columns: count, name (never NULL), type (STORE_NULL ..
+ * STORE_BLOB, as stored), and values. store_row_text gives NULL for a NULL
+ * value (numbers come as text); pointers are owned by the store and valid
+ * until the callback returns. store_row_blob sets *len (0 for NULL). */
+int store_row_columns(const store_row *r);
+const char *store_row_name(const store_row *r, int col);
+int store_row_type(const store_row *r, int col);
+int64_t store_row_int(const store_row *r, int col);
+double store_row_real(const store_row *r, int col);
+const char *store_row_text(const store_row *r, int col);
+const void *store_row_blob(const store_row *r, int col, size_t *len);
+
+/* What store_merge did. */
+typedef struct store_merge_stats {
+    int input_version;          /* the input's schema version */
+    int64_t runs_added;         /* unsharded runs copied */
+    int64_t runs_folded;        /* shard runs folded into merged runs */
+    int64_t runs_merged;        /* merged runs that received shards */
+    int64_t runs_skipped;       /* runs merged before: nothing added */
+    int64_t signatures_added;   /* signatures new to this database */
+    int64_t signatures_updated; /* known ones that the input saw again */
+    int64_t reproducers_added;
+    int64_t reproducers_dropped; /* beyond the per-signature limit: counted */
+} store_merge_stats;
+
+/*
+ * Merges the Divergence database at `in_path` (any schema version up to
+ * this one; never changed: a temporary copy is migrated) into `s`, in one
+ * transaction:
+ *  - runs get new ids, in the order they started. A run already merged
+ *    before (same host, process and start time) adds nothing, so merging
+ *    a file twice changes nothing. The shards of one campaign (`--shard
+ *    i/N` runs with the same kind, seed, profile, N, divergence build,
+ *    plugin builds and command line but for --shard, --db, --plugin,
+ *    --jobs) fold into one merged run: shard_index NULL, shard_count N,
+ *    status 'complete' once all N shards are in and complete, one row per
+ *    shard in run_shards; a later merge adds missing shards to it.
+ *  - plugin builds are deduplicated by (name, version, sha256);
+ *  - counts, ULP histograms and per-run signature sightings are added;
+ *    certificates of one claim held by several shards add their cases and
+ *    keep the worst verdict;
+ *  - signatures are deduplicated by their key: occurrences and dropped
+ *    reproducers add up, first/last run and time are the earliest and
+ *    latest; then every signature's fixed status is recomputed (fixed by
+ *    the first certificate of its (implementation, variant, dtype) from a
+ *    run after the last one that saw it);
+ *  - reproducers are copied up to the limit (store_set_reproducer_limit)
+ *    per signature, the rest counted in reproducers_dropped.
+ * Fails inside a batch, on a read-only store, when in_path is this store's
+ * file, is not a Divergence database or has a newer schema; nothing is
+ * changed then. stats (may be NULL) receives what was done.
+ */
+int store_merge(store *s, const char *in_path, store_merge_stats *stats);
+
 /*
  * Checks the file at `path` without changing it: that it is a Divergence
- * database of a schema version this build knows, that SQLite's
- * integrity_check and foreign_key_check pass. *version (may be NULL)
- * receives its schema version. Returns 0 when it is sound, -1 with the
+ * database of a schema version this build knows (an older one passes: the
+ * next writable open migrates it), that SQLite's integrity_check and
+ * foreign_key_check pass. *version (may be NULL) receives its schema
+ * version. Returns 0 when it is sound, -1 with the
  * first problems in err (errlen bytes, NUL-terminated, may be NULL).
  */
 int store_check(const char *path, int *version, char *err, size_t errlen);

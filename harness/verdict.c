@@ -34,6 +34,31 @@ int verdict_profile_parse(const char *text, verdict_profile *p, char *err, size_
     return -1;
 }
 
+uint32_t verdict_ulp_bucket(uint64_t ulps)
+{
+    if (ulps == UINT64_MAX)
+        return VERDICT_ULP_BUCKETS - 1;
+    if (ulps <= 1)
+        return 0;
+    uint32_t k = 64u - (uint32_t)__builtin_clzll(ulps - 1); /* ceil(log2(ulps)) */
+    return k > 20 ? 21 : k;
+}
+
+const char *verdict_ulp_bucket_label(uint32_t b, char *buf, size_t len)
+{
+    if (b == 0 || b == 1)
+        snprintf(buf, len, "%u", b + 1);
+    else if (b <= 20)
+        snprintf(buf, len, "%llu-%llu", (1ULL << (b - 1)) + 1, 1ULL << b);
+    else if (b == 21)
+        snprintf(buf, len, ">%llu", 1ULL << 20);
+    else if (b == 22)
+        snprintf(buf, len, "inf");
+    else
+        snprintf(buf, len, "?");
+    return buf;
+}
+
 /* The distinct signatures of one case. */
 #define MAX_SIGNATURES 64
 
@@ -179,6 +204,8 @@ static void compare_elements(const oracle_rules *r, const divcase *c, const orac
             ex.accepted = accepted_by(cls, ulps, r->kind, prof, declared);
             if (float_kind && cls == ORACLE_CLASS_WRONG_VALUE && ulps > t->max_ulps && ulps != UINT64_MAX)
                 t->max_ulps = ulps;
+            if (cls == ORACLE_CLASS_WRONG_VALUE)
+                t->ulp_hist[verdict_ulp_bucket(ulps)]++;
             if (cls == ORACLE_CLASS_NONDETERMINISTIC)
                 snprintf(ex.note, sizeof ex.note, "run 1 gave 0x%" PRIx64 ", run 2 gave 0x%" PRIx64,
                          actual, oracle_load(dtype, wr->out2, i));

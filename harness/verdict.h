@@ -13,6 +13,7 @@
 #ifndef HARNESS_VERDICT_H
 #define HARNESS_VERDICT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "harness/divcase.h"
 #include "harness/worker.h"
@@ -50,6 +51,22 @@ typedef struct verdict_example {
  * to make verdict_case return -1 (the caller's error, e.g. the store). */
 typedef int (*verdict_sink)(void *ctx, const divcase *c, const verdict_example *ex);
 
+/* ULP-error histogram buckets of wrong values: bucket 0 holds distance 1
+ * (and 0), bucket 1 distance 2, bucket k (1..20) distances 2^(k-1)+1 to
+ * 2^k (3-4, 5-8, ..., 524289-1048576), bucket 21 everything above 2^20,
+ * bucket 22 infinite distances (NaN against a number, infinities of
+ * opposite sign). Integers count their absolute difference the same way.
+ * The store keeps them per (run, implementation, variant, dtype) under
+ * these numbers (table ulp_histograms, docs/store.md). */
+#define VERDICT_ULP_BUCKETS 23
+
+/* The bucket of ULP distance `ulps` (UINT64_MAX: infinite). */
+uint32_t verdict_ulp_bucket(uint64_t ulps);
+
+/* Label of bucket b: "1", "2", "3-4", ..., ">1048576", "inf"; "?" past the
+ * last. Writes into buf (len bytes, NUL-terminated) and returns it. */
+const char *verdict_ulp_bucket_label(uint32_t b, char *buf, size_t len);
+
 /* Counts of one claim over all its cases. */
 typedef struct verdict_tally {
     uint64_t cases, elements;
@@ -57,6 +74,8 @@ typedef struct verdict_tally {
                                               classes) or cases (case classes) */
     uint64_t accepted[ORACLE_CLASS_COUNT]; /* those the profile accepts */
     uint64_t max_ulps;                     /* largest float ULP distance seen */
+    uint64_t ulp_hist[VERDICT_ULP_BUCKETS]; /* wrong-value elements (accepted
+                                              or not) per ULP bucket */
     uint64_t unspecified;                  /* elements whose result was free */
     uint64_t unspecified_not_preferred;    /* of those, ones that differ from
                                               IEEE's / the wrap value (report only) */

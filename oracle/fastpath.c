@@ -199,7 +199,8 @@ static inline uint64_t narrow16(double q, int ebits, int fbits, uint64_t nan)
 #define BLOCK 256
 
 #ifndef KERNEL /* a build may define it, e.g. to test the baseline code */
-#if defined(__x86_64__) && defined(__gnu_linux__) && defined(__has_attribute)
+/* GCC only: clang refuses target_clones together with noinline. */
+#if defined(__x86_64__) && defined(__gnu_linux__) && defined(__has_attribute) && !defined(__clang__)
 #if __has_attribute(target_clones)
 #define KERNEL __attribute__((noinline, target_clones("avx2", "default")))
 #endif

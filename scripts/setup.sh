@@ -5,7 +5,17 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-PACKAGES="build-essential cmake ninja-build pkg-config libsqlite3-dev sqlite3 libmpfr-dev libgmp-dev"
+# parallel: scripts/nightly; chromium, libxml2-utils (xmllint) and python3: the report
+# tests (tests/reports).
+PACKAGES="build-essential cmake ninja-build pkg-config libsqlite3-dev sqlite3 libmpfr-dev libgmp-dev
+  parallel chromium libxml2-utils python3"
+# The libraries plugins/ certifies (XNNPACK, oneDNN, Eigen, libtorch), and for
+# `divergence onnx-tests`: protobuf-c, ONNX's onnx.proto and its test data.
+PACKAGES="$PACKAGES libxnnpack-dev libpthreadpool-dev libdnnl-dev libeigen3-dev libtorch-dev
+  protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata"
+# npm fetches ONNX Runtime (scripts/fetch-onnxruntime.sh); an npm that is
+# already there (e.g. NodeSource's nodejs ships one) is used as it is.
+command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES npm"
 
 missing=""
 for p in $PACKAGES; do
@@ -19,6 +29,10 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update -q
     $SUDO apt-get install -y -q --no-install-recommends $missing
 fi
+
+# ONNX Runtime is not packaged by Debian: its library and C headers come
+# from npm, pinned and checksummed, into .third_party/ (ignored by git).
+sh scripts/fetch-onnxruntime.sh || echo "setup: ONNX Runtime was not fetched: plugins/onnxruntime is skipped" >&2
 
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo} ${CMAKE_ARGS:-}

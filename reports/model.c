@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: MIT */
+#include "reports/model.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/alloc.h"
+#include "oracle/compare.h"
+#include "oracle/dtype.h"
+#include "oracle/variant.h"
+#include "reports/escape.h"
+
+/* ------------------------------------------------------------------------
+ * The SQL. ?1 is the run, ?2 the implementation or NULL (all of them).
+ * ---------------------------------------------------------------------- */
+static const char *const sql_run =
+    "SELECT id, kind, status, started_at, finished_at, profile, host, cpu_features,"
+    " build_flags, divergence_version, seed, shard_index, shard_count, args,"
+    " (julianday(finished_at) - julianday(started_at)) * 86400.0"
+    " FROM runs WHERE id = ?1";
+static const char *const sql_shards =
+    "SELECT shard_index, shard_count, status, started_at, finished_at, host, cpu_features, args"
+    " FROM run_shards WHERE run_id = ?1 ORDER BY shard_index";
+static const char *const sql_plugins =
+    "SELECT b.name, b.version, b.sha256, b.path FROM run_plugins p"
+    " JOIN plugin_builds b ON b.id = p.plugin_build_id"
+    " WHERE p.run_id = ?1 AND (?2 IS NULL OR b.name = ?2) ORDER BY b.name, b.version, b.id";
+static const char *const sql_certs =
+    "SELECT implementation, variant, dtype, verdict, profile, cases, elements FROM certificates"
+    " WHERE run_id = ?1 AND (?2 IS NULL OR implementation = ?2)";
+static const char *const sql_counts =
+    "SELECT implementation, variant, dtype, class, elements, cases FROM counts"
+    " WHERE run_id = ?1 AND (?2 IS NULL OR implementation = ?2)";
+static const char *const sql_hists =
+    "SELECT implementation, variant, dtype, bucket, elements FROM ulp_histograms"
+    " WHERE run_id = ?1 AND (?2 IS NULL OR implementation = ?2)"
+    " ORDER BY implementation, variant, dtype";
+static const char *const sql_findings =
+    "SELECT s.id, s.implementation, s.variant, s.dtype, s.class, s.operand_class, s.status,"
+    " g.occurrences, s.occurrences, s.first_run_id, s.reproducers_dropped"
+    " FROM signature_runs g JOIN signatures s ON s.id = g.signature_id"
+    " WHERE g.run_id = ?1 AND (?2 IS NULL OR s.implementation = ?2)";
+/* ?1 signature, ?2 run (its own reproducers first), ?3 how many. */
+static const char *const sql_repros =
+    "SELECT id, run_id, case_id, source, attrs, a_shape, b_shape, element, expected, actual,"
+    " ulps, note, length(a), length(b), hex(substr(a, 1, ?4)), hex(substr(b, 1, ?4))"
+    " FROM reproducers WHERE signature_id = ?1 ORDER BY run_id = ?2 DESC, id LIMIT ?3";
+
+/* ------------------------------------------------------------------------
+ * Strings and arrays.
+ * ---------------------------------------------------------------------- */
+typedef struct chunk {
+    struct chunk *next;
+    char text[];
+} chunk;
+
+typedef struct loader {
+    report_model *m;
+    int failed;              /* out of memory */
+    report_finding *finding; /* the finding whose reproducers are read */
+    size_t cap_shards, cap_plugins, cap_certs, cap_counts, cap_hists, cap_findings;
+} loader;
+
+/* A copy of `text` owned by the model; NULL stays NULL. */
+static const char *keep(loader *l, const char *text)
+{
+    if (!text)
+        return NULL;
+    size_t n = strlen(text);
+    chunk *c = dvg_malloc(sizeof *c + n + 1);
+    if (!c) {
+        l->failed = 1;
+        return "";
+    }
+    memcpy(c->text, text, n + 1);
+    c->next = (chunk *)l->m->pool;
+    l->m->pool = (char *)c;
+    return c->text;
+}
+
+/* A text column; "" for NULL. */
+static const char *col(loader *l, const store_row *r, int i)
+{
+    const char *t = store_row_text(r, i);
+    return keep(l, t ? t : "");
+}
+
+/* A text column that may be NULL. */
+static const char *col_null(loader *l, const store_row *r, int i)
+{
+    return keep(l, store_row_text(r, i));
+}
+
+/* A new zeroed element at the end of *items (n of them, cap allocated). */
+static void *grow(loader *l, void **items, size_t *n, size_t *cap, size_t size)
+{
+    if (*n == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 16;
+        void *p = dvg_realloc(*items, ncap * size);
+        if (!p) {
+            l->failed = 1;
+            return NULL;
+        }
+        *items = p;
+        *cap = ncap;
+    }
+    void *slot = (char *)*items + (*n)++ * size;
+    memset(slot, 0, size);
+    return slot;
+}
+
+static void key_of(loader *l, const store_row *r, int first, report_key *k)
+{
+    k->implementation = col(l, r, first);
+    k->variant = col(l, r, first + 1);
+    k->dtype = col(l, r, first + 2);
+    const oracle_variant *v = oracle_variant_by_name(k->variant);
+    uint32_t d = oracle_dtype_by_tag(k->dtype);
+    k->variant_id = v ? v->id : DVG_VARIANT_COUNT;
+    k->dtype_id = d ? d : DVG_DTYPE_COUNT;
+}
+
+static int key_cmp(const report_key *a, const report_key *b)
+{
+    int c = strcmp(a->implementation, b->implementation);
+    if (c)
+        return c;
+    if (a->variant_id != b->variant_id)
+        return a->variant_id < b->variant_id ? -1 : 1;
+    if ((c = strcmp(a->variant, b->variant)))
+        return c;
+    if (a->dtype_id != b->dtype_id)
+        return a->dtype_id < b->dtype_id ? -1 : 1;
+    return strcmp(a->dtype, b->dtype);
+}
+
+static uint32_t class_id(const char *name)
+{
+    int k = oracle_class_by_name(name);
+    return k < 0 ? ORACLE_CLASS_COUNT : (uint32_t)k;
+}
+
+static int cert_cmp(const void *a, const void *b)
+{
+    return key_cmp(&((const report_cert *)a)->k, &((const report_cert *)b)->k);
+}
+
+static int hist_cmp(const void *a, const void *b)
+{
+    return key_cmp(&((const report_hist *)a)->k, &((const report_hist *)b)->k);
+}
+
+static int count_cmp(const void *pa, const void *pb)
+{
+    const report_count *a = pa, *b = pb;
+    int c = key_cmp(&a->k, &b->k);
+    if (c)
+        return c;
+    if (a->cls_id != b->cls_id)
+        return a->cls_id < b->cls_id ? -1 : 1;
+    return strcmp(a->cls, b->cls);
+}
+
+static int finding_cmp(const void *pa, const void *pb)
+{
+    const report_finding *a = pa, *b = pb;
+    int c = key_cmp(&a->k, &b->k);
+    if (c)
+        return c;
+    if (a->cls_id != b->cls_id)
+        return a->cls_id < b->cls_id ? -1 : 1;
+    if ((c = strcmp(a->cls, b->cls)))
+        return c;
+    return a->signature_id < b->signature_id ? -1 : a->signature_id > b->signature_id;
+}
+
+/* qsort, which must not see a NULL array even when it is empty. */
+static void sort(void *items, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(items, n, size, cmp);
+}
+
+/* ------------------------------------------------------------------------
+ * Row callbacks.
+ * ---------------------------------------------------------------------- */
+static int on_run(void *ctx, const store_row *r)
+{
+    loader *l = ctx;
+    report_run *run = &l->m->run;
+    run->id = store_row_int(r, 0);
+    run->kind = col(l, r, 1);
+    run->status = col(l, r, 2);
+    run->started_at = col(l, r, 3);
+    run->finished_at = col(l, r, 4);
+    run->profile = col(l, r, 5);
+    run->host = col(l, r, 6);
+    run->cpu_features = col(l, r, 7);
+    run->build_flags = col(l, r, 8);
+    run->divergence_version = col(l, r, 9);
+    run->has_seed = store_row_type(r, 10) == STORE_INT;
+    run->seed = store_row_int(r, 10);
+    run->has_shard_index = store_row_type(r, 11) == STORE_INT;
+    run->shard_index = store_row_int(r, 11);
+    run->has_shard_count = store_row_type(r, 12) == STORE_INT;
+    run->shard_count = store_row_int(r, 12);
+    run->args = col(l, r, 13);
+    run->seconds = store_row_type(r, 14) == STORE_NULL ? -1 : store_row_real(r, 14);
+    return l->failed;
+}
+
+static int on_shard(void *ctx, const store_row *r)
+{
+    loader *l = ctx;
+    report_shard *h = grow(l, (void **)&l->m->shards, &l->m->n_shards, &l->cap_shards, sizeof *h);
+    if (!h)
+        return 1;
+    h->index = store_row_int(r, 0);
+    h->count = store_row_int(r, 1);
+    h->status = col(l, r, 2);
+    h->started_at = col(l, r, 3);
+    h->finished_at = col(l, r, 4);
+    h->host = col(l, r, 5);
+    h->cpu_features = col(l, r, 6);
+    h->args = col(l, r, 7);
+    return l->failed;
+}
+
+static int on_plugin(void *ctx, const store_row *r)
+{
+    loader *l = ctx;
+    report_plugin *p =
+        grow(l, (void **)&l->m->plugins, &l->m->n_plugins, &l->cap_plugins, sizeof *p);
+    if (!p)
+        return 1;
+    p->name = col(l, r, 0);
+    p->version = col(l, r, 1);
+    p->sha256 = col(l, r, 2);
+    p->path = col(l, r, 3);
+    return l->failed;
+}
+
+static int on_cert(void *ctx, const store_row *r)
+{
+    loader *l = ctx;
+    report_cert *c = grow(l, (void **)&l->m->certs, &l->m->n_certs, &l->cap_certs, sizeof *c);
+    if (!c)
+        return 1;
+    key_of(l, r, 0, &c->k);
+    c->verdict = col(l, r, 3);
+    c->profile = col(l, r, 4);
+    c->cases = store_row_int(r, 5);
+    c->elements = store_row_int(r, 6);
+    c->held = !strncmp(c->verdict, "CONFORMANT", 10);
+    return l->failed;
+}
+
+static int on_count(void *ctx, const store_row *r)
+{
+    loader *l = ctx;
+    report_count *c = grow(l, (void **)&l->m->counts, &l->m->n_counts, &l->cap_counts, sizeof *c);
+    if (!c)
+        return 1;
+    key_of(l, r, 0, &c->k);
+    c->cls = col(l, r, 3);
+    c->cls_id = class_id(c->cls);
+    c->elements = store_row_int(r, 4);
+    c->cases = store_row_int(r, 5);
+    return l->failed;
+}
+
+static int on_hist(void *ctx, const store_row *r)
+{
+    loader *l = ctx;
+    report_model *m = l->m;
+    report_key k;
+    key_of(l, r, 0, &k);
+    report_hist *h = m->n_hists ? &m->hists[m->n_hists - 1] : NULL;
+    if (!h || key_cmp(&h->k, &k) != 0 || strcmp(h->k.variant, k.variant) ||
+        strcmp(h->k.dtype, k.dtype)) {
+        if (!(h = grow(l, (void **)&m->hists, &m->n_hists, &l->cap_hists, sizeof *h)))
+            return 1;
+        h->k = k;
+    }
+    int64_t b = store_row_int(r, 3), n = store_row_int(r, 4);
+    if (b >= 0 && b < STORE_ULP_BUCKETS) {
+        h->buckets[b] += n;
+        h->total += n;
+    }
+    return l->failed;
+}
+
+static int on_finding(void *ctx, const store_row *r)
+{
+    loader *l = ctx;
+    report_finding *f =
+        grow(l, (void **)&l->m->findings, &l->m->n_findings, &l->cap_findings, sizeof *f);
+    if (!f)
+        return 1;
+    f->signature_id = store_row_int(r, 0);
+    key_of(l, r, 1, &f->k);
+    f->cls = col(l, r, 4);
+    f->cls_id = class_id(f->cls);
+    f->operand_class = col(l, r, 5);
+    f->status = col(l, r, 6);
+    f->occurrences_run = store_row_int(r, 7);
+    f->occurrences_total = store_row_int(r, 8);
+    f->first_run_id = store_row_int(r, 9);
+    f->reproducers_dropped = store_row_int(r, 10);
+    f->is_new = f->first_run_id == l->m->run.id;
+    return l->failed;
+}
+
+static int on_repro(void *ctx, const store_row *r)
+{
+    loader *l = ctx;
+    report_finding *f = l->finding;
+    if (f->n_repros >= REPORT_MAX_REPRODUCERS)
+        return 0;
+    report_repro *x = &f->repros[f->n_repros++];
+    memset(x, 0, sizeof *x);
+    x->id = store_row_int(r, 0);
+    x->run_id = store_row_int(r, 1);
+    x->case_id = col(l, r, 2);
+    x->source = col(l, r, 3);
+    x->attrs = col(l, r, 4);
+    x->a_shape = col(l, r, 5);
+    x->b_shape = col(l, r, 6);
+    x->has_element = store_row_type(r, 7) == STORE_INT;
+    x->element = store_row_int(r, 7);
+    x->expected = col_null(l, r, 8);
+    x->actual = col_null(l, r, 9);
+    x->has_ulps = store_row_type(r, 10) == STORE_INT;
+    x->ulps = store_row_int(r, 10);
+    x->note = col_null(l, r, 11);
+    x->a_bytes = store_row_int(r, 12);
+    x->b_bytes = store_row_int(r, 13);
+    x->a_hex = col(l, r, 14);
+    x->b_hex = col(l, r, 15);
+    return l->failed;
+}
+
+/* ------------------------------------------------------------------------
+ * Loading.
+ * ---------------------------------------------------------------------- */
+int report_model_load(store *s, const char *db_path, int64_t run_id, const char *implementation,
+                      report_model **out, char *err, size_t errlen)
+{
+    loader l = {0};
+    int rc = -1;
+    report_model *m = dvg_calloc(1, sizeof *m);
+    store_param p[2] = {STORE_PARAM_INT(run_id), STORE_PARAM_TEXT(implementation)};
+
+    if (!m) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    l.m = m;
+    m->db_path = keep(&l, db_path ? db_path : STORE_DEFAULT_PATH);
+    m->implementation = keep(&l, implementation);
+    if (store_select(s, sql_run, p, 1, on_run, &l))
+        goto db_error;
+    if (!m->run.id && !l.failed) {
+        snprintf(err, errlen, "%s: no run %" PRId64, db_path ? db_path : STORE_DEFAULT_PATH,
+                 run_id);
+        goto done;
+    }
+    if (store_select(s, sql_shards, p, 1, on_shard, &l) ||
+        store_select(s, sql_plugins, p, 2, on_plugin, &l) ||
+        store_select(s, sql_certs, p, 2, on_cert, &l) ||
+        store_select(s, sql_counts, p, 2, on_count, &l) ||
+        store_select(s, sql_hists, p, 2, on_hist, &l) ||
+        store_select(s, sql_findings, p, 2, on_finding, &l))
+        goto db_error;
+    for (size_t i = 0; i < m->n_findings; i++) {
+        report_finding *f = &m->findings[i];
+        store_param q[4] = {STORE_PARAM_INT(f->signature_id), STORE_PARAM_INT(run_id),
+                            STORE_PARAM_INT(REPORT_MAX_REPRODUCERS),
+                            STORE_PARAM_INT(REPORT_MAX_OPERAND_BYTES)};
+        if (!(f->repros = dvg_calloc(REPORT_MAX_REPRODUCERS, sizeof *f->repros))) {
+            l.failed = 1;
+            break;
+        }
+        l.finding = f;
+        if (store_select(s, sql_repros, q, 4, on_repro, &l))
+            goto db_error;
+    }
+    if (l.failed) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    sort(m->certs, m->n_certs, sizeof *m->certs, cert_cmp);
+    sort(m->counts, m->n_counts, sizeof *m->counts, count_cmp);
+    sort(m->hists, m->n_hists, sizeof *m->hists, hist_cmp);
+    sort(m->findings, m->n_findings, sizeof *m->findings, finding_cmp);
+    rc = 0;
+    goto done;
+db_error:
+    snprintf(err, errlen, "%s", l.failed ? "out of memory" : store_errmsg(s));
+done:
+    if (rc) {
+        report_model_free(m);
+    } else {
+        *out = m;
+    }
+    return rc;
+}
+
+void report_model_free(report_model *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->n_findings; i++)
+        dvg_free(m->findings[i].repros);
+    dvg_free(m->findings);
+    dvg_free(m->shards);
+    dvg_free(m->plugins);
+    dvg_free(m->certs);
+    dvg_free(m->counts);
+    dvg_free(m->hists);
+    for (chunk *c = (chunk *)m->pool; c;) {
+        chunk *next = c->next;
+        dvg_free(c);
+        c = next;
+    }
+    dvg_free(m);
+}
+
+const char *report_verdict_kind(const char *verdict)
+{
+    if (!strcmp(verdict, "CONFORMANT"))
+        return "conformant";
+    if (!strncmp(verdict, "CONFORMANT", 10))
+        return "conformant-profile";
+    if (!strcmp(verdict, "NONCONFORMANT"))
+        return "nonconformant";
+    if (!strcmp(verdict, "CRASHED"))
+        return "crashed";
+    if (!strcmp(verdict, "UNSUPPORTED"))
+        return "unsupported";
+    return "other";
+}
+
+const char *report_replay_command(const report_model *m, int64_t id, char *buf, size_t len)
+{
+    char path[4200];
+    esc_shell_word(m->db_path, path, sizeof path, NULL);
+    snprintf(buf, len, "divergence replay --db %s %" PRId64, path, id);
+    return buf;
+}
+
+const char *report_shard_label(const report_model *m, char *buf, size_t len)
+{
+    const report_run *r = &m->run;
+    buf[0] = '\0';
+    if (m->n_shards) {
+        size_t used = (size_t)snprintf(buf, len, "%zu of %" PRId64 " shards merged (", m->n_shards,
+                                       r->has_shard_count ? r->shard_count : m->shards[0].count);
+        for (size_t i = 0; i < m->n_shards && used < len; i++)
+            used += (size_t)snprintf(buf + used, len - used, "%s%" PRId64, i ? ", " : "",
+                                     m->shards[i].index);
+        if (used < len)
+            snprintf(buf + used, len - used, ")");
+    } else if (r->has_shard_index && r->has_shard_count) {
+        snprintf(buf, len, "shard %" PRId64 "/%" PRId64, r->shard_index, r->shard_count);
+    }
+    return buf;
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reports/model.h: what a report shows, read from the store once and
+ * shared by every writer (HTML, JUnit XML, Markdown, JSON). Private to
+ * reports/.
+ *
+ * Every string is owned by the model (freed by report_model_free) and
+ * never NULL unless its comment says so; every string came from the
+ * database and is untrusted: writers escape it (reports/escape.h).
+ */
+#ifndef REPORTS_MODEL_H
+#define REPORTS_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "harness/store.h"
+
+/* Reproducers shown per finding (the store keeps up to 8). */
+#define REPORT_MAX_REPRODUCERS 3
+/* Operand bytes shown per reproducer, as hex. */
+#define REPORT_MAX_OPERAND_BYTES 32
+
+typedef struct report_run {
+    int64_t id;
+    const char *kind, *status, *started_at, *finished_at, *profile, *host, *cpu_features,
+        *build_flags, *divergence_version, *args;
+    int has_seed;
+    int64_t seed;
+    int has_shard_index, has_shard_count;
+    int64_t shard_index, shard_count;
+    double seconds;                 /* finished - started; -1 when unknown */
+} report_run;
+
+typedef struct report_shard {
+    int64_t index, count;
+    const char *status, *started_at, *finished_at, *host, *cpu_features, *args;
+} report_shard;
+
+typedef struct report_plugin {
+    const char *name, *version, *sha256, *path;
+} report_plugin;
+
+/* Sorting keys: variant and dtype ids (DVG_VARIANT_COUNT / DVG_DTYPE_COUNT
+ * for names this build does not know), class index. */
+typedef struct report_key {
+    const char *implementation, *variant, *dtype;
+    uint32_t variant_id, dtype_id;
+} report_key;
+
+typedef struct report_cert {
+    report_key k;
+    const char *verdict, *profile;
+    int64_t cases, elements;
+    int held;                       /* verdict starts with CONFORMANT */
+} report_cert;
+
+typedef struct report_count {
+    report_key k;
+    const char *cls;
+    uint32_t cls_id;                /* ORACLE_CLASS_*, ORACLE_CLASS_COUNT if unknown */
+    int64_t elements, cases;
+} report_count;
+
+typedef struct report_hist {
+    report_key k;
+    int64_t buckets[STORE_ULP_BUCKETS];
+    int64_t total;
+} report_hist;
+
+typedef struct report_repro {
+    int64_t id, run_id;
+    const char *case_id, *source, *attrs, *a_shape, *b_shape;
+    const char *expected, *actual, *note; /* NULL when none */
+    int has_element, has_ulps;
+    int64_t element, ulps;
+    int64_t a_bytes, b_bytes;
+    const char *a_hex, *b_hex;      /* the first REPORT_MAX_OPERAND_BYTES */
+} report_repro;
+
+typedef struct report_finding {
+    int64_t signature_id;
+    report_key k;
+    const char *cls, *operand_class, *status;
+    uint32_t cls_id;
+    int64_t occurrences_run;        /* sightings in this run */
+    int64_t occurrences_total, first_run_id, reproducers_dropped;
+    int is_new;                     /* first found by this run */
+    report_repro *repros;
+    size_t n_repros;
+} report_finding;
+
+typedef struct report_model {
+    const char *db_path;            /* as given to report_model_load */
+    const char *implementation;     /* the filter, or NULL: all of the run */
+    report_run run;
+    report_shard *shards;
+    size_t n_shards;
+    report_plugin *plugins;
+    size_t n_plugins;
+    report_cert *certs;             /* by implementation, variant, dtype */
+    size_t n_certs;
+    report_count *counts;           /* by implementation, variant, dtype, class */
+    size_t n_counts;
+    report_hist *hists;             /* by implementation, variant, dtype */
+    size_t n_hists;
+    report_finding *findings;       /* by implementation, variant, dtype, class */
+    size_t n_findings;
+    char *pool;                     /* the strings (private) */
+} report_model;
+
+/*
+ * Reads run `run_id` from `s` (the data of `implementation` only, when not
+ * NULL). db_path: the path to print in replay commands. Returns 0 with
+ * *out (free with report_model_free), or -1 with the reason in err.
+ */
+int report_model_load(store *s, const char *db_path, int64_t run_id, const char *implementation,
+                      report_model **out, char *err, size_t errlen);
+
+/* Frees the model. Accepts NULL. */
+void report_model_free(report_model *m);
+
+/* Short CSS-ish class of a verdict: "conformant", "conformant-profile",
+ * "nonconformant", "crashed", "unsupported" or "other". */
+const char *report_verdict_kind(const char *verdict);
+
+/* The replay command of reproducer `id`: "divergence replay --db 'PATH' ID"
+ * with the path shell-quoted. Writes buf (len bytes) and returns it. */
+const char *report_replay_command(const report_model *m, int64_t id, char *buf, size_t len);
+
+/* Label of a run's shards: "" when unsharded, "shard 1/4", "4 shards
+ * merged (0-3 of 4)". Writes buf and returns it. */
+const char *report_shard_label(const report_model *m, char *buf, size_t len);
+
+#endif /* REPORTS_MODEL_H */

@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# ONNX's own Div tests (every test_div* of libonnx-testdata) on the
+# reference kernel: each case conforms, and the shipped outputs agree with
+# the oracle. Exit 77 (skipped) when the test data is not installed.
+# Usage: test_onnx_reference.sh DIVERGENCE REFERENCE_SO TESTDATA_DIR
+set -u
+D=$1 REF=$2 DATA=$3
+if ! ls -d "$DATA"/test_div* >/dev/null 2>&1; then
+    echo "SKIP: no test_div* in $DATA (apt-get install libonnx-testdata)"
+    exit 77
+fi
+n=$(ls -d "$DATA"/test_div* | wc -l)
+out=$("$D" onnx-tests "$DATA" --plugin "$REF" 2>&1)
+rc=$?
+echo "$out"
+fail=0
+[ $rc -eq 0 ] || { echo "FAIL: exit $rc, want 0"; fail=1; }
+for t in "$DATA"/test_div*; do
+    name=$(basename "$t")
+    echo "$out" | grep -q "^$name/test_data_set_0: " || { echo "FAIL: $name did not run"; fail=1; }
+done
+echo "$out" | grep -q "^$n case(s); plugin $REF: $n conform, 0 depart, 0 skipped; test data: $n agree with the oracle, 0 disagree$" ||
+    { echo "FAIL: summary is not '$n conform, $n agree'"; fail=1; }
+# Each test directory alone, too.
+for t in "$DATA"/test_div*; do
+    "$D" onnx-tests "$t" --plugin "$REF" >/dev/null 2>&1 || { echo "FAIL: $t alone"; fail=1; }
+done
+exit $fail

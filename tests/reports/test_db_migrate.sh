@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Every earlier schema version (fixtures/schema-v*.sql) is checked,
+# migrated, merged and reported by this version; a newer one is refused
+# and left untouched.
+# Usage: test_db_migrate.sh DIVERGENCE PLUGIN_DIR SOURCE_DIR
+set -u
+. "$3/lib.sh"
+need sqlite3
+
+cd "$tmp" || exit 1
+latest=$(sed -n 's/.*bring files to schema version \([0-9]*\).*/\1/p' <<EOF2
+$("$D" db --help)
+EOF2
+)
+check "db --help names the schema version ($latest)" [ -n "$latest" ]
+for f in "$S"/fixtures/schema-v*.sql; do
+    v=$(basename "$f" .sql | sed 's/schema-v//')
+    sqlite3 "v$v.db" <"$f"
+    check "fixture $v loads" [ "$(sqlite3 "v$v.db" 'PRAGMA user_version')" = "$v" ]
+    cp "v$v.db" "v$v-copy.db"
+    "$D" db check "v$v.db" >check.out 2>&1
+    check "db check of version $v: $(cat check.out)" grep -q "ok, schema version $v" check.out
+    # Merging reads an older file without changing it.
+    before=$(sha256sum <"v$v-copy.db")
+    "$D" db merge "m$v.db" "v$v-copy.db" >merge.out 2>&1
+    check "merge of version $v: $(cat merge.out)" [ $? -eq 0 ]
+    check "the merged input is unchanged" [ "$(sha256sum <"v$v-copy.db")" = "$before" ]
+    "$D" db migrate "v$v.db" >migrate.out 2>&1
+    check "db migrate of version $v: $(cat migrate.out)" grep -q "schema version $v -> $latest" migrate.out
+    "$D" db check "v$v.db" >check.out 2>&1
+    check "db check after migration: $(cat check.out)" grep -q "ok, schema version $latest\$" check.out
+    check "integrity after migration" [ "$(sqlite3 "v$v.db" 'PRAGMA integrity_check')" = ok ]
+done
+
+# What the schema-1 fixture holds after the migration.
+check "every signature has its runs" [ "$(sqlite3 v1.db 'SELECT count(DISTINCT signature_id) FROM signature_runs')" -eq \
+    "$(sqlite3 v1.db 'SELECT count(*) FROM signatures')" ]
+check "floor_not_trunc's 12 findings are fixed by run 4 (its 0.2.0)" [ "$(sqlite3 v1.db \
+    "SELECT count(*) FROM signatures WHERE implementation = 'divergence-mutant-floor_not_trunc' AND status = 'fixed' AND fixed_run_id = 4")" -eq 12 ]
+check "recip_mul's findings stay open" [ "$(sqlite3 v1.db \
+    "SELECT count(*) FROM signatures WHERE implementation = 'divergence-mutant-recip_mul' AND status <> 'open'")" -eq 0 ]
+"$D" query --db v1.db --json fixed --since 1 >fixed.json 2>err.txt
+check "query fixed on the migrated file" "$PY" -c \
+    "import json; j = json.load(open('fixed.json')); assert len(j['fixed']) == 12 and {r['fixed_version'] for r in j['fixed']} == {'0.2.0'}"
+for f in html junit md json; do
+    "$D" report --db v1.db --run 1 --format $f -o "r1.$f" 2>err.txt
+    check "report --format $f of a migrated run: $(cat err.txt)" [ $? -eq 0 ]
+done
+check "the merged copy has the 4 runs" [ "$(sqlite3 m1.db 'SELECT count(*) FROM runs')" -eq 4 ]
+"$PY" "$S/check_merge.py" v1.db 2 m1.db 2 >cm.out
+check "merged from schema 1 = migrated: $(cat cm.out)" [ $? -eq 0 ]
+# An unmigrated file is migrated by the first command that opens it to write.
+"$D" query --db v1-copy.db runs >runs.txt 2>err.txt
+check "query on an unmigrated file: $(cat err.txt)" [ "$(sqlite3 v1-copy.db 'PRAGMA user_version')" = "$latest" ]
+
+# A newer schema is refused by every command and never changed.
+sqlite3 v99.db "PRAGMA user_version = 99"
+before=$(sha256sum <v99.db)
+"$D" db check v99.db >/dev/null 2>&1
+check "db check of a newer schema: exit 1" [ $? -eq 1 ]
+"$D" db migrate v99.db >/dev/null 2>&1
+check "db migrate of a newer schema: exit 2" [ $? -eq 2 ]
+"$D" db merge m99.db v99.db >merge.out 2>&1
+check "db merge of a newer schema: exit 2" [ $? -eq 2 ]
+check "it says why" grep -q 'schema version 99 is newer' merge.out
+"$D" report --db v99.db --run 1 -o x.html >/dev/null 2>&1
+check "report of a newer schema: exit 2" [ $? -eq 2 ]
+check "the newer file is unchanged" [ "$(sha256sum <v99.db)" = "$before" ]
+printf 'not a database at all, just text that is long enough to look like a header.....\n' >junk.db
+"$D" db merge m-junk.db junk.db >/dev/null 2>&1
+check "db merge of a file that is no database: exit 2" [ $? -eq 2 ]
+finish
