@@ -501,7 +501,7 @@ typedef struct run_state {
     const onnxtests_options *o;
     FILE *out, *err;
     worker *w;
-    int loaded;              /* 1: the worker has started once */
+    int loaded;              /* 1: the worker has started once, -1: it failed to */
     verdict_profile profile;
     trial t;
     uint64_t shown;          /* plugin findings shown for this data set */
@@ -783,6 +783,8 @@ static int run_set(run_state *rs, const char *test, const char *set, const char 
         rc = 0;
         goto done;
     }
+    if (rs->loaded < 0)
+        goto done; /* the plugin did not load; said once */
     if (!rs->loaded) {
         worker_result r = WORKER_RESULT_INIT;
         int started = worker_start(rs->w, &r);
@@ -791,6 +793,7 @@ static int run_set(run_state *rs, const char *test, const char *set, const char 
             fprintf(rs->err, "divergence onnx-tests: cannot load %s: %s\n", rs->o->plugin_path,
                     started < 0 ? worker_errmsg(rs->w) : worker_result_format(&r, msg, sizeof msg));
             worker_result_free(&r);
+            rs->loaded = -1;
             goto done;
         }
         worker_result_free(&r);

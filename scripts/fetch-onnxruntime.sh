@@ -8,8 +8,9 @@
 #   onnxruntime-node            ships lib libonnxruntime.so.1 (bin/napi-v6/linux/<arch>/)
 #   com.github.asus4.onnxruntime ships the C headers of the same ONNX Runtime
 #                                release (the ORT 1.29.0 headers) and its MIT licence
-# Only those files are unpacked; the tarballs are deleted. Safe to run again:
-# a complete folder of the pinned version is left alone.
+# Only those files are unpacked; the tarballs (about 260 MB, with npm's cache
+# in the same temporary folder) are deleted. Safe to run again: a complete
+# folder of the pinned version is left alone.
 # Exit status 0 when the folder is complete afterwards (or npm is missing:
 # the adapter is then skipped by CMake, with a message), 1 on a failed
 # download or a checksum mismatch.
@@ -52,7 +53,7 @@ sri() {
 
 # fetch PKG SHA512: npm pack PKG into $tmp, check its checksum, echo its path.
 fetch() {
-    (cd "$tmp" && npm pack --silent "$1" >"$tmp/name" 2>"$tmp/err") || {
+    (cd "$tmp" && npm pack --silent --cache "$tmp/npm-cache" "$1" >"$tmp/name" 2>"$tmp/err") || {
         echo "fetch-onnxruntime: npm pack $1 failed:" >&2; cat "$tmp/err" >&2; return 1; }
     f="$tmp/$(tail -n 1 "$tmp/name")"
     got=$(sri "$f")

@@ -86,6 +86,19 @@ static inline uint32_t adapter_build_claims(const uint32_t dtypes[DVG_VARIANT_CO
     return n;
 }
 
+/* 1 when (variant, dtype) is one of the n claims. Adapters answer
+ * DVG_UNSUPPORTED for the pairs they do not claim, so that a library that
+ * could run a pair only by the wrong rule (truncating where the variant's
+ * attributes ask for floor) is never asked to. */
+static inline int adapter_claimed(const dvg_claim *claims, uint32_t n, uint32_t variant,
+                                  uint32_t dtype)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (claims[i].variant == variant && claims[i].dtype == dtype)
+            return 1;
+    return 0;
+}
+
 /* 1 when `mask` holds dtype d. */
 static inline int adapter_has(uint32_t mask, uint32_t d)
 {

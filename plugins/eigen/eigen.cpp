@@ -43,6 +43,9 @@ struct dvg_iut {
 
 namespace {
 
+extern dvg_claim claims[DVG_VARIANT_COUNT * DVG_DTYPE_COUNT];
+extern dvg_descriptor descriptor;
+
 typedef Eigen::array<Eigen::Index, EIGEN_ADAPTER_RANK> dims8;
 
 /* The view's dims left-padded with 1s to rank 8. */
@@ -103,6 +106,10 @@ int32_t plan(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, const dvg_t
     if (st == DVG_OK && !divide_for(a->dtype))
         st = adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
                           "Eigen has no scalar type for dtype %u", a->dtype);
+    else if (st == DVG_OK && !adapter_claimed(claims, descriptor.n_claims, variant, a->dtype))
+        st = adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
+                          "(variant %u, dtype %u) is not claimed: Eigen's integer quotient "
+                          "truncates, the variant's rule is an attribute", variant, a->dtype);
     return st;
 }
 

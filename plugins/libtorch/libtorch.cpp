@@ -49,6 +49,9 @@ struct dvg_iut {
 
 namespace {
 
+extern dvg_claim claims[DVG_VARIANT_COUNT * DVG_DTYPE_COUNT];
+extern dvg_descriptor descriptor;
+
 /* The torch scalar type of a Divergence dtype; false when torch has none. */
 bool scalar_type_of(uint32_t dtype, at::ScalarType *out)
 {
@@ -74,6 +77,9 @@ int32_t plan(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, const dvg_t
     if (st == DVG_OK && !scalar_type_of(a->dtype, &t))
         st = adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
                           "torch 1.13 has no CPU dtype for dtype %u", a->dtype);
+    else if (st == DVG_OK && !adapter_claimed(claims, descriptor.n_claims, variant, a->dtype))
+        st = adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
+                          "(variant %u, dtype %u) is not claimed", variant, a->dtype);
     return st;
 }
 

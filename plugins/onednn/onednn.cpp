@@ -47,6 +47,9 @@ struct dvg_iut {
 
 namespace {
 
+extern dvg_claim claims[DVG_VARIANT_COUNT * DVG_DTYPE_COUNT];
+extern dvg_descriptor descriptor;
+
 /* The oneDNN data type of a Divergence dtype, or undef. */
 dnnl::memory::data_type data_type_of(uint32_t dtype)
 {
@@ -90,6 +93,9 @@ int32_t plan(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, const dvg_t
     if (data_type_of(a->dtype) == dnnl::memory::data_type::undef)
         return adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
                             "oneDNN has no data type for dtype %u", a->dtype);
+    if (!adapter_claimed(claims, descriptor.n_claims, variant, a->dtype))
+        return adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
+                            "(variant %u, dtype %u) is not claimed", variant, a->dtype);
     adapter_pad(s);
     return DVG_OK;
 }

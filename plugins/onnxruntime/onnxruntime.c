@@ -33,6 +33,7 @@
  * denormals alone ("session.set_denormal_as_zero" is off) and gives no
  * value for integer x / 0 (it refuses it).
  */
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,9 @@ typedef struct session {
     OrtSession *s;
 } session;
 
+static dvg_claim claims[DVG_VARIANT_COUNT * DVG_DTYPE_COUNT];
+static dvg_descriptor descriptor;
+
 struct dvg_iut {
     const OrtApi *ort;
     OrtEnv *env;
@@ -65,7 +69,7 @@ struct dvg_iut {
  * whose length is known because nested messages are built first.
  * ---------------------------------------------------------------------- */
 typedef struct buf {
-    uint8_t b[512];
+    uint8_t b[512]; /* the whole model takes about 200 bytes */
     size_t n;
 } buf;
 
@@ -85,6 +89,7 @@ static void put_int(buf *o, uint32_t field, uint64_t v) /* wire type 0 */
 
 static void put_bytes(buf *o, uint32_t field, const void *p, size_t n) /* wire type 2 */
 {
+    assert(o->n + n + 16 <= sizeof o->b); /* fixed names and types: never more */
     put_varint(o, (uint64_t)field << 3 | 2);
     put_varint(o, n);
     memcpy(o->b + o->n, p, n);
@@ -261,6 +266,9 @@ static int32_t plan(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, cons
     if (!elem_of(a->dtype))
         return adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
                             "no ONNX element type for dtype %u", a->dtype);
+    if (!adapter_claimed(claims, descriptor.n_claims, variant, a->dtype))
+        return adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
+                            "(variant %u, dtype %u) is not claimed", variant, a->dtype);
     return DVG_OK;
 }
 
@@ -350,7 +358,6 @@ static const char *ort_last_error(dvg_iut *iut)
     return iut ? iut->error : "no instance";
 }
 
-static dvg_claim claims[DVG_VARIANT_COUNT * DVG_DTYPE_COUNT];
 static char version[64];
 static dvg_descriptor descriptor = {
     sizeof(dvg_descriptor), DVG_ABI_MAJOR, DVG_ABI_MINOR,

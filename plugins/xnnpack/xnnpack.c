@@ -45,6 +45,9 @@
 #define XNNPACK_VERSION "unknown"
 #endif
 
+static dvg_claim claims[DVG_VARIANT_COUNT * DVG_DTYPE_COUNT];
+static dvg_descriptor descriptor;
+
 struct dvg_iut {
     xnn_operator_t op;
     void *pad[2];       /* padded copies of A and B */
@@ -81,6 +84,9 @@ static int32_t plan(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, cons
     if (a->dtype != DVG_DTYPE_F32 || b->dtype != DVG_DTYPE_F32)
         return adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
                             "XNNPACK divides f32 only (dtype %u)", a->dtype);
+    if (!adapter_claimed(claims, descriptor.n_claims, variant, a->dtype))
+        return adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
+                            "(variant %u, dtype %u) is not claimed", variant, a->dtype);
     return DVG_OK;
 }
 
@@ -173,7 +179,6 @@ static void xnn_close(dvg_iut *iut)
     free(iut);
 }
 
-static dvg_claim claims[DVG_VARIANT_COUNT * DVG_DTYPE_COUNT];
 static dvg_descriptor descriptor = {
     sizeof(dvg_descriptor), DVG_ABI_MAJOR, DVG_ABI_MINOR,
     "xnnpack", XNNPACK_VERSION,
