@@ -2,6 +2,7 @@
 #include "harness/campaign.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "harness/alloc.h"
 #include "harness/gen.h"
 #include "harness/narrow.h"
+#include "harness/resume.h"
 #include "harness/store.h"
 #include "harness/trial.h"
 #include "harness/worker.h"
@@ -38,6 +40,8 @@ void campaign_options_default(campaign_options *o)
     o->max_elements = 64;
     o->timeout_ms = 2000;
     o->progress = isatty(2);
+    o->memory_limit = WORKER_LIMIT_AS;
+    o->cpu_limit_s = WORKER_LIMIT_CPU_S;
 }
 
 static double now_s(void)
@@ -67,8 +71,18 @@ static void corpus_free(corpus *c)
 /* Reads one file of at most `max` bytes. 0, or -1 with *why. */
 static int read_file(const char *path, size_t max, uint8_t **out, size_t *size, const char **why)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* Not blocking: a FIFO or a device is refused, not waited on. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    FILE *f = NULL;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        *why = "not a regular file";
+        return -1;
+    }
+    if (fd < 0 || !(f = fdopen(fd, "rb"))) {
+        if (fd >= 0)
+            close(fd);
         *why = "cannot open";
         return -1;
     }
@@ -128,7 +142,9 @@ static int corpus_load(const char *dir, corpus *c, FILE *err)
 typedef struct shared {
     const campaign_options *o;
     FILE *out, *err;
-    const worker_info *info;        /* of the first job's worker */
+    const worker_info *info;        /* a copy of the first job's worker's:
+                                       a worker's own changes while it
+                                       restarts, in its job's thread */
     dvg_claim claims[WORKER_MAX_CLAIMS];
     uint32_t n_claims;
     corpus corpus;
@@ -143,6 +159,12 @@ typedef struct shared {
     uint64_t new_signatures, known_signatures;
     verdict_tally tallies[DVG_VARIANT_COUNT][DVG_DTYPE_COUNT];
     int failed;                     /* a harness or store error: stop */
+    /* checkpoints: the main thread pauses the jobs between cases */
+    pthread_cond_t cond;
+    int pause;
+    uint32_t paused, active;        /* jobs waiting; jobs still in their loop */
+    verdict_tally recorded[DVG_VARIANT_COUNT][DVG_DTYPE_COUNT]; /* in the store */
+    uint64_t resumed_from;          /* --resume: the cases the run held */
     double deadline;
     double started_at, first_finding_at; /* first_finding_at 0: none yet */
     uint64_t first_finding_case;
@@ -160,11 +182,14 @@ typedef struct job {
     pthread_t thread;
 } job;
 
+/* The store's signature key (variant, dtype, class, operand classes as
+ * the store writes them: "a/b", "" for a whole-case finding). */
 static void signature_key(const divcase *c, const verdict_example *ex, char *key, size_t len)
 {
-    snprintf(key, len, "%u|%u|%s|%s/%s", (unsigned)c->variant, (unsigned)c->dtype,
+    snprintf(key, len, "%u|%u|%s|%s%s%s", (unsigned)c->variant, (unsigned)c->dtype,
              oracle_class_name(ex->cls),
              ex->index == UINT64_MAX ? "" : oracle_operand_name(ex->operand_a),
+             ex->index == UINT64_MAX ? "" : "/",
              ex->index == UINT64_MAX ? "" : oracle_operand_name(ex->operand_b));
 }
 
@@ -572,19 +597,32 @@ static void *job_main(void *arg)
     if (!scratch) {
         pthread_mutex_lock(&sh->lock);
         sh->failed = 1;
+        sh->active--;
+        pthread_cond_broadcast(&sh->cond);
         pthread_mutex_unlock(&sh->lock);
         return NULL;
     }
     uint64_t cases = 0, elements = 0;
     for (;;) {
         pthread_mutex_lock(&sh->lock);
+        while (sh->pause && !sh->failed) { /* a checkpoint: wait between cases */
+            sh->paused++;
+            pthread_cond_broadcast(&sh->cond);
+            pthread_cond_wait(&sh->cond, &sh->lock);
+            sh->paused--;
+        }
         int stop = sh->failed || (sh->o->max_cases && sh->next_case >= sh->o->max_cases) ||
                    (sh->deadline > 0 && now_s() >= sh->deadline) ||
                    (sh->o->stop_on_finding && sh->first_finding_at > 0);
-        uint64_t index = sh->next_case++;
+        uint64_t index = sh->next_case;
+        sh->next_case += stop ? 0 : 1;
         sh->cases += cases;
         sh->elements += elements;
         cases = elements = 0;
+        if (stop) {
+            sh->active--;
+            pthread_cond_broadcast(&sh->cond);
+        }
         pthread_mutex_unlock(&sh->lock);
         if (stop)
             break;
@@ -617,6 +655,8 @@ fail:
     sh->failed = 1;
     sh->cases += cases;
     sh->elements += elements;
+    sh->active--;
+    pthread_cond_broadcast(&sh->cond);
     pthread_mutex_unlock(&sh->lock);
     dvg_free(scratch);
     return NULL;
@@ -628,7 +668,9 @@ static int job_start(shared *sh, job *j, FILE *err)
     memset(j, 0, sizeof *j);
     j->sh = sh;
     worker_options wo;
-    worker_options_default(&wo);
+    worker_options_limited(&wo);
+    wo.limit_as_bytes = sh->o->memory_limit;
+    wo.limit_cpu_s = sh->o->cpu_limit_s;
     wo.config = sh->o->config;
     wo.timeout_ms = sh->o->timeout_ms ? sh->o->timeout_ms : 2000;
     wo.quiet = 1;
@@ -662,7 +704,19 @@ static uint32_t default_jobs(void)
     return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (uint32_t)n;
 }
 
-/* Opens the store and records the run and the plugin build. */
+static int take_signature(void *ctx, uint32_t variant, uint32_t dtype, const char *cls,
+                          const char *operand_class)
+{
+    shared *sh = ctx;
+    char key[160];
+    snprintf(key, sizeof key, "%u|%u|%s|%s", (unsigned)variant, (unsigned)dtype, cls,
+             operand_class);
+    signature_claim(sh, key);
+    return 0;
+}
+
+/* Opens the store and records the run and the plugin build (or, with
+ * --resume, takes up the run to continue). */
 static int open_run(shared *sh, const char *kind, FILE *err)
 {
     const campaign_options *o = sh->o;
@@ -671,6 +725,25 @@ static int open_run(shared *sh, const char *kind, FILE *err)
     if (store_open(db_path, STORE_CREATE, &sh->db, msg, sizeof msg)) {
         fprintf(err, "divergence %s: %s\n", kind, msg);
         return -1;
+    }
+    if (o->resume) {
+        int found = resume_take(sh->db, kind, o->args, sh->info->name, sh->info->version,
+                                o->plugin_path, &sh->run_id, msg, sizeof msg);
+        if (found < 0) {
+            fprintf(err, "divergence %s: --resume: %s\n", kind, msg);
+            return -1;
+        }
+        if (found) {
+            if (resume_cases(sh->db, sh->run_id, &sh->resumed_from) ||
+                resume_signatures(sh->db, sh->run_id, take_signature, sh)) {
+                fprintf(err, "divergence %s: %s\n", kind, store_errmsg(sh->db));
+                return -1;
+            }
+            sh->next_case = sh->resumed_from;
+            return 0;
+        }
+        fprintf(err, "divergence %s: --resume: %s holds no incomplete %s run of this command "
+                     "line; starting a new run\n", kind, db_path, kind);
     }
     store_run_info ri = {.kind = kind, .profile = o->profile.name, .args = o->args,
                          .build_flags = "divergence " DVG_VERSION, .seed = o->seed, .has_seed = 1,
@@ -686,29 +759,49 @@ static int open_run(shared *sh, const char *kind, FILE *err)
     return 0;
 }
 
-/* Records the per-(variant, dtype, class) counts and ends the run. */
-static int close_run(shared *sh, int complete, const char *kind, FILE *err)
+/* Records what the tallies gained since the last checkpoint (counts per
+ * (variant, dtype, class), ULP histograms) in one transaction. The jobs
+ * are paused or done: nothing changes `now` meanwhile. */
+static int record_counts(shared *sh, verdict_tally (*now)[DVG_DTYPE_COUNT])
 {
-    if (!sh->db || !sh->run_id)
-        return 0;
     int rc = store_begin(sh->db);
     for (uint32_t v = 0; v < DVG_VARIANT_COUNT && !rc; v++)
         for (uint32_t d = 0; d < DVG_DTYPE_COUNT && !rc; d++) {
-            const verdict_tally *t = &sh->tallies[v][d];
-            for (int k = 0; k < ORACLE_CLASS_COUNT && !rc && t->cases; k++) {
-                uint64_t n = k == 0 ? t->elements : t->counts[k] + t->accepted[k];
-                if (n)
+            const verdict_tally *t = &now[v][d], *was = &sh->recorded[v][d];
+            uint64_t cases = t->cases - was->cases;
+            if (!cases)
+                continue;
+            for (int k = 0; k < ORACLE_CLASS_COUNT && !rc; k++) {
+                uint64_t n = k == 0 ? t->elements - was->elements
+                                    : t->counts[k] + t->accepted[k] - was->counts[k] -
+                                          was->accepted[k];
+                /* the match row always: its cases are the run's case count */
+                if (n || k == 0)
                     rc = store_record_counts(sh->db, sh->run_id, sh->info->name, v, d,
-                                             (uint32_t)k, n, k == 0 ? t->cases : 0);
+                                             (uint32_t)k, n, k == 0 ? cases : 0);
             }
-            if (!rc && t->cases && t->counts[ORACLE_CLASS_WRONG_VALUE] + t->accepted[ORACLE_CLASS_WRONG_VALUE])
-                rc = store_record_ulp_histogram(sh->db, sh->run_id, sh->info->name, v, d,
-                                                t->ulp_hist, VERDICT_ULP_BUCKETS);
+            uint64_t hist[VERDICT_ULP_BUCKETS], any = 0;
+            for (int b = 0; b < VERDICT_ULP_BUCKETS; b++)
+                any |= hist[b] = t->ulp_hist[b] - was->ulp_hist[b];
+            if (!rc && any)
+                rc = store_record_ulp_histogram(sh->db, sh->run_id, sh->info->name, v, d, hist,
+                                                VERDICT_ULP_BUCKETS);
         }
     if (!rc)
         rc = store_commit(sh->db);
     else
         store_rollback(sh->db);
+    if (!rc)
+        memcpy(sh->recorded, now, sizeof sh->recorded);
+    return rc;
+}
+
+/* Records the counts and ends the run. */
+static int close_run(shared *sh, int complete, const char *kind, FILE *err)
+{
+    if (!sh->db || !sh->run_id)
+        return 0;
+    int rc = record_counts(sh, sh->tallies);
     if (store_finish_run(sh->db, sh->run_id, complete && !rc ? STORE_RUN_COMPLETE
                                                               : STORE_RUN_INCOMPLETE))
         rc = -1;
@@ -729,6 +822,37 @@ static void merge_tally(verdict_tally *to, const verdict_tally *from)
         to->ulp_hist[b] += from->ulp_hist[b];
     if (from->max_ulps > to->max_ulps)
         to->max_ulps = from->max_ulps;
+}
+
+/* sh->tallies = the sum of the jobs' (paused or done) tallies. */
+static void sum_tallies(shared *sh, const job *jobs, uint32_t n_jobs)
+{
+    memset(sh->tallies, 0, sizeof sh->tallies);
+    for (uint32_t i = 0; i < n_jobs; i++)
+        for (uint32_t v = 0; v < DVG_VARIANT_COUNT; v++)
+            for (uint32_t d = 0; d < DVG_DTYPE_COUNT; d++)
+                merge_tally(&sh->tallies[v][d], &jobs[i].tallies[v][d]);
+}
+
+/* Pauses the jobs between two cases, records the counts they gained since
+ * the last checkpoint, lets them go on. A store error stops the campaign. */
+static void checkpoint(shared *sh, const job *jobs, uint32_t n_jobs)
+{
+    pthread_mutex_lock(&sh->lock);
+    sh->pause = 1;
+    while (sh->paused < sh->active && !sh->failed)
+        pthread_cond_wait(&sh->cond, &sh->lock);
+    if (!sh->failed) {
+        sum_tallies(sh, jobs, n_jobs);
+        if (record_counts(sh, sh->tallies)) {
+            fprintf(sh->err, "divergence fuzz: recording a checkpoint: %s\n",
+                    store_errmsg(sh->db));
+            sh->failed = 1;
+        }
+    }
+    sh->pause = 0;
+    pthread_cond_broadcast(&sh->cond);
+    pthread_mutex_unlock(&sh->lock);
 }
 
 static int findings_total(const shared *sh, uint64_t *by_class)
@@ -783,6 +907,7 @@ static int shared_init(shared *sh, const campaign_options *o, FILE *out, FILE *e
     sh->out = out;
     sh->err = err;
     pthread_mutex_init(&sh->lock, NULL);
+    pthread_cond_init(&sh->cond, NULL);
     sh->signatures = dvg_calloc(MAX_SIGNATURES, sizeof sh->signatures[0]);
     if (!sh->signatures) {
         fprintf(err, "divergence fuzz: out of memory\n");
@@ -796,11 +921,25 @@ static int shared_init(shared *sh, const campaign_options *o, FILE *out, FILE *e
     return 0;
 }
 
+static int shared_take_info(shared *sh, const worker *w)
+{
+    worker_info *copy = dvg_malloc(sizeof *copy);
+    if (!copy) {
+        fprintf(sh->err, "divergence fuzz: out of memory\n");
+        return -1;
+    }
+    *copy = *worker_get_info(w);
+    sh->info = copy;
+    return 0;
+}
+
 static void shared_free(shared *sh)
 {
+    dvg_free((void *)sh->info);
     corpus_free(&sh->corpus);
     store_close(sh->db);
     dvg_free(sh->signatures);
+    pthread_cond_destroy(&sh->cond);
     pthread_mutex_destroy(&sh->lock);
 }
 
@@ -819,9 +958,12 @@ int campaign_run(const campaign_options *o, FILE *out, FILE *err)
     if (!jobs)
         goto done;
     for (; started < n_jobs; started++)
-        if (job_start(&sh, &jobs[started], err))
+        if (job_start(&sh, &jobs[started], err)) {
+            job_free(&jobs[started]); /* what it made before it failed */
             goto done;
-    sh.info = worker_get_info(jobs[0].w);
+        }
+    if (shared_take_info(&sh, jobs[0].w))
+        goto done;
     take_claims(&sh);
     if (!sh.n_claims) {
         fprintf(err, "divergence fuzz: %s claims no (variant, dtype) pair of the variant table\n",
@@ -835,17 +977,30 @@ int campaign_run(const campaign_options *o, FILE *out, FILE *err)
     if (open_run(&sh, "fuzz", err))
         goto done;
 
-    double t0 = now_s();
+    if (sh.resumed_from)
+        fprintf(out, "fuzz: resuming run %" PRId64 " at case %" PRIu64 "\n", sh.run_id,
+                sh.resumed_from);
+
+    double t0 = now_s(), last_checkpoint = t0;
     sh.started_at = t0;
     sh.deadline = o->seconds > 0 ? t0 + o->seconds : 0;
     uint32_t running = 0;
+    sh.active = n_jobs;
     for (; running < n_jobs; running++)
         if (pthread_create(&jobs[running].thread, NULL, job_main, &jobs[running])) {
+            pthread_mutex_lock(&sh.lock);
             sh.failed = 1;
+            sh.active = running;
+            pthread_mutex_unlock(&sh.lock);
             break;
         }
-    /* The main thread reports progress while the jobs run. */
+    /* The main thread reports progress and records checkpoints while the
+     * jobs run. */
     for (;;) {
+        if (now_s() - last_checkpoint >= CAMPAIGN_CHECKPOINT_S) {
+            checkpoint(&sh, jobs, n_jobs);
+            last_checkpoint = now_s();
+        }
         pthread_mutex_lock(&sh.lock);
         int over = sh.failed || (o->max_cases && sh.next_case >= o->max_cases) ||
                    (sh.deadline > 0 && now_s() >= sh.deadline) ||
@@ -865,10 +1020,7 @@ int campaign_run(const campaign_options *o, FILE *out, FILE *err)
     if (o->progress)
         fprintf(err, "\r%60s\r", "");
     double secs = now_s() - t0;
-    for (uint32_t i = 0; i < n_jobs; i++)
-        for (uint32_t v = 0; v < DVG_VARIANT_COUNT; v++)
-            for (uint32_t d = 0; d < DVG_DTYPE_COUNT; d++)
-                merge_tally(&sh.tallies[v][d], &jobs[i].tallies[v][d]);
+    sum_tallies(&sh, jobs, n_jobs);
     if (close_run(&sh, !sh.failed, "fuzz", err) || sh.failed)
         goto done;
     print_summary(&sh, "fuzz", secs);
@@ -964,10 +1116,11 @@ int campaign_import(const campaign_options *o, char **paths, int n_paths, FILE *
     if (shared_init(&sh, o, out, err))
         goto done;
     oracle_fastpath_selfcheck();
+    started = 1; /* job_free takes what job_start made, all or part */
     if (job_start(&sh, &j, err))
         goto done;
-    started = 1;
-    sh.info = worker_get_info(j.w);
+    if (shared_take_info(&sh, j.w))
+        goto done;
     take_claims(&sh);
     if (!sh.n_claims) {
         fprintf(err, "divergence import: %s claims no pair of the variant table\n", sh.info->name);

@@ -37,10 +37,27 @@ typedef struct campaign_options {
     verdict_profile profile;
     int progress;              /* 1: a status line on stderr */
     int stop_on_finding;       /* 1: end the campaign at its first finding */
+    uint64_t memory_limit;     /* bytes each worker may add; 0: none
+                                  (default WORKER_LIMIT_AS) */
+    uint32_t cpu_limit_s;      /* CPU seconds per plugin call; 0: none
+                                  (default WORKER_LIMIT_CPU_S) */
+    int resume;                /* fuzz: 1 continues the latest incomplete
+                                  fuzz run of the same command line and
+                                  plugin build (harness/resume.h) from the
+                                  cases its counts hold; --seconds then
+                                  budgets this session; none: a new run */
 } campaign_options;
 
+/* A fuzz run records its counts every CAMPAIGN_CHECKPOINT_S seconds (the
+ * jobs pause between cases for it), so that a run killed at any moment
+ * keeps its counts up to the last checkpoint and --resume can go on from
+ * there: cases after it are judged again, the findings they had already
+ * recorded are known to the run and not recorded twice. */
+#define CAMPAIGN_CHECKPOINT_S 1.0
+
 /* Defaults: 60 s, one job per core, seed 1, unsharded, 64 elements, 2 s
- * timeout, profile exact, progress when stderr is a terminal. */
+ * timeout, profile exact, progress when stderr is a terminal, the worker's
+ * limits (worker_options_limited). */
 void campaign_options_default(campaign_options *o);
 
 /*

@@ -17,6 +17,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fenv.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness/alloc.h"
 #include "oracle/dtype.h"
@@ -1281,15 +1283,26 @@ static int parse_text(parser *p, const char *label, const char *text, size_t len
 
 static int parse_file(parser *p, const char *path)
 {
-    FILE *fp = fopen(path, "rb");
+    /* Not blocking: a FIFO or a device given as a case file is refused,
+     * not waited on. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
     char *buf = NULL;
     int rc = -1;
     p->path = path;
-    if (!fp)
-        return fail(p, 0, "cannot open: %s", strerror(errno));
+    if (!fp) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return fail(p, 0, "cannot open: %s", strerror(e));
+    }
     struct stat st;
     if (fstat(fileno(fp), &st)) {
         fail(p, 0, "cannot stat: %s", strerror(errno));
+        goto done;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fail(p, 0, "not a regular file");
         goto done;
     }
     if ((uint64_t)st.st_size > CASEFILE_MAX_FILE_BYTES) {

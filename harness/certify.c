@@ -11,6 +11,7 @@
 #include "harness/casefile.h"
 #include "harness/gen.h"
 #include "harness/narrow.h"
+#include "harness/resume.h"
 #include "harness/store.h"
 #include "harness/trial.h"
 #include "harness/worker.h"
@@ -32,7 +33,30 @@ void certify_options_default(certify_options *o)
     o->timeout_ms = 2000;
     o->max_hangs = 1;
     o->progress = isatty(2);
+    o->memory_limit = WORKER_LIMIT_AS;
+    o->cpu_limit_s = WORKER_LIMIT_CPU_S;
 }
+
+/* One sighting of a finding, held until its claim is recorded. */
+typedef struct held_finding {
+    uint32_t sig;                   /* index into certify.sigs */
+    int own_case;                   /* 1: c is this record's copy */
+    divcase c;
+    store_finding f;                /* its pointers are set when it is
+                                       recorded (the array moves) */
+    int has_expected, has_actual, has_note;
+    char operand[64], expected[128], actual[128];
+    char note[WORKER_MESSAGE_MAX];
+} held_finding;
+
+/* A signature of the claim: (class, operand classes). */
+typedef struct held_signature {
+    uint32_t cls;
+    char operand[64];
+    uint32_t records;               /* sightings held with their case */
+    uint32_t first;                 /* its first record */
+    uint64_t counted;               /* further sightings, counted only */
+} held_signature;
 
 /* Everything one certification holds. */
 typedef struct certify {
@@ -54,7 +78,160 @@ typedef struct certify {
     trial trial;        /* the case being judged, with its worker */
     int store_failed;
     int narrowed;       /* a crash of this claim was narrowed already */
+    /* the claim's findings, held until it is recorded */
+    held_finding *held;
+    size_t n_held, cap_held;
+    held_signature *sigs;
+    size_t n_sigs, cap_sigs;
+    uint64_t held_bytes;
+    int held_failed;    /* out of memory holding a finding */
+    /* --resume: the claims the run certified before */
+    resume_certificate *recorded;
+    size_t n_recorded, cap_recorded;
 } certify;
+
+static int grow(void **p, size_t *cap, size_t need, size_t size);
+
+static int recorded_claim(void *ctx, const resume_certificate *c)
+{
+    certify *cf = ctx;
+    if (grow((void **)&cf->recorded, &cf->cap_recorded, cf->n_recorded + 1,
+             sizeof *cf->recorded))
+        return -1;
+    cf->recorded[cf->n_recorded++] = *c;
+    return 0;
+}
+
+static const resume_certificate *recorded_find(const certify *cf, uint32_t variant,
+                                               uint32_t dtype)
+{
+    for (size_t i = 0; i < cf->n_recorded; i++)
+        if (cf->recorded[i].variant == variant && cf->recorded[i].dtype == dtype)
+            return &cf->recorded[i];
+    return NULL;
+}
+
+static void held_clear(certify *cf)
+{
+    for (size_t i = 0; i < cf->n_held; i++)
+        if (cf->held[i].own_case)
+            divcase_free(&cf->held[i].c);
+    cf->n_held = cf->n_sigs = 0;
+    cf->held_bytes = 0;
+    cf->held_failed = 0;
+}
+
+static void held_free(certify *cf)
+{
+    held_clear(cf);
+    dvg_free(cf->held);
+    dvg_free(cf->sigs);
+    cf->held = NULL;
+    cf->sigs = NULL;
+    cf->cap_held = cf->cap_sigs = 0;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? 2 * *cap : 64;
+    while (ncap < need)
+        ncap *= 2;
+    void *q = dvg_realloc(*p, ncap * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = ncap;
+    return 0;
+}
+
+/* Holds one sighting (f, with its case rc). 0, or -1 out of memory. */
+static int hold(certify *cf, const store_finding *f, const divcase *rc)
+{
+    size_t k = 0;
+    while (k < cf->n_sigs && !(cf->sigs[k].cls == f->cls &&
+                               !strcmp(cf->sigs[k].operand, f->operand_class)))
+        k++;
+    if (k == cf->n_sigs) {
+        if (grow((void **)&cf->sigs, &cf->cap_sigs, k + 1, sizeof *cf->sigs))
+            return -1;
+        held_signature *g = &cf->sigs[k];
+        memset(g, 0, sizeof *g);
+        g->cls = f->cls;
+        snprintf(g->operand, sizeof g->operand, "%s", f->operand_class);
+        cf->n_sigs++;
+    }
+    held_signature *g = &cf->sigs[k];
+    /* The first sighting is always held whole; the store keeps at most
+     * STORE_DEFAULT_REPRODUCERS per signature, so later ones past that, or
+     * past the byte budget, are only counted. */
+    uint64_t bytes = rc->a_bytes + rc->b_bytes;
+    if (g->records && (g->records >= STORE_DEFAULT_REPRODUCERS ||
+                       cf->held_bytes + bytes > CERTIFY_HELD_BYTES)) {
+        g->counted++;
+        return 0;
+    }
+    if (grow((void **)&cf->held, &cf->cap_held, cf->n_held + 1, sizeof *cf->held))
+        return -1;
+    held_finding *h = &cf->held[cf->n_held];
+    memset(h, 0, sizeof *h);
+    if (divcase_copy(&h->c, rc))
+        return -1;
+    h->own_case = 1;
+    h->sig = (uint32_t)k;
+    h->f = *f;
+    snprintf(h->operand, sizeof h->operand, "%s", f->operand_class);
+    if ((h->has_expected = f->expected != NULL))
+        snprintf(h->expected, sizeof h->expected, "%s", f->expected);
+    if ((h->has_actual = f->actual != NULL))
+        snprintf(h->actual, sizeof h->actual, "%s", f->actual);
+    if ((h->has_note = f->note != NULL))
+        snprintf(h->note, sizeof h->note, "%s", f->note);
+    if (!g->records++)
+        g->first = (uint32_t)cf->n_held;
+    cf->held_bytes += bytes;
+    cf->n_held++;
+    return 0;
+}
+
+/* Records the held findings, in the order they were seen, inside the
+ * claim's open batch. 0 or -1 (the store's error). */
+static int held_record(certify *cf)
+{
+    for (size_t i = 0; i < cf->n_held; i++) {
+        held_finding *h = &cf->held[i];
+        h->f.implementation = cf->info->name;
+        h->f.c = &h->c;
+        h->f.operand_class = h->operand;
+        h->f.expected = h->has_expected ? h->expected : NULL;
+        h->f.actual = h->has_actual ? h->actual : NULL;
+        h->f.note = h->has_note ? h->note : NULL;
+    }
+    for (size_t i = 0; i < cf->n_held; i++) {
+        held_finding *h = &cf->held[i];
+        int64_t sig = 0;
+        int is_new = 0;
+        if (store_record_finding(cf->db, cf->run_id, &h->f, &sig, &is_new))
+            return -1;
+        cf->new_signatures += is_new ? 1 : 0;
+        if (!cf->first_id[h->f.cls])
+            cf->first_id[h->f.cls] = sig;
+    }
+    /* The sightings counted without a case: the store counts them as
+     * occurrences with a dropped reproducer, as it would have. */
+    store_set_reproducer_limit(cf->db, 0);
+    for (size_t k = 0; k < cf->n_sigs; k++) {
+        held_finding *h = &cf->held[cf->sigs[k].first];
+        for (uint64_t n = 0; n < cf->sigs[k].counted; n++)
+            if (store_record_finding(cf->db, cf->run_id, &h->f, NULL, NULL)) {
+                store_set_reproducer_limit(cf->db, STORE_DEFAULT_REPRODUCERS);
+                return -1;
+            }
+    }
+    store_set_reproducer_limit(cf->db, STORE_DEFAULT_REPRODUCERS);
+    return 0;
+}
 
 /* 1 when selected claim number k belongs to this shard. */
 static int in_shard(const certify_options *o, uint32_t k)
@@ -139,21 +316,16 @@ static int sink(void *ctx, const divcase *c, const verdict_example *ex)
         .ulps = ex->cls == ORACLE_CLASS_WRONG_VALUE ? ex->ulps : UINT64_MAX,
         .note = ex->note[0] ? ex->note : NULL,
     };
-    int64_t sig = 0;
-    int is_new = 0;
-    int rcode = store_record_finding(cf->db, cf->run_id, &f, &sig, &is_new);
+    int rcode = hold(cf, &f, rc);
     if (owned)
         divcase_free(&tmp);
     if (rcode) {
-        fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
-        cf->store_failed = 1;
+        fprintf(cf->err, "divergence certify: out of memory holding a finding\n");
+        cf->held_failed = 1;
         return -1;
     }
-    cf->new_signatures += is_new ? 1 : 0;
-    if (!cf->first[ex->cls].elements) {
+    if (!cf->first[ex->cls].elements)
         cf->first[ex->cls] = *ex;
-        cf->first_id[ex->cls] = sig;
-    }
     return 0;
 }
 
@@ -287,10 +459,7 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
     const oracle_variant *v = oracle_variant_get(cf->variant);
     uint64_t total = o->random_cases + 1 + (cf->cases ? cf->cases->count : 0);
     uint64_t done = 0;
-    if (store_begin(cf->db)) {
-        fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
-        return -1;
-    }
+    held_clear(cf);
     int rc = 0; /* 0: go on, 1: the claim hung, -1: harness error */
     /* 1. conformance cases of this (variant, dtype) */
     for (size_t i = 0; cf->cases && i < cf->cases->count && rc == 0; i++) {
@@ -336,11 +505,14 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
         rc = 0;
     }
     if (rc) {
-        store_rollback(cf->db);
+        held_clear(cf);
         return -1;
     }
     char buf[96];
     const char *cert = certificate(&cf->tally, &o->profile, cf->info->deviations, buf, sizeof buf);
+    if (store_begin(cf->db) || held_record(cf))
+        goto store_error;
+    held_clear(cf);
     for (int k = 0; k < ORACLE_CLASS_COUNT; k++) {
         uint64_t n = k == 0 ? cf->tally.elements : cf->tally.counts[k] + cf->tally.accepted[k];
         if (n && store_record_counts(cf->db, cf->run_id, cf->info->name, cf->variant, cf->dtype,
@@ -377,6 +549,7 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
 store_error:
     fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
     store_rollback(cf->db);
+    held_clear(cf);
     return -1;
 }
 
@@ -394,7 +567,9 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
     oracle_fastpath_selfcheck();
 
     worker_options wo;
-    worker_options_default(&wo);
+    worker_options_limited(&wo);
+    wo.limit_as_bytes = o->memory_limit;
+    wo.limit_cpu_s = o->cpu_limit_s;
     wo.config = o->config;
     wo.timeout_ms = o->timeout_ms ? o->timeout_ms : 5000;
     if (worker_new(o->plugin_path, &wo, &cf.w)) {
@@ -410,6 +585,19 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
         goto done;
     }
     cf.info = worker_get_info(cf.w);
+    /* Nothing to judge: said before the store is touched. */
+    {
+        uint32_t selectable = 0;
+        for (uint32_t i = 0; i < cf.info->n_claims; i++)
+            selectable += wanted(o->variants, o->n_variants, cf.info->claims[i].variant) &&
+                          wanted(o->dtypes, o->n_dtypes, cf.info->claims[i].dtype);
+        if (!selectable) {
+            fprintf(err, "divergence certify: %s (%s) claims no (variant, dtype) pair%s\n",
+                    o->plugin_path, cf.info->name,
+                    o->n_variants || o->n_dtypes ? " that the filters select" : " at all");
+            goto done;
+        }
+    }
 
     const char *cases_dir = o->cases_dir ? o->cases_dir : DVG_SOURCE_DIR "/cases";
     if (cases_dir[0] && access(cases_dir, F_OK) == 0) {
@@ -439,7 +627,25 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
                          .shard_index = sharded ? o->shard_index : 0,
                          .shard_count = sharded ? o->shard_count : 0};
     int64_t build_id;
-    if (store_begin_run(cf.db, &ri, &cf.run_id) ||
+    int resumed = 0;
+    if (o->resume) {
+        resumed = resume_take(cf.db, "certify", o->args, cf.info->name, cf.info->version,
+                              o->plugin_path, &cf.run_id, msg, sizeof msg);
+        if (resumed < 0) {
+            fprintf(err, "divergence certify: --resume: %s\n", msg);
+            goto done;
+        }
+        if (!resumed)
+            fprintf(err, "divergence certify: --resume: %s holds no incomplete certify run of "
+                         "this command line; starting a new run\n", db_path);
+        if (resumed && resume_certificates(cf.db, cf.run_id, cf.info->name, recorded_claim,
+                                           &cf)) {
+            fprintf(err, "divergence certify: %s\n", store_errmsg(cf.db));
+            store_finish_run(cf.db, cf.run_id, STORE_RUN_INCOMPLETE);
+            goto done;
+        }
+    }
+    if ((!resumed && store_begin_run(cf.db, &ri, &cf.run_id)) ||
         store_plugin_build(cf.db, cf.run_id, cf.info->name, cf.info->version, o->plugin_path,
                            &build_id)) {
         fprintf(err, "divergence certify: %s\n", store_errmsg(cf.db));
@@ -454,9 +660,9 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
     char shard[48] = "";
     if (sharded)
         snprintf(shard, sizeof shard, ", shard %u/%u", o->shard_index, o->shard_count);
-    fprintf(out, "Certificate: %s %s (%s), profile %s, seed %" PRIu64 "%s, run %" PRId64 " in %s\n",
+    fprintf(out, "Certificate: %s %s (%s), profile %s, seed %" PRIu64 "%s, run %" PRId64 " in %s%s\n",
             cf.info->name, cf.info->version, o->plugin_path, o->profile.name, o->seed, shard,
-            cf.run_id, db_path);
+            cf.run_id, db_path, resumed ? " (resumed)" : "");
     if (n_claims == 0 && n_selected > 0) {
         fprintf(out, "shard %u/%u holds none of the %u selected claims\n", o->shard_index,
                 o->shard_count, n_selected);
@@ -488,6 +694,19 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
             claim++;
             continue;
         }
+        const resume_certificate *had = recorded_find(&cf, cf.variant, cf.dtype);
+        if (had) {
+            fprintf(out, "  %-18s %-5s %-40s %6" PRIu64 " cases %9" PRIu64 " elements (recorded "
+                         "before the run was resumed)\n",
+                    oracle_variant_get(cf.variant)->name, oracle_dtype_tag(cf.dtype),
+                    had->verdict, had->cases, had->elements);
+            claim++;
+            int holds = !strncmp(had->verdict, "CONFORMANT", 10);
+            held += (uint32_t)holds;
+            if (!holds)
+                status = 1;
+            continue;
+        }
         int r = certify_claim(&cf, claim++, n_claims);
         if (r < 0) {
             status = 2;
@@ -511,6 +730,8 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
 done:
     if (cf.db && cf.run_id && status == 2)
         store_finish_run(cf.db, cf.run_id, STORE_RUN_INCOMPLETE);
+    held_free(&cf);
+    dvg_free(cf.recorded);
     trial_free(&cf.trial);
     worker_free(cf.w);
     casefile_set_free(cf.cases);

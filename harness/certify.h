@@ -38,12 +38,22 @@ typedef struct certify_options {
                                       all of them */
     int progress;                  /* 1: progress line on stderr */
     int verbose;                   /* 1: every reproducer, not one per class */
+    uint64_t memory_limit;         /* bytes of address space the plugin's
+                                      worker may add (worker_options
+                                      .limit_as_bytes); 0: no limit */
+    uint32_t cpu_limit_s;          /* CPU seconds per plugin call; 0: none */
+    int resume;                    /* 1: continue the latest incomplete
+                                      certify run of the same command line
+                                      and plugin build (harness/resume.h):
+                                      the claims it certified are kept, the
+                                      others judged; none: a new run */
 } certify_options;
 
 /* Fills the defaults: profile exact, seed 1, 200 random cases of at most
  * 64 elements per claim, 2 s timeout per plugin call, stop a claim at its
- * first hang (CRASHED),
- * progress when stderr is a terminal. */
+ * first hang (CRASHED), progress when stderr is a terminal, and the
+ * worker's limits (worker_options_limited: confined, output captured,
+ * WORKER_LIMIT_AS of memory, WORKER_LIMIT_CPU_S per call). */
 void certify_options_default(certify_options *o);
 
 /*
@@ -56,5 +66,13 @@ void certify_options_default(certify_options *o);
  * database cannot be opened, malformed case files).
  */
 int certify_run(const certify_options *o, FILE *out, FILE *err);
+
+/* A claim's findings wait in memory and are recorded, with its counts and
+ * certificate, in one transaction when the claim is done: another writer of
+ * the same database never waits for a whole claim, and a claim is in the
+ * store entirely or not at all (what --resume relies on). Past this many
+ * bytes of held cases, further sightings of a signature are counted
+ * without their case. */
+#define CERTIFY_HELD_BYTES (UINT64_C(32) << 20)
 
 #endif /* HARNESS_CERTIFY_H */

@@ -4,6 +4,7 @@
  *                    [--profile exact|ftz|ulp:N] [--seed N] [--db FILE]
  *                    [--cases DIR] [--random N] [--max-elements N]
  *                    [--timeout MS] [--config TEXT] [--shard I/N] [--no-progress]
+ *                    [--memory-limit MIB] [--cpu-limit S] [--resume]
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,9 +21,14 @@ static int usage(FILE *to)
             "usage: divergence certify --plugin PATH [--variant V ...] [--dtype T ...]\n"
             "         [--profile exact|ftz|ulp:N] [--seed N] [--db FILE] [--cases DIR]\n"
             "         [--random N] [--max-elements N] [--timeout MS] [--config TEXT]\n"
-            "         [--shard I/N] [--no-progress]\n"
+            "         [--shard I/N] [--no-progress] [--memory-limit MIB] [--cpu-limit S]\n"
+            "         [--resume]\n"
             "--shard I/N judges the selected claims k with k %% N == I (0 <= I < N): the N\n"
             "shards of one seed, merged with 'divergence db merge', equal the unsharded run\n"
+            "--memory-limit MIB: address space the plugin's worker may add (default 8192,\n"
+            "0: none); --cpu-limit S: CPU seconds per plugin call (default 300, 0: none)\n"
+            "--resume continues the latest incomplete run of this command line and plugin\n"
+            "build in the database (claims already certified are kept); none: a new run\n"
             "exit: 0 every claim holds, 1 a claim does not, 2 usage or environment error\n");
     return 2;
 }
@@ -48,7 +54,8 @@ int cmd_certify(int argc, char **argv)
     char args[1024] = "divergence";
     for (int i = 0; i < argc; i++) {
         size_t used = strlen(args);
-        snprintf(args + used, sizeof args - used, " %s", argv[i]);
+        if (strcmp(argv[i], "--resume")) /* the run's command line, resumed or not */
+            snprintf(args + used, sizeof args - used, " %s", argv[i]);
     }
     o.args = args;
     for (int i = 1; i < argc; i++) {
@@ -59,6 +66,10 @@ int cmd_certify(int argc, char **argv)
         }
         if (!strcmp(a, "--no-progress")) {
             o.progress = 0;
+            continue;
+        }
+        if (!strcmp(a, "--resume")) {
+            o.resume = 1;
             continue;
         }
         if (a[0] != '-' || i + 1 >= argc) {
@@ -126,6 +137,14 @@ int cmd_certify(int argc, char **argv)
             if (parse_u64(a, val, 1, 3600000, &n))
                 return 2;
             o.timeout_ms = (uint32_t)n;
+        } else if (!strcmp(a, "--memory-limit")) {
+            if (parse_u64(a, val, 0, UINT64_C(1) << 30, &n))
+                return 2;
+            o.memory_limit = n << 20;
+        } else if (!strcmp(a, "--cpu-limit")) {
+            if (parse_u64(a, val, 0, 86400, &n))
+                return 2;
+            o.cpu_limit_s = (uint32_t)n;
         } else {
             fprintf(stderr, "divergence certify: unknown option '%s'\n", a);
             return usage(stderr);

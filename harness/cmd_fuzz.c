@@ -3,7 +3,9 @@
  * divergence fuzz   --plugin P [--seconds N] [--cases N] [--jobs J] [--seed S]
  *                   [--shard i/N] [--db F] [--corpus DIR] [--max-elements N]
  *                   [--timeout MS] [--profile exact|ftz|ulp:N] [--no-progress]
- * divergence import --plugin P [--db F] [--max-elements N] FILE|DIR...
+ *                   [--memory-limit MIB] [--cpu-limit S] [--resume]
+ * divergence import --plugin P [--db F] [--max-elements N] [--memory-limit MIB]
+ *                   [--cpu-limit S] FILE|DIR...
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,9 +19,15 @@ static const char fuzz_usage[] =
     "usage: divergence fuzz --plugin P [--seconds N] [--cases N] [--jobs J] [--seed S]\n"
     "         [--shard i/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
     "         [--profile exact|ftz|ulp:N] [--stop-on-finding] [--no-progress]\n"
+    "         [--memory-limit MIB] [--cpu-limit S] [--resume]\n"
+    "--memory-limit MIB: address space each worker may add (default 8192, 0: none);\n"
+    "--cpu-limit S: CPU seconds per plugin call (default 300, 0: none)\n"
+    "--resume continues the latest incomplete fuzz run of this command line and plugin\n"
+    "build from the cases it recorded (--seconds budgets this session); none: a new run\n"
     "exit: 0 nothing found, 1 findings, 2 usage or environment error\n";
 static const char import_usage[] =
-    "usage: divergence import --plugin P [--db F] [--max-elements N] FILE|DIR...\n"
+    "usage: divergence import --plugin P [--db F] [--max-elements N] [--memory-limit MIB]\n"
+    "         [--cpu-limit S] FILE|DIR...\n"
     "  imports libFuzzer / AFL++ finding files of fuzz/fuzz_div.c into the store;\n"
     "  --max-elements must be the fuzz target's (DIVERGENCE_FUZZ_MAX_ELEMENTS,\n"
     "  default 16) so the bytes decode to the same case\n";
@@ -60,7 +68,8 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
     snprintf(args, args_len, "divergence");
     for (int i = 0; i < argc; i++) {
         size_t used = strlen(args);
-        snprintf(args + used, args_len - used, " %s", argv[i]);
+        if (!is_fuzz || strcmp(argv[i], "--resume")) /* the run's command line */
+            snprintf(args + used, args_len - used, " %s", argv[i]);
     }
     o->args = args;
     *n_rest = 0;
@@ -73,6 +82,10 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
         }
         if (is_fuzz && !strcmp(a, "--stop-on-finding")) {
             o->stop_on_finding = 1;
+            continue;
+        }
+        if (is_fuzz && !strcmp(a, "--resume")) {
+            o->resume = 1;
             continue;
         }
         if (a[0] != '-') {
@@ -102,6 +115,14 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
             if (parse_u64(cmd, a, v, 1, 3600000, &n))
                 return 2;
             o->timeout_ms = (uint32_t)n;
+        } else if (!strcmp(a, "--memory-limit")) {
+            if (parse_u64(cmd, a, v, 0, UINT64_C(1) << 30, &n))
+                return 2;
+            o->memory_limit = n << 20;
+        } else if (!strcmp(a, "--cpu-limit")) {
+            if (parse_u64(cmd, a, v, 0, 86400, &n))
+                return 2;
+            o->cpu_limit_s = (uint32_t)n;
         } else if (is_fuzz && !strcmp(a, "--seconds")) {
             if (parse_u64(cmd, a, v, 0, 30 * 86400, &n))
                 return 2;

@@ -20,5 +20,6 @@ int cmd_db(int argc, char **argv);     /* reports/cmd_db.c */
 int cmd_fuzz(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_onnx_tests(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);     /* harness/cmd_sweep.c */
 
 #endif /* HARNESS_COMMANDS_H */

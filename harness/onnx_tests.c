@@ -3,11 +3,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness/alloc.h"
 #include "harness/divcase.h"
@@ -73,11 +75,17 @@ void onnxtests_model_free(onnxtests_model *m)
 /* Reads a whole file of at most ONNXTESTS_MAX_FILE bytes. */
 static int read_file(const char *path, uint8_t **out, size_t *n, char *err, size_t len)
 {
-    FILE *f = fopen(path, "rb");
+    /* Not blocking: a FIFO or a device is refused, not waited on. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     struct stat st;
     uint8_t *p = NULL;
-    if (!f)
-        return fail(err, len, "%s: %s", path, strerror(errno));
+    if (!f) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return fail(err, len, "%s: %s", path, strerror(e));
+    }
     if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
         fclose(f);
         return fail(err, len, "%s: not a regular file", path);
@@ -564,7 +572,8 @@ static int list_dirs(const char *dir, const char *prefix, name_list *out, char *
         out->n++;
     }
     closedir(d);
-    qsort(out->names, out->n, sizeof *out->names, cmp_names);
+    if (out->n) /* qsort takes no NULL array, even empty (UBSan) */
+        qsort(out->names, out->n, sizeof *out->names, cmp_names);
     return 0;
 oom:
     closedir(d);

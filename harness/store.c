@@ -293,6 +293,64 @@ static const char *const migrations[] = {
     "           WHERE p.run_id = t.run_id AND b.name = t.implementation) AS version\n"
     "      FROM certificates t)\n"
     "WINDOW w AS (PARTITION BY implementation, variant, dtype ORDER BY run_id);\n",
+    /* 2 -> 3: sweeps (`divergence sweep`): one row per sweep with its
+     * progress and verdict, the chunks done (what --resume skips), and
+     * element counts per difference class and operand class, which a sweep
+     * keeps instead of one finding per element. */
+    "CREATE TABLE sweeps(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+    "  implementation TEXT NOT NULL,\n"
+    "  variant TEXT NOT NULL,\n"
+    "  dtype TEXT NOT NULL,\n"
+    "  attrs TEXT NOT NULL,\n"
+    "  space TEXT NOT NULL CHECK (space IN ('exhaustive', 'structured')),\n"
+    "  layout TEXT NOT NULL,\n"
+    "  plan TEXT NOT NULL,\n"
+    "  pairs INTEGER NOT NULL,\n"
+    "  random_pairs INTEGER NOT NULL DEFAULT 0,\n"
+    "  chunks INTEGER NOT NULL,\n"
+    "  chunks_done INTEGER NOT NULL DEFAULT 0,\n"
+    "  pairs_done INTEGER NOT NULL DEFAULT 0,\n"
+    "  pairs_unjudged INTEGER NOT NULL DEFAULT 0,\n"
+    "  verdict TEXT,\n"
+    "  started_at TEXT NOT NULL,\n"
+    "  finished_at TEXT,\n"
+    "  UNIQUE (run_id, variant, dtype)\n"
+    ");\n"
+    "CREATE INDEX sweeps_plan ON sweeps(implementation, plan);\n"
+    "CREATE TABLE sweep_chunks(\n"
+    "  sweep_id INTEGER NOT NULL REFERENCES sweeps(id),\n"
+    "  chunk INTEGER NOT NULL,\n"
+    "  pairs INTEGER NOT NULL,\n"
+    "  pairs_unjudged INTEGER NOT NULL DEFAULT 0,\n"
+    "  tally TEXT NOT NULL DEFAULT '',\n"
+    "  done_at TEXT NOT NULL,\n"
+    "  PRIMARY KEY (sweep_id, chunk)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE operand_counts(\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+    "  implementation TEXT NOT NULL,\n"
+    "  variant TEXT NOT NULL,\n"
+    "  dtype TEXT NOT NULL,\n"
+    "  class TEXT NOT NULL,\n"
+    "  operand_class TEXT NOT NULL,\n"
+    "  elements INTEGER NOT NULL DEFAULT 0,\n"
+    "  PRIMARY KEY (run_id, implementation, variant, dtype, class, operand_class)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE VIEW v_sweeps AS\n"
+    "SELECT w.id AS sweep_id, w.run_id, r.status AS run_status, w.started_at, w.finished_at,\n"
+    "  w.implementation,\n"
+    "  (SELECT group_concat(DISTINCT b.version) FROM run_plugins p\n"
+    "     JOIN plugin_builds b ON b.id = p.plugin_build_id\n"
+    "     WHERE p.run_id = w.run_id AND b.name = w.implementation) AS version,\n"
+    "  w.variant, w.dtype, w.attrs, w.space, w.layout, w.pairs, w.random_pairs,\n"
+    "  w.pairs_done, w.pairs_unjudged, w.chunks, w.chunks_done,\n"
+    "  w.pairs_done = w.pairs AND w.pairs_unjudged = 0 AS covered, w.verdict,\n"
+    "  (SELECT coalesce(sum(c.elements), 0) FROM counts c WHERE c.run_id = w.run_id\n"
+    "     AND c.implementation = w.implementation AND c.variant = w.variant\n"
+    "     AND c.dtype = w.dtype AND c.class <> 'match') AS differences\n"
+    "FROM sweeps w JOIN runs r ON r.id = w.run_id;\n",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -320,6 +378,9 @@ static const char *const migrations[] = {
       " AND NOT (pid = ?2 AND process_tag = ?3)")                                         \
     X(RUN_MARK_INCOMPLETE,                                                              \
       "UPDATE runs SET status = 'incomplete' WHERE id = ?1 AND status = 'running'")     \
+    X(RUN_RESUME,                                                                       \
+      "UPDATE runs SET status = 'running', finished_at = NULL, host = ?2, pid = ?3,"    \
+      " process_tag = ?4 WHERE id = ?1 AND status = 'incomplete'")                      \
     X(BUILD_UPSERT,                                                                     \
       "INSERT INTO plugin_builds(name, version, sha256, path, first_seen)"              \
       " VALUES(?1, ?2, ?3, ?4, " NOW ") ON CONFLICT(name, version, sha256)"             \
@@ -869,6 +930,40 @@ fail:
     return -1;
 }
 
+/* SQLite's quick_check before the first write of a session: 0 when it
+ * says "ok"; otherwise fails saying what it found. O(size of the file),
+ * without the index cross-checks of integrity_check. */
+static int quick_check(store *s)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK) {
+        fail_db(s);
+        goto done;
+    }
+    int step = sqlite3_step(st);
+    if (step != SQLITE_ROW) {
+        fail_db(s);
+        goto done;
+    }
+    const char *said = (const char *)sqlite3_column_text(st, 0);
+    if (!said || strcmp(said, "ok")) {
+        char text[320];
+        snprintf(text, sizeof text, "%s", said ? said : "no answer");
+        for (char *p = text; *p; p++)
+            if (*p == '\n')
+                *p = ' '; /* one line */
+        fail(s, "the database is damaged (SQLite's quick_check: %s); nothing was written "
+                "to it; 'divergence db check' reports on it",
+             text);
+        goto done;
+    }
+    rc = 0;
+done:
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int store_open(const char *path, unsigned flags, store **out, char *err, size_t errlen)
 {
     store *s = NULL;
@@ -929,6 +1024,10 @@ int store_open(const char *path, unsigned flags, store **out, char *err, size_t 
             goto done;
         }
     } else {
+        /* Nothing is written into a damaged file: it would only bury
+         * what is left of its findings deeper. */
+        if (version > 0 && quick_check(s))
+            goto done;
         /* Migrate before WAL: a file that turns out to belong to another
          * program is left exactly as it was. */
         if (version < SCHEMA_VERSION && migrate(s, &version))
@@ -1099,6 +1198,36 @@ int store_finish_run(store *s, int64_t run_id, int status)
         goto done;
     if (sqlite3_changes(s->db) != 1) {
         fail(s, "no run %" PRId64, run_id);
+        goto done;
+    }
+    rc = 0;
+done:
+    return op_end(s, rc);
+}
+
+int store_resume_run(store *s, int64_t run_id)
+{
+    char host[256], tag[256];
+    sqlite3_stmt *st;
+    int rc = -1;
+    s->op = "resume run";
+    if (s->batch)
+        return fail(s, "a run cannot be resumed inside a batch");
+    host_name(host, sizeof host);
+    process_tag((long)getpid(), tag, sizeof tag);
+    if (op_begin(s, "resume run"))
+        return -1;
+    if (!(st = prep(s, SQL_RUN_RESUME)))
+        goto done;
+    sqlite3_bind_int64(st, 1, run_id);
+    bind_text(st, 2, host);
+    sqlite3_bind_int64(st, 3, (int64_t)getpid());
+    bind_text(st, 4, tag);
+    if (step_done(s, st))
+        goto done;
+    if (sqlite3_changes(s->db) != 1) {
+        fail(s, "run %" PRId64 " is not incomplete (unknown, complete, or resumed by "
+                "another process)", run_id);
         goto done;
     }
     rc = 0;
@@ -1675,6 +1804,9 @@ int store_check(const char *path, int *version, char *err, size_t errlen)
     if (used) {
         char problems[sizeof s->err];
         copy_text(problems, sizeof problems, s->err);
+        for (char *p = problems; *p; p++)
+            if (*p == '\n')
+                *p = ' '; /* one line */
         fail(s, "integrity_check: %s", problems);
         goto report;
     }
@@ -1876,6 +2008,13 @@ static const char *const merge_sql_tables =
     "  FROM merge_src.counts c JOIN temp.merge_runs mr ON mr.src = c.run_id AND mr.new"
     "  WHERE true ON CONFLICT(run_id, implementation, variant, dtype, class) DO UPDATE SET"
     "  elements = elements + excluded.elements, cases = cases + excluded.cases;"
+    /* operand counts (schema 3: sweeps) */
+    "INSERT INTO main.operand_counts(run_id, implementation, variant, dtype, class,"
+    "  operand_class, elements)"
+    "  SELECT mr.dst, o.implementation, o.variant, o.dtype, o.class, o.operand_class, o.elements"
+    "  FROM merge_src.operand_counts o JOIN temp.merge_runs mr ON mr.src = o.run_id AND mr.new"
+    "  WHERE true ON CONFLICT(run_id, implementation, variant, dtype, class, operand_class)"
+    "  DO UPDATE SET elements = elements + excluded.elements;"
     "INSERT INTO main.ulp_histograms(run_id, implementation, variant, dtype, bucket, elements)"
     "  SELECT mr.dst, h.implementation, h.variant, h.dtype, h.bucket, h.elements"
     "  FROM merge_src.ulp_histograms h JOIN temp.merge_runs mr ON mr.src = h.run_id AND mr.new"
@@ -2508,4 +2647,222 @@ done:
     if (rc == 0 && stats)
         *stats = n;
     return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Sweeps (schema 3; `divergence sweep`, harness/sweep.h). Their
+ * statements are prepared per call: a sweep writes once per chunk.
+ * ---------------------------------------------------------------------- */
+static sqlite3_stmt *sweep_prep(store *s, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        fail_db(s);
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    return st;
+}
+
+int store_sweep_begin(store *s, int64_t run_id, const store_sweep_info *info, int64_t *sweep_id)
+{
+    const char *vname, *dname;
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    s->op = "begin sweep";
+    if (!info || need_text(s, "implementation", info->implementation) ||
+        need_text(s, "sweep space", info->space) || need_text(s, "sweep plan", info->plan) ||
+        names(s, info->variant, info->dtype, &vname, &dname))
+        return -1;
+    if (strcmp(info->space, "exhaustive") && strcmp(info->space, "structured"))
+        return fail(s, "sweep space '%s' is neither exhaustive nor structured", info->space);
+    if (info->pairs > INT64_MAX || info->random_pairs > info->pairs || info->chunks > INT64_MAX)
+        return fail(s, "sweep size out of range");
+    if (op_begin(s, "begin sweep"))
+        return -1;
+    st = sweep_prep(s, "INSERT INTO sweeps(run_id, implementation, variant, dtype, attrs, space,"
+                       " layout, plan, pairs, random_pairs, chunks, started_at)"
+                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, " NOW ")");
+    if (!st)
+        goto done;
+    sqlite3_bind_int64(st, 1, run_id);
+    bind_text(st, 2, info->implementation);
+    bind_text(st, 3, vname);
+    bind_text(st, 4, dname);
+    bind_text(st, 5, info->attrs ? info->attrs : "");
+    bind_text(st, 6, info->space);
+    bind_text(st, 7, info->layout ? info->layout : "");
+    bind_text(st, 8, info->plan);
+    sqlite3_bind_int64(st, 9, (int64_t)info->pairs);
+    sqlite3_bind_int64(st, 10, (int64_t)info->random_pairs);
+    sqlite3_bind_int64(st, 11, (int64_t)info->chunks);
+    if (step_done(s, st))
+        goto done;
+    *sweep_id = sqlite3_last_insert_rowid(s->db);
+    rc = 0;
+done:
+    sqlite3_finalize(st);
+    return op_end(s, rc);
+}
+
+int store_sweep_find(store *s, const char *implementation, const char *plan, int64_t *sweep_id,
+                     int64_t *run_id)
+{
+    sqlite3_stmt *st;
+    int rc = -1, step;
+    s->op = "find sweep";
+    s->err[0] = '\0';
+    if (need_text(s, "implementation", implementation) || need_text(s, "sweep plan", plan))
+        return -1;
+    st = sweep_prep(s, "SELECT w.id, w.run_id FROM sweeps w JOIN runs r ON r.id = w.run_id"
+                       " WHERE w.implementation = ?1 AND w.plan = ?2 AND w.verdict IS NULL"
+                       " AND r.status <> 'complete' ORDER BY w.id DESC LIMIT 1");
+    if (!st)
+        return -1;
+    bind_text(st, 1, implementation);
+    bind_text(st, 2, plan);
+    step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        *sweep_id = sqlite3_column_int64(st, 0);
+        *run_id = sqlite3_column_int64(st, 1);
+        rc = 0;
+    } else if (step == SQLITE_DONE) {
+        *sweep_id = *run_id = 0;
+        rc = 0;
+    } else {
+        fail_db(s);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_sweep_chunks(store *s, int64_t sweep_id, store_sweep_chunk_fn fn, void *ctx)
+{
+    sqlite3_stmt *st;
+    int step, rc = 0;
+    s->op = "read sweep chunks";
+    s->err[0] = '\0';
+    st = sweep_prep(s, "SELECT chunk, pairs, pairs_unjudged, tally FROM sweep_chunks"
+                       " WHERE sweep_id = ?1 ORDER BY chunk");
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t c = sqlite3_column_int64(st, 0), p = sqlite3_column_int64(st, 1),
+                u = sqlite3_column_int64(st, 2);
+        const char *t = (const char *)sqlite3_column_text(st, 3);
+        if (c < 0 || p < 0 || u < 0 || u > p)
+            rc = fail(s, "sweep %" PRId64 ": chunk %" PRId64 " has bad counts", sweep_id, c);
+        else if (fn(ctx, (uint64_t)c, (uint64_t)p, (uint64_t)u, t ? t : ""))
+            rc = fail(s, "sweep %" PRId64 ": chunk %" PRId64 " refused by the caller", sweep_id,
+                      c);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = fail_db(s);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_sweep_chunk_done(store *s, int64_t sweep_id, uint64_t chunk, uint64_t pairs,
+                           uint64_t unjudged, const char *tally)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    s->op = "record sweep chunk";
+    if (chunk > INT64_MAX || pairs > INT64_MAX || unjudged > pairs)
+        return fail(s, "sweep chunk out of range");
+    if (op_begin(s, "record sweep chunk"))
+        return -1;
+    st = sweep_prep(s, "INSERT INTO sweep_chunks(sweep_id, chunk, pairs, pairs_unjudged, tally,"
+                       " done_at) VALUES(?1, ?2, ?3, ?4, ?5, " NOW ")");
+    if (!st)
+        goto done;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int64(st, 2, (int64_t)chunk);
+    sqlite3_bind_int64(st, 3, (int64_t)pairs);
+    sqlite3_bind_int64(st, 4, (int64_t)unjudged);
+    bind_text(st, 5, tally ? tally : "");
+    if (step_done(s, st))
+        goto done;
+    sqlite3_finalize(st);
+    st = sweep_prep(s, "UPDATE sweeps SET chunks_done = chunks_done + 1,"
+                       " pairs_done = pairs_done + ?2, pairs_unjudged = pairs_unjudged + ?3"
+                       " WHERE id = ?1");
+    if (!st)
+        goto done;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    sqlite3_bind_int64(st, 2, (int64_t)pairs);
+    sqlite3_bind_int64(st, 3, (int64_t)unjudged);
+    if (step_done(s, st))
+        goto done;
+    if (sqlite3_changes(s->db) != 1) {
+        fail(s, "no sweep %" PRId64, sweep_id);
+        goto done;
+    }
+    rc = 0;
+done:
+    sqlite3_finalize(st);
+    return op_end(s, rc);
+}
+
+int store_record_operand_counts(store *s, int64_t run_id, const char *implementation,
+                                uint32_t variant, uint32_t dtype, uint32_t cls,
+                                const char *operand_class, uint64_t elements)
+{
+    const char *vname, *dname;
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    s->op = "record operand counts";
+    if (need_text(s, "implementation", implementation) ||
+        need_text(s, "operand class", operand_class) ||
+        names(s, variant, dtype, &vname, &dname))
+        return -1;
+    if (cls >= ORACLE_CLASS_COUNT)
+        return fail(s, "unknown difference class %" PRIu32, cls);
+    if (elements > INT64_MAX)
+        return fail(s, "count above INT64_MAX");
+    if (op_begin(s, "record operand counts"))
+        return -1;
+    st = sweep_prep(s, "INSERT INTO operand_counts(run_id, implementation, variant, dtype, class,"
+                       " operand_class, elements) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                       " ON CONFLICT(run_id, implementation, variant, dtype, class, operand_class)"
+                       " DO UPDATE SET elements = elements + excluded.elements");
+    if (!st)
+        goto done;
+    sqlite3_bind_int64(st, 1, run_id);
+    bind_text(st, 2, implementation);
+    bind_text(st, 3, vname);
+    bind_text(st, 4, dname);
+    bind_text(st, 5, oracle_class_name(cls));
+    bind_text(st, 6, operand_class);
+    sqlite3_bind_int64(st, 7, (int64_t)elements);
+    rc = step_done(s, st);
+done:
+    sqlite3_finalize(st);
+    return op_end(s, rc);
+}
+
+int store_sweep_finish(store *s, int64_t sweep_id, const char *verdict)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    s->op = "finish sweep";
+    if (op_begin(s, "finish sweep"))
+        return -1;
+    st = sweep_prep(s, "UPDATE sweeps SET verdict = ?2, finished_at = " NOW " WHERE id = ?1");
+    if (!st)
+        goto done;
+    sqlite3_bind_int64(st, 1, sweep_id);
+    if (verdict)
+        bind_text(st, 2, verdict);
+    if (step_done(s, st))
+        goto done;
+    if (sqlite3_changes(s->db) != 1) {
+        fail(s, "no sweep %" PRId64, sweep_id);
+        goto done;
+    }
+    rc = 0;
+done:
+    sqlite3_finalize(st);
+    return op_end(s, rc);
 }

@@ -143,6 +143,17 @@ int store_begin_run(store *s, const store_run_info *info, int64_t *run_id);
 int store_finish_run(store *s, int64_t run_id, int status);
 
 /*
+ * Takes up run `run_id` again (`divergence certify|fuzz --resume`): its
+ * status goes from 'incomplete' back to 'running', finished_at is cleared,
+ * and its host, pid and process tag become this process's (so a process
+ * killed again leaves it 'running' for store_mark_stale_runs to find).
+ * Fails when the run does not exist or is not 'incomplete' (complete, or
+ * taken up by another process first), and inside a batch. Since issue 8
+ * (schema 2; nothing in the schema changed).
+ */
+int store_resume_run(store *s, int64_t run_id);
+
+/*
  * Marks 'incomplete' every 'running' run that was started on this host by
  * a process that no longer exists (its pid is gone, a zombie, reused by a
  * later process, or the machine rebooted since). Runs of other hosts are
@@ -382,5 +393,64 @@ int store_merge(store *s, const char *in_path, store_merge_stats *stats);
  * first problems in err (errlen bytes, NUL-terminated, may be NULL).
  */
 int store_check(const char *path, int *version, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * Sweeps (since schema 3): `divergence sweep` (harness/sweep.h) records
+ * one row per sweep in `sweeps`, the chunks it finished in `sweep_chunks`
+ * (so --resume skips them) and its differences per class and operand
+ * class in `operand_counts`, each chunk in one batch with its counts,
+ * histograms and findings.
+ * ---------------------------------------------------------------------- */
+
+/* What a sweep is; strings NUL-terminated, owned by the caller, read during
+ * store_sweep_begin only. */
+typedef struct store_sweep_info {
+    const char *implementation; /* plugin name; required */
+    uint32_t variant, dtype;    /* DVG_VARIANT_*, DVG_DTYPE_* */
+    const char *attrs;          /* the attributes swept, "k=v k=v"; NULL: "" */
+    const char *space;          /* "exhaustive" or "structured" */
+    const char *layout;         /* how batches were shaped, for people; NULL: "" */
+    const char *plan;           /* everything a resumed sweep must match; required */
+    uint64_t pairs;             /* operand pairs the sweep (its shard) covers */
+    uint64_t random_pairs;      /* of them, random pairs (structured sweeps) */
+    uint64_t chunks;            /* chunks the sweep (its shard) has */
+} store_sweep_info;
+
+/* Records a sweep of run `run_id`; *sweep_id its id. */
+int store_sweep_begin(store *s, int64_t run_id, const store_sweep_info *info, int64_t *sweep_id);
+
+/* The newest unfinished sweep (no verdict, its run not complete) of
+ * `implementation` with this `plan`: *sweep_id and *run_id, both 0 when
+ * there is none. */
+int store_sweep_find(store *s, const char *implementation, const char *plan, int64_t *sweep_id,
+                     int64_t *run_id);
+
+/* Called by store_sweep_chunks once per chunk done, in chunk order;
+ * `tally` is the text recorded with it (valid during the call). Returns
+ * 0 to go on, non-zero to fail store_sweep_chunks. */
+typedef int (*store_sweep_chunk_fn)(void *ctx, uint64_t chunk, uint64_t pairs,
+                                    uint64_t unjudged, const char *tally);
+
+/* The chunks of sweep `sweep_id` recorded done. */
+int store_sweep_chunks(store *s, int64_t sweep_id, store_sweep_chunk_fn fn, void *ctx);
+
+/* Records chunk `chunk` of the sweep done, with its `pairs` (of which
+ * `unjudged` were in batches that crashed or hung) and `tally`, the
+ * caller's text of what the chunk found (NULL: ""), and adds them to the
+ * sweep's progress. Fails when the chunk was recorded before. Call it in
+ * the batch that records the chunk's counts and findings. */
+int store_sweep_chunk_done(store *s, int64_t sweep_id, uint64_t chunk, uint64_t pairs,
+                           uint64_t unjudged, const char *tally);
+
+/* Adds `elements` of difference class `cls` with operand classes
+ * `operand_class` ("subnormal/normal") to (run, implementation, variant,
+ * dtype). */
+int store_record_operand_counts(store *s, int64_t run_id, const char *implementation,
+                                uint32_t variant, uint32_t dtype, uint32_t cls,
+                                const char *operand_class, uint64_t elements);
+
+/* Sets the sweep's verdict ("CONFORMANT", "NONCONFORMANT", "CRASHED",
+ * "UNSUPPORTED", ...; NULL leaves it unfinished) and finished_at. */
+int store_sweep_finish(store *s, int64_t sweep_id, const char *verdict);
 
 #endif /* HARNESS_STORE_H */

@@ -174,7 +174,10 @@ static void compare_elements(const oracle_rules *r, const divcase *c, const orac
         else if (oracle_elem_accepts(dtype, e, actual)) {
             if (e->kind == ORACLE_UNSPECIFIED) {
                 t->unspecified++;
-                if (e->has_alt && actual != e->alt)
+                /* Differs from the preferred value; any NaN stands for a NaN. */
+                if (e->has_alt && actual != e->alt &&
+                    !(oracle_operand_class(dtype, e->alt) == ORACLE_OPERAND_NAN &&
+                      oracle_operand_class(dtype, actual) == ORACLE_OPERAND_NAN))
                     t->unspecified_not_preferred++;
                 if (e->rule == ORACLE_RULE_INT_DIV_ZERO &&
                     (declared & DVG_DEV_INT_DIV_ZERO_VALUE)) {
@@ -265,6 +268,18 @@ int verdict_case(const oracle_rules *r, const divcase *c, int valid, const oracl
             break; /* an invalid input answered 'unsupported': not a claim failure */
         case_level(f, t, outcome_class(wr->outcome), wr, NULL);
         break;
+    }
+    /* Process state a call left changed (the worker put it back, so the
+     * results of this and later cases are judged as computed from the
+     * state open() left). */
+    if (wr->side_effects & (WORKER_SIDE_FP_STATE | WORKER_SIDE_SIGNAL_STATE)) {
+        char leak[WORKER_MESSAGE_MAX], note[WORKER_MESSAGE_MAX];
+        worker_leak_describe(wr, leak, sizeof leak);
+        snprintf(note, sizeof note, "%.200s: %.280s", worker_stage_name(wr->stage), leak);
+        if (wr->side_effects & WORKER_SIDE_FP_STATE)
+            case_level(f, t, ORACLE_CLASS_FP_STATE_LEAKED, wr, note);
+        if (wr->side_effects & WORKER_SIDE_SIGNAL_STATE)
+            case_level(f, t, ORACLE_CLASS_SIGNAL_STATE_LEAKED, wr, note);
     }
     int conforms = 1;
     for (int i = 0; i < f->n; i++) {

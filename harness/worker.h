@@ -45,6 +45,15 @@
  *   the parent also compares A and B with the case's bytes and the slack
  *   before the output with the poison (writes that raised no signal).
  *
+ * Process state. Every call starts from the FP environment loading and
+ * open() left (worker_info.fp_at_open says how that differs from the
+ * default). After each call the worker compares the FP environment with
+ * it, and after the last call of a case the signal dispositions that
+ * matter (the fault signals, the timers' signals, SIGPIPE, SIGCHLD, SIGINT,
+ * SIGTERM, SIGHUP), the signal mask and the interval timers; whatever a
+ * call left changed is reported (WORKER_SIDE_FP_STATE, _SIGNAL_STATE) and
+ * put back, so later calls, and their verdicts, do not depend on it.
+ *
  * Timeouts: loading (dlopen, the entry, validation, open) and every later
  * plugin call (output_shape, each compute, close) has its own deadline of
  * worker_options.timeout_ms; when it passes, the child's process group is
@@ -178,6 +187,25 @@ enum { WORKER_LOAD_LIST(WORKER_LOAD_ENUM_) WORKER_LOAD_COUNT_ };
 #define WORKER_SIDE_PAD_NIBBLE 8u /* i4/u4 with an odd count: the unused high
                                      nibble of the last byte changed (reported,
                                      not an outcome) */
+#define WORKER_SIDE_FP_STATE  16u /* a call left the FP environment changed
+                                     (worker_result.fp_changed says what) */
+#define WORKER_SIDE_SIGNAL_STATE 32u /* a call left signal handlers, the signal
+                                     mask or a timer changed (sig_changed) */
+
+/* Bits of worker_result.fp_changed and worker_info.fp_at_open: what differs
+ * from the FP environment the call was given (the one in force after
+ * open(); the default environment for fp_at_open). */
+#define WORKER_FP_ROUNDING  1u  /* rounding mode (SSE or x87) */
+#define WORKER_FP_FTZ       2u  /* flush-to-zero (MXCSR.FZ, FPCR.FZ) */
+#define WORKER_FP_DAZ       4u  /* denormals-are-zero (MXCSR.DAZ) */
+#define WORKER_FP_TRAPS     8u  /* an exception trap enabled or disabled */
+#define WORKER_FP_PRECISION 16u /* x87 precision control */
+#define WORKER_FP_OTHER     32u /* any other control bit */
+
+/* Bits of worker_result.sig_changed. */
+#define WORKER_SIG_HANDLER 1u /* a disposition changed (sig_changed_signal: the first) */
+#define WORKER_SIG_MASK    2u /* the worker thread's signal mask changed */
+#define WORKER_SIG_TIMER   4u /* an interval timer (alarm, setitimer) was left armed */
 
 typedef struct worker_options {
     /* The string open() receives (NULL means ""); copied by worker_new; at
@@ -191,16 +219,56 @@ typedef struct worker_options {
     int32_t quiet;
     /* Largest byte size of A, B or C worker_run accepts. Default 1 GiB. */
     uint64_t max_bytes;
-    /* Limits of the child, 0 = off (the default): RLIMIT_AS in bytes,
-     * RLIMIT_CPU in seconds, RLIMIT_NPROC (counts all processes of the
-     * user!). RLIMIT_CORE is always 0. */
+    /* Limits of the child, 0 = off (the default; worker_options_limited
+     * turns them on). RLIMIT_CORE is always 0.
+     *   limit_as_bytes  address space the child may add to what it has
+     *                   before it loads the plugin (RLIMIT_AS = its size
+     *                   then + this), the operand mappings included. Under
+     *                   AddressSanitizer, which reserves its shadow up
+     *                   front, only fresh mappings count (large blocks).
+     *   limit_cpu_s     CPU seconds of one plugin call, its threads
+     *                   included (the RLIMIT_CPU soft limit is moved to the
+     *                   child's usage + this before a call, at most once a
+     *                   second); past it the call is a HANG.
+     *   limit_nproc     RLIMIT_NPROC as it is (counts every process of the
+     *                   user, and root is exempt): prefer `confine`.
+     *   limit_fsize_bytes  RLIMIT_FSIZE: the largest file the plugin may
+     *                   write, its captured output included (SIGXFSZ: a
+     *                   CRASH). */
     uint64_t limit_as_bytes;
     uint32_t limit_cpu_s;
     uint32_t limit_nproc;
+    uint64_t limit_fsize_bytes;
+    /* 1: a seccomp filter (x86-64, aarch64; where the kernel has one) takes
+     * from the plugin what a kernel never needs: creating processes (fork,
+     * vfork and clone without CLONE_THREAD fail with EAGAIN, clone3 with
+     * ENOSYS so the C library falls back to clone; threads stay allowed),
+     * exec (EACCES), signalling any process but its own (EPERM), ptrace,
+     * process_vm_readv/writev and pidfd_getfd/pidfd_send_signal (EPERM).
+     * worker_info.confined says whether it was installed. */
+    int32_t confine;
+    /* 1 (with quiet 0): the plugin's stdout and stderr go to a capture
+     * file; after each request the worker copies at most
+     * WORKER_OUTPUT_SHOW bytes of it to the harness's stderr (and at most
+     * WORKER_OUTPUT_TOTAL over its life), says how much more there was,
+     * and counts it in worker_result.output_bytes. A plugin that prints
+     * megabytes neither floods the harness's stderr nor blocks on it. */
+    int32_t capture_output;
 } worker_options;
 
-/* Fills *o with the defaults above. */
+#define WORKER_OUTPUT_SHOW  4096u            /* bytes shown per request */
+#define WORKER_OUTPUT_TOTAL (UINT64_C(1) << 20) /* bytes shown per worker */
+
+/* Fills *o with the defaults above (no limits). */
 void worker_options_default(worker_options *o);
+
+/* The defaults plus the limits certify, fuzz and import run plugins under:
+ * confine, capture_output, WORKER_LIMIT_AS (8 GiB), WORKER_LIMIT_CPU_S
+ * (300 s per call), WORKER_LIMIT_FSIZE (64 MiB). */
+#define WORKER_LIMIT_AS    (UINT64_C(8) << 30)
+#define WORKER_LIMIT_CPU_S 300u
+#define WORKER_LIMIT_FSIZE (UINT64_C(64) << 20)
+void worker_options_limited(worker_options *o);
 
 /* What a loaded plugin said about itself (validated). */
 typedef struct worker_info {
@@ -211,6 +279,11 @@ typedef struct worker_info {
     uint64_t deviations;               /* DVG_DEV_* bits */
     int64_t int_div_zero_value;
     uint32_t n_claims;                 /* <= WORKER_MAX_CLAIMS */
+    int32_t confined;                  /* 1: the seccomp filter is in force */
+    uint32_t fp_at_open;               /* WORKER_FP_* bits: how loading and
+                                          open() left the FP environment
+                                          (0: the default). Every call starts
+                                          from that environment. */
     dvg_claim claims[WORKER_MAX_CLAIMS]; /* variant and dtype each known */
 } worker_info;
 
@@ -247,7 +320,13 @@ typedef struct worker_result {
     uint8_t *flags;         /* WORKER_ELEM_* per element; owned by the result */
     uint64_t n_unwritten, n_nondet;
     uint64_t first_unwritten, first_nondet; /* UINT64_MAX when none */
-    uint32_t side_effects;  /* WORKER_SIDE_* */
+    uint32_t side_effects;  /* WORKER_SIDE_* (FP_STATE and SIGNAL_STATE
+                               after any call: output_shape too) */
+    uint32_t fp_changed;    /* WORKER_FP_* left changed by a call */
+    uint32_t sig_changed;   /* WORKER_SIG_* left changed by a call */
+    int32_t sig_changed_signal; /* with WORKER_SIG_HANDLER: the signal */
+    uint64_t output_bytes;  /* bytes the plugin wrote to stdout/stderr
+                               (capture_output) during this request */
 
     /* abnormal ends */
     int32_t signal;         /* signal number, 0 when none */
@@ -338,8 +417,79 @@ const char *worker_stage_name(uint32_t stage);
 const char *worker_signal_name(int sig);
 const char *worker_load_error_name(uint32_t load_error);
 
+/* What the WORKER_FP_* bits `fp` name ("rounding mode, flush-to-zero"),
+ * and what r's state leaks were ("rounding mode left changed"; "" when
+ * none), into buf (always NUL-terminated when len > 0). Return buf. */
+char *worker_fp_describe(uint32_t fp, char *buf, size_t len);
+char *worker_leak_describe(const worker_result *r, char *buf, size_t len);
+
 /* One line describing r ("crash in compute (run 1): SIGSEGV at 0x0") into
  * buf (always NUL-terminated when len > 0). Returns buf. */
 char *worker_result_format(const worker_result *r, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------
+ * Batch mode (sweeps; since issue 7).
+ *
+ * A sweep sends thousands of large cases of one layout. worker_batch_run
+ * runs one of them with less work than worker_run and the same isolation
+ * (guard pages, read-only inputs, poison, deadlines, fault classes):
+ *  - operand bytes are copied into shared memory only when they changed:
+ *    with same_a (same_b) set, A (B) keeps the bytes of the previous call
+ *    with this batch state (same layout, same worker);
+ *  - output_shape is asked once per child and case layout, not per call;
+ *  - compute runs once, into the output filled with poison[0], and the
+ *    output stays in shared memory: *out points at it until the next call
+ *    on the worker, for the caller to read in place.
+ * The caller, who compares every element anyway, looks for poison[0]
+ * there. When some element holds it - unwritten, or a genuine result that
+ * happens to equal the poison - or when it wants a nondeterminism sample,
+ * worker_batch_rerun runs compute a second time into poison[1] and fills
+ * r->out1 (run 1), r->out2 (run 2) and r->flags exactly as worker_run
+ * does. Poison patterns that no correct kernel produces (a signalling NaN
+ * for floats) keep reruns rare.
+ *
+ * A worker that runs batches runs nothing else between two calls that set
+ * same_a or same_b (worker_run reuses the same shared memory).
+ * ---------------------------------------------------------------------- */
+typedef struct worker_batch {
+    /* Set before the first call; read by every call. */
+    uint64_t poison[2];   /* element bits the output holds before run 1 and
+                             run 2 (zero-extended; i4/u4: the pattern byte);
+                             they must differ */
+    int32_t check_inputs; /* 1: compare A and B with the case's bytes after
+                             each run (writes that raised no signal) */
+    /* Set before each call. */
+    int32_t same_a, same_b; /* 1: A's (B's) bytes are those of the previous
+                               call with this state */
+    /* private: what the worker keeps between calls */
+    uint64_t spawn_;
+    int32_t shape_ok_, have_operands_;
+    uint32_t variant_, dtype_;
+    dvg_attrs attrs_;
+    oracle_shape a_shape_, b_shape_, out_shape_;
+    uint64_t region_[12];
+} worker_batch;
+
+/*
+ * Runs case `c` (valid: the oracle planned it, `expect` its output shape)
+ * once, as above. Returns 0 with *r filled as worker_run fills it -
+ * r->computed is 1 when compute returned DVG_OK, and then *out points at
+ * the r->nbytes output bytes in shared memory, valid until the next call on
+ * w; r->out1, r->out2 and r->flags are not filled - or -1 on a harness
+ * error (worker_errmsg). Starts the child when needed, as worker_run does.
+ */
+int worker_batch_run(worker *w, worker_batch *bt, const divcase *c, const oracle_shape *expect,
+                     worker_result *r, const uint8_t **out);
+
+/*
+ * After worker_batch_run of the same (w, bt, c, expect) left r->computed
+ * at 1: copies run 1's output to r->out1, runs compute again into
+ * poison[1], and fills r->out2, r->flags, n_unwritten and n_nondet as
+ * worker_run does (r->computed stays 1 when run 2 returned DVG_OK; any
+ * other end of run 2 is reported in r as worker_run reports it). Returns 0,
+ * or -1 on a harness error.
+ */
+int worker_batch_rerun(worker *w, worker_batch *bt, const divcase *c, const oracle_shape *expect,
+                       worker_result *r);
 
 #endif /* HARNESS_WORKER_H */

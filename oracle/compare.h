@@ -42,7 +42,11 @@
     X(NONDETERMINISTIC, "nondeterministic", "a second run gave a different answer")  \
     X(UNSUPPORTED_CLAIM, "unsupported-claim",                                         \
       "a claimed (variant, dtype) pair was answered 'unsupported'")                   \
-    X(FAILURE, "failure", "the implementation returned a failure status")
+    X(FAILURE, "failure", "the implementation returned a failure status")           \
+    X(FP_STATE_LEAKED, "fp-state-leaked",                                             \
+      "a call left the floating-point environment changed (rounding mode, FTZ/DAZ, traps)") \
+    X(SIGNAL_STATE_LEAKED, "signal-state-leaked",                                     \
+      "a call left signal handlers, the signal mask or a timer (alarm) changed")
 
 #define ORACLE_CLASS_ENUM_(ID, name, desc) ORACLE_CLASS_##ID,
 enum { ORACLE_CLASS_LIST(ORACLE_CLASS_ENUM_) ORACLE_CLASS_COUNT };

@@ -6,6 +6,8 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <errno.h>
 #include <string.h>
 
 #include "harness/commands.h"
@@ -73,12 +75,18 @@ static int check(int argc, char **argv)
     }
     for (int i = 0; i < argc; i++) {
         int version = 0;
+        struct stat st;
+        if (stat(argv[i], &st) != 0) { /* nothing to check: a usage error */
+            fprintf(stderr, "divergence db check: %s: %s\n", argv[i], strerror(errno));
+            status = 2;
+            continue;
+        }
         name(stdout, argv[i]);
         if (store_check(argv[i], &version, err, sizeof err)) {
             printf(": FAILED: ");
             esc_term(stdout, err);
             printf("\n");
-            status = 1;
+            status = status ? status : 1;
         } else if (version < store_schema_version()) {
             printf(": ok, schema version %d (older: 'divergence db migrate' or the next writable "
                    "open brings it to %d)\n",

@@ -27,6 +27,9 @@
  *    even (double rounding is innocuous: 53 >= 2p + 2 for p = 11 and 8).
  *    compute() forces round-to-nearest and clears FTZ/DAZ, and restores the
  *    caller's floating-point environment before it returns.
+ *  - Vector runs (x86-64 with AVX2 and F16C, looked up at run time): f16,
+ *    bf16, i8, u8, i16, u16 divide eight elements at a time in single
+ *    precision, bit-identical to the scalar code (see "Vector runs").
  *
  * One pass over C: the broadcasting plan gives each output dimension an
  * element stride into A and into B (0 where the operand is broadcast);
@@ -142,6 +145,16 @@ static int shape_count(uint32_t rank, const int64_t *dims, int64_t *n)
  * ---------------------------------------------------------------------- */
 #ifdef DVG_MUTANT
 #include "mutant.h"
+#endif
+/* A mutant whose arithmetic differs runs the scalar code only (see
+ * "Vector runs" below); one that changes result bits gets them changed
+ * after the vector runs as well. */
+#if defined(MUTANT_FDIV) || defined(MUTANT_IDIV) || defined(MUTANT_INT_GUARD)
+#undef REFERENCE_SIMD
+#define REFERENCE_SIMD 0
+#endif
+#ifdef MUTANT_FBITS
+#define REFERENCE_SIMD_FBITS 1
 #endif
 #ifndef MUTANT_FDIV /* float quotient x / y in host arithmetic */
 #define MUTANT_FDIV(x, y) ((x) / (y))
@@ -389,6 +402,263 @@ static run_fn *const runs[DVG_DTYPE_COUNT][2] = {
     [DVG_DTYPE_U32] = {run_u32, run_u32},
     [DVG_DTYPE_U64] = {run_u64, run_u64},
 };
+
+/* ------------------------------------------------------------------------
+ * Vector runs. On x86-64 with AVX2 and F16C (looked up at run time, so
+ * the baseline build runs on any x86-64; elsewhere the scalar runs above
+ * do everything), runs whose operands are contiguous or one scalar divide
+ * f16, bf16, i8, u8, i16 and u16 eight elements at a time in single
+ * precision:
+ *  - f16: widened exactly (vcvtph2ps), divided, narrowed to nearest even
+ *    (vcvtps2ph). The float quotient is the exact one rounded to 24 bits;
+ *    rounding that again to 11 bits is innocuous since 24 >= 2 * 11 + 2.
+ *  - bf16: widened by a shift, divided, narrowed by integer rounding of
+ *    the float's bits (ties to even; a NaN quiet, the top of its payload
+ *    kept). 24 >= 2 * 8 + 2; bf16 subnormals are float subnormals, and a
+ *    quotient rounded to float's grid first cannot land on a bf16
+ *    midpoint it was not on.
+ *  - i8, u8, i16, u16: the float quotient of two integers below 2^16 in
+ *    magnitude, truncated toward zero, is the truncated quotient (its
+ *    error stays below 1/|b|, the least distance of a non-integer
+ *    quotient to an integer); floor subtracts one when the remainder is
+ *    non-zero and its sign is not the divisor's. x / 0 = 0 and
+ *    INT_MIN / -1 = INT_MIN, as in the scalar code, without a trap.
+ * Each element is bit-identical to the scalar runs (tests/sweep compares
+ * the two builds). A mutant that changes the arithmetic (MUTANT_FDIV,
+ * MUTANT_IDIV, MUTANT_INT_GUARD) runs the scalar code only; MUTANT_FBITS
+ * is applied to the vector results too.
+ * ---------------------------------------------------------------------- */
+#ifndef REFERENCE_SIMD
+#if defined(__x86_64__) && defined(__GNUC__)
+#define REFERENCE_SIMD 1
+#else
+#define REFERENCE_SIMD 0
+#endif
+#endif
+#ifndef REFERENCE_SIMD_FBITS
+#define REFERENCE_SIMD_FBITS 0
+#endif
+
+#if REFERENCE_SIMD
+#include <immintrin.h>
+
+#define SIMD __attribute__((target("avx2,f16c")))
+#define SIMD_INLINE __attribute__((target("avx2,f16c"), always_inline)) static inline
+
+/* Operand access: eight elements from element index i, or one broadcast. */
+SIMD_INLINE __m128i simd_ld16(const uint8_t *p, int64_t i)
+{
+    return _mm_loadu_si128((const __m128i *)(const void *)(p + 2 * i));
+}
+
+SIMD_INLINE __m128i simd_ld8(const uint8_t *p, int64_t i)
+{
+    return _mm_loadl_epi64((const __m128i *)(const void *)(p + i));
+}
+
+/* Eight int32 lanes holding values of 0..0xFFFF (u16 bits), or of the
+ * int16 range, into eight 16-bit elements. */
+SIMD_INLINE __m128i simd_pack16(__m256i v, int is_signed)
+{
+    __m256i p = is_signed ? _mm256_packs_epi32(v, v) : _mm256_packus_epi32(v, v);
+    return _mm256_castsi256_si128(_mm256_permute4x64_epi64(p, 0x08));
+}
+
+SIMD_INLINE __m128i simd_pack8(__m256i v, int is_signed)
+{
+    __m128i w = simd_pack16(v, is_signed);
+    return is_signed ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
+}
+
+SIMD_INLINE __m256 simd_widen_f16(__m128i h) { return _mm256_cvtph_ps(h); }
+
+SIMD_INLINE __m256 simd_widen_bf16(__m128i h)
+{
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+
+SIMD_INLINE __m128i simd_narrow_f16(__m256 q)
+{
+    return _mm256_cvtps_ph(q, _MM_FROUND_TO_NEAREST_INT);
+}
+
+SIMD_INLINE __m128i simd_narrow_bf16(__m256 q)
+{
+    const __m256i one = _mm256_set1_epi32(1), half = _mm256_set1_epi32(0x7FFF);
+    __m256i bits = _mm256_castps_si256(q);
+    __m256i top = _mm256_srli_epi32(bits, 16);
+    __m256i rounded = _mm256_srli_epi32(
+        _mm256_add_epi32(bits, _mm256_add_epi32(half, _mm256_and_si256(top, one))), 16);
+    __m256i quiet = _mm256_or_si256(top, _mm256_set1_epi32(0x40));
+    __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(q, q, _CMP_UNORD_Q));
+    return simd_pack16(_mm256_blendv_epi8(rounded, quiet, nan), 0);
+}
+
+/* Integer quotient of int32 lanes (operands of 16 bits at most), toward
+ * zero or toward negative infinity; 0 where y is 0; the low `bits` bits
+ * sign-extended, so that INT_MIN / -1 wraps to INT_MIN. */
+SIMD_INLINE __m256i simd_idiv(__m256i x, __m256i y, int floor, int sign_bits)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i q = _mm256_cvttps_epi32(_mm256_div_ps(_mm256_cvtepi32_ps(x), _mm256_cvtepi32_ps(y)));
+    if (floor) {
+        __m256i r = _mm256_sub_epi32(x, _mm256_mullo_epi32(q, y));
+        __m256i adj = _mm256_andnot_si256(_mm256_cmpeq_epi32(r, zero),
+                                          _mm256_srai_epi32(_mm256_xor_si256(r, y), 31));
+        q = _mm256_add_epi32(q, adj);
+    }
+    q = _mm256_andnot_si256(_mm256_cmpeq_epi32(y, zero), q);
+    if (sign_bits)
+        q = _mm256_srai_epi32(_mm256_slli_epi32(q, 32 - sign_bits), 32 - sign_bits);
+    return q;
+}
+
+/*
+ * The body of one vector run: C[ci + i] = A[ai + i] / B[bi + i], an
+ * operand flagged scalar read at its first element only. KIND: 0 f16,
+ * 1 bf16, 2 i16, 3 u16, 4 i8, 5 u8. Returns the elements done (a
+ * multiple of eight); the caller does the rest with the scalar code.
+ */
+SIMD_INLINE int64_t simd_body(int kind, int floor, const uint8_t *a, int64_t ai, int a1,
+                              const uint8_t *b, int64_t bi, int b1, uint8_t *c, int64_t ci,
+                              int64_t n)
+{
+    int64_t i = 0;
+    __m256 xf = _mm256_setzero_ps(), yf = _mm256_setzero_ps();
+    __m256i xi = _mm256_setzero_si256(), yi = _mm256_setzero_si256();
+#define SIMD_LOADF(p, at) \
+    (kind == 0 ? simd_widen_f16(simd_ld16(p, at)) : simd_widen_bf16(simd_ld16(p, at)))
+#define SIMD_LOADI(p, at)                                               \
+    (kind == 2   ? _mm256_cvtepi16_epi32(simd_ld16(p, at))              \
+     : kind == 3 ? _mm256_cvtepu16_epi32(simd_ld16(p, at))              \
+     : kind == 4 ? _mm256_cvtepi8_epi32(simd_ld8(p, at))                \
+                 : _mm256_cvtepu8_epi32(simd_ld8(p, at)))
+    /* A scalar operand is read as one element (it may end a buffer that
+     * ends at a guard page) and broadcast. */
+    if (kind <= 1) {
+        if (a1)
+            xf = kind == 0 ? simd_widen_f16(_mm_set1_epi16((short)ld_u16(a, ai)))
+                           : simd_widen_bf16(_mm_set1_epi16((short)ld_u16(a, ai)));
+        if (b1)
+            yf = kind == 0 ? simd_widen_f16(_mm_set1_epi16((short)ld_u16(b, bi)))
+                           : simd_widen_bf16(_mm_set1_epi16((short)ld_u16(b, bi)));
+    } else {
+        if (a1)
+            xi = _mm256_set1_epi32(kind == 2 ? ld_i16(a, ai) : kind == 3 ? ld_u16(a, ai)
+                                   : kind == 4 ? ld_i8(a, ai) : ld_u8(a, ai));
+        if (b1)
+            yi = _mm256_set1_epi32(kind == 2 ? ld_i16(b, bi) : kind == 3 ? ld_u16(b, bi)
+                                   : kind == 4 ? ld_i8(b, bi) : ld_u8(b, bi));
+    }
+    for (; i + 8 <= n; i += 8) {
+        if (kind <= 1) {
+            __m256 x = a1 ? xf : SIMD_LOADF(a, ai + i);
+            __m256 y = b1 ? yf : SIMD_LOADF(b, bi + i);
+            __m256 q = _mm256_div_ps(x, y);
+            __m128i h = kind == 0 ? simd_narrow_f16(q) : simd_narrow_bf16(q);
+            _mm_storeu_si128((__m128i *)(void *)(c + 2 * (ci + i)), h);
+        } else {
+            __m256i x = a1 ? xi : SIMD_LOADI(a, ai + i);
+            __m256i y = b1 ? yi : SIMD_LOADI(b, bi + i);
+            int is_signed = kind == 2 || kind == 4;
+            __m256i q = simd_idiv(x, y, floor && is_signed, is_signed ? (kind == 2 ? 16 : 8) : 0);
+            if (kind <= 3)
+                _mm_storeu_si128((__m128i *)(void *)(c + 2 * (ci + i)), simd_pack16(q, is_signed));
+            else
+                _mm_storel_epi64((__m128i *)(void *)(c + ci + i), simd_pack8(q, is_signed));
+        }
+    }
+#undef SIMD_LOADF
+#undef SIMD_LOADI
+    return i;
+}
+
+/* One vector run function per (KIND, floor): the three stride patterns
+ * get their own specialised body; any other pattern, and the tail, go to
+ * the scalar run. */
+#define DEFINE_SIMD_RUN(name, KIND, FLOOR, SCALAR, FBITS)                              \
+    SIMD static void name(const uint8_t *a, int64_t ai, int64_t as, const uint8_t *b, \
+                          int64_t bi, int64_t bs, uint8_t *c, int64_t ci, int64_t n)  \
+    {                                                                                 \
+        int64_t done;                                                                 \
+        if (as == 1 && bs == 1)                                                       \
+            done = simd_body(KIND, FLOOR, a, ai, 0, b, bi, 0, c, ci, n);              \
+        else if (as == 0 && bs == 1)                                                  \
+            done = simd_body(KIND, FLOOR, a, ai, 1, b, bi, 0, c, ci, n);              \
+        else if (as == 1 && bs == 0)                                                  \
+            done = simd_body(KIND, FLOOR, a, ai, 0, b, bi, 1, c, ci, n);              \
+        else {                                                                        \
+            SCALAR(a, ai, as, b, bi, bs, c, ci, n);                                   \
+            return;                                                                   \
+        }                                                                             \
+        FBITS(c, ci, done);                                                           \
+        if (done < n)                                                                 \
+            SCALAR(a, ai + done * as, as, b, bi + done * bs, bs, c, ci + done,        \
+                   n - done);                                                         \
+    }
+
+#if REFERENCE_SIMD_FBITS
+/* The mutant's result-bit hook over the first `done` f16 or bf16 results. */
+static void fbits_f16(uint8_t *c, int64_t ci, int64_t done)
+{
+    for (int64_t i = 0; i < done; i++)
+        st_u16(c, ci + i, (uint16_t)MUTANT_FBITS(ld_u16(c, ci + i), 10, 5));
+}
+static void fbits_bf16(uint8_t *c, int64_t ci, int64_t done)
+{
+    for (int64_t i = 0; i < done; i++)
+        st_u16(c, ci + i, (uint16_t)MUTANT_FBITS(ld_u16(c, ci + i), 7, 8));
+}
+#define FBITS_F16 fbits_f16
+#define FBITS_BF16 fbits_bf16
+#else
+#define FBITS_F16(c, ci, done) ((void)0)
+#define FBITS_BF16(c, ci, done) ((void)0)
+#endif
+#define FBITS_NONE(c, ci, done) ((void)0)
+
+DEFINE_SIMD_RUN(simd_run_f16, 0, 0, run_f16, FBITS_F16)
+DEFINE_SIMD_RUN(simd_run_bf16, 1, 0, run_bf16, FBITS_BF16)
+DEFINE_SIMD_RUN(simd_run_i16_trunc, 2, 0, run_i16_trunc, FBITS_NONE)
+DEFINE_SIMD_RUN(simd_run_i16_floor, 2, 1, run_i16_floor, FBITS_NONE)
+DEFINE_SIMD_RUN(simd_run_u16, 3, 0, run_u16, FBITS_NONE)
+DEFINE_SIMD_RUN(simd_run_i8_trunc, 4, 0, run_i8_trunc, FBITS_NONE)
+DEFINE_SIMD_RUN(simd_run_i8_floor, 4, 1, run_i8_floor, FBITS_NONE)
+DEFINE_SIMD_RUN(simd_run_u8, 5, 0, run_u8, FBITS_NONE)
+#undef DEFINE_SIMD_RUN
+
+static run_fn *const simd_runs[DVG_DTYPE_COUNT][2] = {
+    [DVG_DTYPE_F16] = {simd_run_f16, simd_run_f16},
+    [DVG_DTYPE_BF16] = {simd_run_bf16, simd_run_bf16},
+    [DVG_DTYPE_I16] = {simd_run_i16_trunc, simd_run_i16_floor},
+    [DVG_DTYPE_U16] = {simd_run_u16, simd_run_u16},
+    [DVG_DTYPE_I8] = {simd_run_i8_trunc, simd_run_i8_floor},
+    [DVG_DTYPE_U8] = {simd_run_u8, simd_run_u8},
+};
+
+/* 1 when this CPU (and its OS) runs AVX2 and F16C code. */
+static int simd_usable(void)
+{
+    static int known = -1;
+    int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+        __atomic_store_n(&known, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+#endif /* REFERENCE_SIMD */
+
+/* The run for a dtype and rounding (0: truncate, 1: floor). */
+static run_fn *pick_run(uint32_t dtype, int floor)
+{
+#if REFERENCE_SIMD
+    if (simd_runs[dtype][floor] && simd_usable())
+        return simd_runs[dtype][floor];
+#endif
+    return runs[dtype][floor];
+}
 
 /* ------------------------------------------------------------------------
  * Variants as data: the pairs claimed, the shape rule, the integer
@@ -829,7 +1099,7 @@ static int32_t ref_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attr
         n = 1;
     }
 
-    run = runs[a->dtype][floors(variant, &at)];
+    run = pick_run(a->dtype, floors(variant, &at));
     inner = p.dims[n - 1];
     ias = p.as[n - 1];
     ibs = p.bs[n - 1];

@@ -1,0 +1,154 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Every performance figure of Divergence, each with its baseline measured in
+# the same run, as one Markdown table (and the goals of the issues that set
+# them). Sweep times and their baselines are the best of three runs (the
+# machine may be shared). Run it on an idle machine; it takes about three
+# minutes.
+#
+# Usage: bench/run-all.sh [BUILD_DIR]        (or: ninja -C build bench)
+#   SWEEP_TYPES   small dtypes to sweep (default: f16 bf16 i16 u16 i8 u8 i4 u4)
+#   FUZZ_SECONDS  length of each fuzz throughput run (default 5)
+#   SKIP_FLUSH=1  leave out the 2^32-pair sweep of mutant_flush_subnormals (35 s)
+set -u
+B=${1:-build}
+case $B in /*) ;; *) B=$(pwd)/$B ;; esac
+D=$B/divergence
+REF=$B/plugins/reference.so
+MUT=$B/tests/mutants
+TYPES=${SWEEP_TYPES:-f16 bf16 i16 u16 i8 u8 i4 u4}
+FS=${FUZZ_SECONDS:-5}
+JOBS=$(nproc)
+for f in "$D" "$REF" "$B/bench_sweep" "$B/bench_store"; do
+    [ -e "$f" ] || { echo "run-all: no $f (build first: ninja -C $B)" >&2; exit 2; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rows=$tmp/rows
+: >"$rows"
+# row FIGURE MEASURED BASELINE RATIO
+row() { printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" >>"$rows"; }
+say() { echo "run-all: $*" >&2; }
+# runs a command under /usr/bin/time; `took` then gives "SECONDS PEAK_RSS_KIB"
+timed() { /usr/bin/time -f '%e %M' -o "$tmp/time" "$@"; }
+took() { tail -1 "$tmp/time"; }
+# best3 OUT DB ARGS...: a sweep three times (fresh database each), the output
+# of the fastest in OUT; `took` then gives its time and the largest RSS.
+best3() {
+    out=$1 db=$2
+    shift 2
+    best=999999 rssmax=0
+    for rep in 1 2 3; do
+        rm -f "$db" "$db-wal" "$db-shm"
+        /usr/bin/time -f '%e %M' -o "$tmp/time1" "$@" --db "$db" >"$out.$rep" 2>&1
+        line=$(tail -1 "$tmp/time1")
+        sec=${line% *} kib=${line#* }
+        [ "$kib" -gt "$rssmax" ] && rssmax=$kib
+        if awk -v a="$sec" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$sec; cp "$out.$rep" "$out"; fi
+    done
+    echo "$best $rssmax" >"$tmp/time"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+echo "Divergence figures, $(date -u +%Y-%m-%d), $(uname -m), $cpu, $JOBS cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+echo
+
+# 1. The oracle against MPFR ------------------------------------------------------
+if [ -x "$B/bench_oracle" ]; then
+    say "oracle vs MPFR"
+    "$B/bench_oracle" >"$tmp/oracle" 2>&1
+    while read -r t exact fast mpfr _ _; do
+        case $t in f16|bf16|f32|f64) ;; *) continue ;; esac
+        row "oracle $t, exact path (elements/s, 1 thread)" "$exact" "MPFR $mpfr" "$(ratio "$exact" "$mpfr")"
+        row "oracle $t, fast path (elements/s, 1 thread)" "$fast" "MPFR $mpfr" "$(ratio "$fast" "$mpfr")"
+    done <"$tmp/oracle"
+else
+    row "oracle vs MPFR" "not built (libmpfr-dev)" "" ""
+fi
+
+# 2. Exhaustive sweeps of the reference kernel -------------------------------------
+for t in $TYPES; do
+    say "sweep $t"
+    best3 "$tmp/s-$t" "$tmp/s-$t.db" "$D" sweep --plugin "$REF" --dtype "$t" --no-progress
+    set -- $(took)
+    wall=$1 rss=$2
+    pairs=$(sed -n 's/^  \([0-9]*\) pairs judged.*/\1/p' "$tmp/s-$t")
+    verdict=$(sed -n 's/^  \(CONFORMANT\|NONCONFORMANT\|CRASHED\).*/\1/p' "$tmp/s-$t" | head -1)
+    worker=$(sed -n 's/.*MiB in this process, \([0-9.]*\) MiB in the largest worker.*/\1/p' "$tmp/s-$t")
+    variant=$(sed -n 's/^Sweep: .*), \([a-z0-9-]*\) '"$t"' .*/\1/p' "$tmp/s-$t")
+    case $(sed -n 's/^  batches: //p' "$tmp/s-$t") in
+        *numpy*) layout=numpy ;; *"axis 0"*) layout=axis0 ;; *) layout=flat ;;
+    esac
+    if [ "$t" = f16 ] || [ "$t" = bf16 ] || [ "$t" = i16 ] || [ "$t" = u16 ]; then
+        "$B/bench_sweep" "$REF" "$t" "$variant" "$layout" "$JOBS" >"$tmp/k-$t" 2>&1
+        kw=$(sed -n 's/.*kernel_wall=\([0-9.]*\).*/\1/p' "$tmp/k-$t")
+        kc=$(sed -n 's/.*kernel_cpu=\([0-9.]*\).*/\1/p' "$tmp/k-$t")
+        iw=$(sed -n 's/.*inproc_wall=\([0-9.]*\).*/\1/p' "$tmp/k-$t")
+        row "sweep $t, every pair ($pairs), $variant, $JOBS jobs: wall s ($verdict)" "$wall" \
+            "kernel alone $kw ($kc CPU s)" "$(ratio "$wall" "$kw") (goal: <= 10 s; <= 1.5x)"
+        row "sweep $t without isolation (kernel + check in-process), wall s" "$iw" \
+            "kernel alone $kw" "$(ratio "$iw" "$kw"); sweep/this $(ratio "$wall" "$iw")"
+    else
+        row "sweep $t, every pair ($pairs), $variant: wall s ($verdict)" "$wall" "-" "start-up bound"
+    fi
+    row "sweep $t peak memory (MiB)" "$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }') + $JOBS x $worker (workers)" "-" "goal < 1024"
+done
+say "sweep f16, onnx-div-14 (numpy layout)"
+best3 "$tmp/s-np" "$tmp/s-np.db" "$D" sweep --plugin "$REF" --dtype f16 --variant onnx-div-14 --no-progress
+set -- $(took)
+"$B/bench_sweep" "$REF" f16 onnx-div-14 numpy "$JOBS" >"$tmp/k-np" 2>&1
+kw=$(sed -n 's/.*kernel_wall=\([0-9.]*\).*/\1/p' "$tmp/k-np")
+iw=$(sed -n 's/.*inproc_wall=\([0-9.]*\).*/\1/p' "$tmp/k-np")
+row "sweep f16, onnx-div-14 (A (k,1) / B (65536)), wall s" "$1" "kernel alone $kw; in-process $iw" "$(ratio "$1" "$kw") / $(ratio "$1" "$iw")"
+for t in f32 f64; do
+    say "structured sweep $t"
+    timed "$D" sweep --plugin "$REF" --dtype "$t" --db "$tmp/s-$t.db" --no-progress >"$tmp/s-$t" 2>&1
+    set -- $(took)
+    pairs=$(sed -n 's/^  \([0-9]*\) pairs judged.*/\1/p' "$tmp/s-$t")
+    row "sweep $t, structured (edge table x edge table + 2^24 random = $pairs pairs), wall s" "$1" "-" "-"
+done
+if [ "${SKIP_FLUSH:-0}" != 1 ]; then
+    say "sweep f16 of mutant_flush_subnormals (every pair)"
+    timed "$D" sweep --plugin "$MUT/mutant_flush_subnormals.so" --dtype f16 --db "$tmp/flush.db" --no-progress >"$tmp/flush" 2>&1
+    set -- $(took)
+    n=$(sed -n 's/^ *flushed-subnormal-output *\([0-9]*\) elements.*/\1/p' "$tmp/flush")
+    size=$(wc -c <"$tmp/flush.db")
+    repro=$(sqlite3 "$tmp/flush.db" 'SELECT count(*) FROM reproducers' 2>/dev/null || echo '?')
+    row "sweep f16 of mutant_flush_subnormals: wall s ($n flushed elements)" "$1" "reference $(sed -n 's/^| sweep f16, every pair[^|]*| \([0-9.]*\) .*/\1/p' "$rows")" "-"
+    row "  its database (bytes; $repro reproducers)" "$size" "-" "small: counts per class and operand class"
+fi
+
+# 3. Fuzzing -------------------------------------------------------------------
+say "fuzz throughput"
+"$D" fuzz --plugin "$REF" --seconds "$FS" --jobs 1 --db "$tmp/f1.db" --no-progress >"$tmp/f1" 2>&1
+"$D" fuzz --plugin "$REF" --seconds "$FS" --jobs "$JOBS" --db "$tmp/fn.db" --no-progress >"$tmp/fn" 2>&1
+c1=$(sed -n 's/.*: \([0-9]*\) cases\/s.*/\1/p' "$tmp/f1")
+cn=$(sed -n 's/.*: \([0-9]*\) cases\/s.*/\1/p' "$tmp/fn")
+row "fuzz campaign, reference, isolated workers, $JOBS jobs (cases/s)" "$cn" "1 job $c1" "$(ratio "$cn" "$c1") (goal >= 20000)"
+if [ -x "$B-fuzz/fuzz_div" ] || [ -x "$(dirname "$B")/build-fuzz/fuzz_div" ]; then
+    F=$(dirname "$B")/build-fuzz
+    [ -x "$B-fuzz/fuzz_div" ] && F=$B-fuzz
+    say "libFuzzer target"
+    mkdir -p "$tmp/new"
+    DIVERGENCE_PLUGIN=$F/plugins/reference.so /usr/bin/time -f 'cpu %U %S' "$F/fuzz_div" \
+        -max_total_time="$FS" -print_final_stats=1 "$tmp/new" "$(dirname "$0")/../corpus/div" >"$tmp/lf" 2>&1
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/lf")
+    per=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$tmp/lf")
+    row "libFuzzer fuzz_div, in-process, reference (execs/s)" "${per:-?}" "campaign $c1 cases/s per job" "$(ratio "${per:-0}" "${c1:-0}")"
+else
+    row "libFuzzer fuzz_div" "not built (scripts/fuzz-build.sh)" "" ""
+fi
+
+# 4. The store --------------------------------------------------------------------
+say "store"
+"$B/bench_store" 20000 "$tmp" >"$tmp/store" 2>&1
+for k in findings signatures counts; do
+    v=$(sed -n "s/.*$k=\([0-9]*\).*/\1/p" "$tmp/store")
+    raw=$(sed -n 's/.*raw=\([0-9]*\).*/\1/p' "$tmp/store")
+    row "store: $k recorded per s (transactions of 1000)" "$v" "plain SQLite insert $raw" "$(ratio "$v" "$raw")"
+done
+
+echo "| figure | measured | baseline (same run) | ratio / goal |"
+echo "| --- | --- | --- | --- |"
+cat "$rows"

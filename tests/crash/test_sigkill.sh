@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Crash safety of the store: certify and fuzz campaigns killed with SIGKILL
+# at random points, again and again, each time taken up with --resume,
+# until one finishes. After every kill: `divergence db check` passes,
+# every finding, reproducer and certificate committed before is still
+# there, and the next writable open marks the run 'incomplete'. At the
+# end the resumed run holds what an uninterrupted run of the same command
+# holds (certify: counts, certificates, signatures and their occurrences;
+# fuzz: counts).
+# Usage: test_sigkill.sh DIVERGENCE PLUGIN [ROUNDS]
+set -u
+D=$1 PLUG=$2 ROUNDS=${3:-4}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0 kills=0 lost=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# What must never go away once committed.
+snapshot() { # DB OUT
+    sqlite3 "$1" "SELECT 's', id, implementation, variant, dtype, class, operand_class FROM signatures;
+                  SELECT 'r', id, signature_id, run_id, case_id, coalesce(element, '') FROM reproducers;
+                  SELECT 'c', run_id, implementation, variant, dtype, verdict, cases FROM certificates" \
+        2>&1 | sort >"$2"
+}
+# What a run holds, for comparing a resumed run with an uninterrupted one.
+results() { # DB RUN KIND OUT
+    if [ "$3" = certify ]; then
+        sqlite3 "$1" "SELECT variant, dtype, class, elements, cases FROM counts WHERE run_id = $2;
+                      SELECT variant, dtype, verdict, cases, elements FROM certificates WHERE run_id = $2;
+                      SELECT s.variant, s.dtype, s.class, s.operand_class, g.occurrences FROM signature_runs g
+                        JOIN signatures s ON s.id = g.signature_id WHERE g.run_id = $2"
+    else
+        sqlite3 "$1" "SELECT variant, dtype, class, elements, cases FROM counts WHERE run_id = $2"
+    fi | sort >"$4"
+}
+# A pseudo-random delay in seconds, from the seed SEED, between LO and HI.
+delay() { awk -v s="$1" -v lo="$2" -v hi="$3" 'BEGIN { srand(s); printf "%.3f", lo + rand() * (hi - lo) }'; }
+now() { date +%s.%N; }
+
+campaign() { # KIND ROUND LO HI ARGS...
+    kind=$1 round=$2 lo=$3 hi=$4; shift 4
+    db=$tmp/$kind-$round.db
+    : >"$tmp/prev"
+    resume=""
+    attempt=0
+    while :; do
+        attempt=$((attempt + 1))
+        if [ $attempt -gt 80 ]; then bad "$kind round $round: no end after 80 attempts"; return; fi
+        "$D" $kind --plugin "$PLUG" --db "$db" "$@" $resume >"$tmp/out" 2>"$tmp/err" &
+        pid=$!
+        sleep "$(delay $((round * 1000 + attempt)) "$lo" "$hi")"
+        if kill -9 $pid 2>/dev/null; then
+            wait $pid 2>/dev/null
+            rc=137
+        else
+            wait $pid
+            rc=$?
+        fi
+        if [ -e "$db" ]; then
+            "$D" db check "$db" >"$tmp/check" 2>&1 && ok || bad "$kind round $round attempt $attempt: $(cat "$tmp/check")"
+            snapshot "$db" "$tmp/cur"
+            missing=$(comm -23 "$tmp/prev" "$tmp/cur" | wc -l)
+            [ "$missing" -eq 0 ] && ok || { bad "$kind round $round: $missing committed rows lost"; lost=$((lost + missing)); }
+            cp "$tmp/cur" "$tmp/prev"
+        fi
+        if [ $rc -eq 137 ]; then
+            kills=$((kills + 1))
+            resume=--resume
+            if [ -e "$db" ]; then
+                # The next writable open marks the dead run incomplete.
+                "$D" db migrate "$db" >/dev/null 2>&1
+                st=$(sqlite3 "$db" "SELECT status FROM runs WHERE kind = '$kind' ORDER BY id DESC LIMIT 1" 2>/dev/null)
+                case $st in
+                incomplete | "") ok ;;
+                complete) break ;; # killed on its way out: done
+                *) bad "$kind round $round: the killed run is '$st'" ;;
+                esac
+            fi
+            continue
+        fi
+        [ $rc -le 1 ] && ok || { bad "$kind round $round: exit $rc: $(cat "$tmp/err")"; return; }
+        break
+    done
+    run=$(sqlite3 "$db" "SELECT max(id) FROM runs WHERE kind = '$kind' AND status = 'complete'")
+    n=$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE status <> 'complete'")
+    [ "$n" = 0 ] && ok || bad "$kind round $round: $n runs not complete at the end"
+    results "$db" "${run:-0}" $kind "$tmp/got"
+    if cmp -s "$tmp/got" "$tmp/want-$kind"; then ok; else
+        bad "$kind round $round: the resumed run differs from the uninterrupted one"
+        diff "$tmp/want-$kind" "$tmp/got" | head -20 >&2
+    fi
+}
+
+CERT="--variant onnx-div-14 --variant openvino-divide-1 --variant sonnx-div --random 60 --seed 5 --no-progress"
+FUZZ="--seconds 0 --cases 60000 --jobs 2 --seed 5 --no-progress"
+
+# The uninterrupted runs, and how long they take.
+t0=$(now)
+"$D" certify --plugin "$PLUG" --db "$tmp/ref.db" $CERT >/dev/null 2>&1
+t1=$(now)
+results "$tmp/ref.db" 1 certify "$tmp/want-certify"
+"$D" fuzz --plugin "$PLUG" --db "$tmp/ref.db" $FUZZ >/dev/null 2>&1
+t2=$(now)
+results "$tmp/ref.db" 2 fuzz "$tmp/want-fuzz"
+[ -s "$tmp/want-certify" ] && [ -s "$tmp/want-fuzz" ] && ok || bad "the uninterrupted runs recorded nothing"
+tc=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+tf=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", b - a }')
+echo "uninterrupted: certify ${tc} s, fuzz ${tf} s"
+
+r=1
+while [ $r -le "$ROUNDS" ]; do
+    campaign certify $r 0.02 "$(awk -v t="$tc" 'BEGIN { printf "%.3f", t * 0.7 }')" $CERT
+    r=$((r + 1))
+done
+ck=$kills
+r=1
+while [ $r -le $(((ROUNDS + 1) / 2)) ]; do
+    # Fuzz records its counts every second: kills later than that keep some.
+    campaign fuzz $r 0.3 2.2 $FUZZ
+    r=$((r + 1))
+done
+echo "SIGKILL points: $kills (certify $ck, fuzz $((kills - ck))), committed rows lost: $lost"
+[ $kills -ge $((ROUNDS * 3)) ] && ok || bad "only $kills kills landed"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/hostile/hostile.c: what the hostile and malformed plugins do (see
+ * hostile.h and README.md). Linked into every hp_<mode>.so together with
+ * the reference kernel built with hostile.h's hooks; mode.c says which
+ * mode the library is.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fenv.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
+
+#include "hostile.h"
+
+#define MODE hostile_mode
+
+/* ---- the trigger: some element of B is 3 --------------------------------- */
+
+static const uint64_t three[DVG_DTYPE_COUNT] = {
+    [DVG_DTYPE_F16] = 0x4200, [DVG_DTYPE_BF16] = 0x4040,
+    [DVG_DTYPE_F32] = 0x40400000, [DVG_DTYPE_F64] = UINT64_C(0x4008000000000000),
+    [DVG_DTYPE_I4] = 3, [DVG_DTYPE_I8] = 3, [DVG_DTYPE_I16] = 3, [DVG_DTYPE_I32] = 3,
+    [DVG_DTYPE_I64] = 3, [DVG_DTYPE_U4] = 3, [DVG_DTYPE_U8] = 3, [DVG_DTYPE_U16] = 3,
+    [DVG_DTYPE_U32] = 3, [DVG_DTYPE_U64] = 3,
+};
+
+static unsigned dtype_bits(uint32_t dtype)
+{
+    switch (dtype) {
+    case DVG_DTYPE_I4: case DVG_DTYPE_U4: return 4;
+    case DVG_DTYPE_I8: case DVG_DTYPE_U8: return 8;
+    case DVG_DTYPE_F16: case DVG_DTYPE_BF16: case DVG_DTYPE_I16: case DVG_DTYPE_U16: return 16;
+    case DVG_DTYPE_F32: case DVG_DTYPE_I32: case DVG_DTYPE_U32: return 32;
+    default: return 64;
+    }
+}
+
+static int has_three(const dvg_tensor *b)
+{
+    if (!b || b->dtype >= DVG_DTYPE_COUNT || !b->data)
+        return 0;
+    unsigned bits = dtype_bits(b->dtype);
+    uint64_t n = bits == 4 ? b->nbytes * 2 : b->nbytes / (bits / 8);
+    const uint8_t *p = b->data;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t v = 0;
+        if (bits == 4)
+            v = (p[i / 2] >> (4 * (i & 1))) & 0xf;
+        else
+            memcpy(&v, p + i * (bits / 8), bits / 8); /* little-endian */
+        if (v == three[b->dtype])
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- compute ------------------------------------------------------------------ */
+
+#pragma GCC diagnostic ignored "-Winfinite-recursion" /* it is the point */
+__attribute__((noinline)) static int deep(int n)
+{
+    volatile char frame[1024];
+    frame[n & 1023] = (char)n;
+    return deep(n + 1) + frame[(n * 7) & 1023];
+}
+
+static int32_t allocate_without_bound(void)
+{
+    const size_t chunk = (size_t)64 << 20;
+    void *list = NULL;
+    size_t mib = 0;
+    /* Bounded at 2 GiB only so that a harness without limits does not
+     * take the test machine down with it. */
+    while (mib < 2048) {
+        void **p = malloc(chunk);
+        if (!p)
+            break;
+        memset(p, 0x5a, chunk);
+        *p = list;
+        list = p;
+        mib += 64;
+    }
+    fprintf(stderr, "hostile-alloc: malloc %s after %zu MiB\n", mib < 2048 ? "failed" : "stopped",
+            mib);
+    while (list) {
+        void *next = *(void **)list;
+        free(list);
+        list = next;
+    }
+    return mib < 2048 ? DVG_FAILURE : DVG_OK;
+}
+
+static int32_t fork_bomb(void)
+{
+    int made = 0, failed = 0, err = 0;
+    for (int i = 0; i < 64; i++) {
+        pid_t p = fork();
+        if (p == 0) {
+            fork(); /* and so on, one generation more */
+            for (;;)
+                pause();
+        }
+        if (p < 0) {
+            failed++;
+            err = errno;
+        } else {
+            made++;
+        }
+    }
+    fprintf(stderr, "hostile-forkbomb: %d processes made, %d forks failed%s%s\n", made, failed,
+            failed ? ": " : "", failed ? strerror(err) : "");
+    return failed ? DVG_FAILURE : DVG_OK;
+}
+
+static void spew(FILE *f)
+{
+    static char line[65536];
+    memset(line, 'x', sizeof line);
+    line[sizeof line - 1] = '\n';
+    for (int i = 0; i < 128; i++) /* 8 MiB */
+        fwrite(line, 1, sizeof line, f);
+    fflush(f);
+}
+
+static void on_segv(int sig)
+{
+    (void)sig;
+    _exit(0);
+}
+
+static void *spin(void *arg)
+{
+    (void)arg;
+    for (volatile unsigned long i = 0;; i++)
+        ;
+    return NULL;
+}
+
+static void *crash_later(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    *(volatile int *)(uintptr_t)arg = 1; /* arg is NULL */
+    return NULL;
+}
+
+static void attack_parent(void)
+{
+    pid_t parent = getppid();
+    int k = kill(parent, SIGKILL);
+    int ke = errno;
+    long t = ptrace(PTRACE_ATTACH, parent, NULL, NULL);
+    int te = errno;
+    fprintf(stderr, "hostile-attackparent: kill(%d): %s; ptrace: %s\n", (int)parent,
+            k ? strerror(ke) : "done", t ? strerror(te) : "attached");
+}
+
+/* The modes that leave process state changed also check that a call was
+ * given the state open() left: the worker puts back the FP environment
+ * before every call, the signal state after the last call of each case (so
+ * the signal modes check on the cases that do not trigger them). */
+static int32_t state_as_given(const dvg_tensor *b)
+{
+    const char *what = NULL;
+    if ((MODE == HOSTILE_ALARM || MODE == HOSTILE_SIGMASK || MODE == HOSTILE_SIGHANDLER) &&
+        has_three(b))
+        return DVG_OK;
+    switch (MODE) {
+    case HOSTILE_ROUND:
+        what = fegetround() != FE_TONEAREST ? "the rounding mode" : NULL;
+        break;
+    case HOSTILE_FTZ:
+#if defined(__x86_64__)
+        what = (_mm_getcsr() & 0x8040u) ? "FTZ/DAZ" : NULL;
+#else
+        what = fegetround() != FE_TONEAREST ? "the rounding mode" : NULL;
+#endif
+        break;
+    case HOSTILE_TRAPS:
+        what = fegetexcept() ? "exception traps" : NULL;
+        break;
+    case HOSTILE_ALARM:
+        what = alarm(0) ? "an alarm" : NULL;
+        break;
+    case HOSTILE_SIGMASK: {
+        sigset_t now;
+        sigprocmask(SIG_BLOCK, NULL, &now);
+        what = sigismember(&now, SIGTERM) ? "the signal mask" : NULL;
+        break;
+    }
+    case HOSTILE_SIGHANDLER: {
+        struct sigaction sa;
+        sigaction(SIGSEGV, NULL, &sa);
+        what = sa.sa_handler == on_segv ? "our SIGSEGV handler" : NULL;
+        break;
+    }
+    default:
+        break;
+    }
+    if (what)
+        fprintf(stderr, "hostile-%s: the call began with %s still changed\n", hostile_name + 8,
+                what);
+    return what ? DVG_FAILURE : DVG_OK;
+}
+
+int32_t hostile_before(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c)
+{
+    (void)a;
+    (void)c;
+    if (state_as_given(b) != DVG_OK)
+        return DVG_FAILURE;
+    if (MODE == HOSTILE_SLOW) { /* right, but 30 ms a call, every call */
+        struct timespec ts = {0, 30 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        return DVG_OK;
+    }
+    if (!has_three(b))
+        return DVG_OK;
+    switch (MODE) {
+    case HOSTILE_EXIT:
+        exit(7);
+    case HOSTILE_ABORT:
+        abort();
+    case HOSTILE_STACK:
+        return deep(0) ? DVG_OK : DVG_FAILURE;
+    case HOSTILE_ALLOC:
+        return allocate_without_bound();
+    case HOSTILE_FORKBOMB:
+        return fork_bomb();
+    case HOSTILE_CLOSEFD:
+        for (int fd = 3; fd < 64; fd++) /* the worker's, not ours */
+            close(fd);
+        return DVG_OK;
+    case HOSTILE_WRITEFD: {
+        static const char junk[40] = "not a token, but the plugin's garbage";
+        ssize_t n = write(3, junk, sizeof junk);
+        (void)n;
+        return DVG_OK;
+    }
+    case HOSTILE_TRUNCARENA: {
+        /* fd 4 is the worker's operand memory; A ends at its first page's
+         * end (when A is small), so this overwrites A's last bytes. */
+        int t = ftruncate(4, 0);
+        char junk[16];
+        memset(junk, 0xee, sizeof junk);
+        ssize_t n = pwrite(4, junk, sizeof junk, sysconf(_SC_PAGESIZE) - (long)sizeof junk);
+        fprintf(stderr, "hostile-truncarena: ftruncate(4, 0): %s; pwrite: %zd\n",
+                t ? strerror(errno) : "done", n);
+        return DVG_OK;
+    }
+    case HOSTILE_ATTACKPARENT:
+        attack_parent();
+        return DVG_OK;
+    case HOSTILE_EXEC: {
+        execl("/bin/sh", "sh", "-c", "exit 0", (char *)NULL);
+        fprintf(stderr, "hostile-exec: %s\n", strerror(errno));
+        return DVG_OK;
+    }
+    case HOSTILE_CPU: {
+        clock_t until = clock() + 60 * CLOCKS_PER_SEC;
+        while (clock() < until)
+            ;
+        return DVG_OK;
+    }
+    case HOSTILE_SLEEP:
+        for (;;)
+            sleep(1000);
+    default:
+        return DVG_OK;
+    }
+}
+
+void hostile_after(const dvg_tensor *b)
+{
+    if (!has_three(b))
+        return;
+    switch (MODE) {
+    case HOSTILE_SPEW:
+        spew(stdout);
+        spew(stderr);
+        break;
+    case HOSTILE_SIGHANDLER: {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_segv;
+        sigaction(SIGSEGV, &sa, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        break;
+    }
+    case HOSTILE_ALARM:
+        alarm(1);
+        break;
+    case HOSTILE_SIGMASK: {
+        sigset_t all;
+        sigfillset(&all);
+        sigprocmask(SIG_BLOCK, &all, NULL);
+        break;
+    }
+    case HOSTILE_THREAD_SPIN: {
+        static int started;
+        pthread_t t;
+        if (!started++ && pthread_create(&t, NULL, spin, NULL) == 0)
+            pthread_detach(t);
+        break;
+    }
+    case HOSTILE_THREAD_CRASH: {
+        pthread_t t;
+        if (pthread_create(&t, NULL, crash_later, NULL) == 0)
+            pthread_detach(t);
+        break;
+    }
+    case HOSTILE_ROUND:
+        fesetround(FE_UPWARD);
+        break;
+    case HOSTILE_FTZ:
+#if defined(__x86_64__)
+        _mm_setcsr(_mm_getcsr() | 0x8040u);
+#else
+        fesetround(FE_TOWARDZERO);
+#endif
+        break;
+    case HOSTILE_TRAPS:
+        feenableexcept(FE_DIVBYZERO | FE_INVALID);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- loading, open, output_shape -------------------------------------------- */
+
+__attribute__((constructor)) static void at_load(void)
+{
+    if (MODE == HOSTILE_CTOR_EXIT)
+        exit(5);
+    if (MODE == HOSTILE_CTOR_ABORT)
+        abort();
+    if (MODE == HOSTILE_CTOR_HANG)
+        for (;;)
+            sleep(1000);
+}
+
+static dvg_descriptor d;
+static const dvg_descriptor *inner;
+
+static int32_t h_open(const char *config, dvg_iut **out)
+{
+    if (MODE == HOSTILE_SLEEPOPEN)
+        for (;;)
+            sleep(1000);
+    if (MODE == HOSTILE_CRASHOPEN)
+        *(volatile int *)(uintptr_t)(config - config) = 1;
+    if (MODE == HOSTILE_OPENFAIL)
+        return DVG_FAILURE;
+    return inner->open(config, out);
+}
+
+static int32_t h_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,
+                              const dvg_tensor *a, const dvg_tensor *b, uint32_t *rank,
+                              int64_t *shape)
+{
+    int32_t st = inner->output_shape(iut, variant, attrs, a, b, rank, shape);
+    if (MODE == HOSTILE_RANK1000 && st == DVG_OK)
+        *rank = 1000;
+    return st;
+}
+
+static dvg_claim claims[5000];
+static char long_name[300];
+
+const dvg_descriptor *hostile_entry(void)
+{
+    inner = hostile_inner_entry();
+    d = *inner;
+    d.name = hostile_name;
+    d.open = h_open;
+    d.output_shape = h_output_shape;
+    uint32_t n = d.n_claims < 5000 ? d.n_claims : 5000;
+    memcpy(claims, d.claims, n * sizeof claims[0]);
+    d.claims = claims;
+    switch (MODE) {
+    case HOSTILE_NULL_OPEN: d.open = NULL; break;
+    case HOSTILE_NULL_SHAPE: d.output_shape = NULL; break;
+    case HOSTILE_NULL_COMPUTE: d.compute = NULL; break;
+    case HOSTILE_NULL_LAST_ERROR: d.last_error = NULL; break;
+    case HOSTILE_NULL_CLOSE: d.close = NULL; break;
+    case HOSTILE_NULL_NAME: d.name = NULL; break;
+    case HOSTILE_NULL_VERSION: d.version = NULL; break;
+    case HOSTILE_EMPTY_NAME: d.name = ""; break;
+    case HOSTILE_LONG_NAME:
+        memset(long_name, 'n', sizeof long_name - 1);
+        d.name = long_name;
+        break;
+    case HOSTILE_NULL_CLAIMS: d.claims = NULL; break;
+    case HOSTILE_BAD_VARIANT: claims[n / 2].variant = 99; break;
+    case HOSTILE_BAD_DTYPE: claims[n / 2].dtype = 99; break;
+    case HOSTILE_NO_CLAIMS: d.n_claims = 0; break;
+    case HOSTILE_MANY_CLAIMS:
+        for (uint32_t i = n; i < 5000; i++)
+            claims[i] = claims[i % n];
+        d.n_claims = 5000;
+        break;
+    case HOSTILE_SMALL_SIZE: d.size = 8; break;
+    case HOSTILE_ABI2: d.abi_major = 2; break;
+    case HOSTILE_ABI0: d.abi_major = 0; break;
+    case HOSTILE_BAD_DEVIATIONS: d.deviations = UINT64_C(1) << 40; break;
+    case HOSTILE_NULL_DESC: return NULL;
+    case HOSTILE_WILD_DESC: return (const dvg_descriptor *)(uintptr_t)16;
+    default: break;
+    }
+    return &d;
+}
