@@ -51,8 +51,8 @@ best3() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-echo "Divergence figures, $(date -u +%Y-%m-%d), $(uname -m), $cpu, $JOBS cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
-echo
+load() { cut -d' ' -f1 /proc/loadavg; }
+echo "Divergence figures, $(date -u +%Y-%m-%d), $(uname -m), $cpu, $JOBS cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); load average $(load) at the start"
 
 # 1. The oracle against MPFR ------------------------------------------------------
 if [ -x "$B/bench_oracle" ]; then
@@ -149,6 +149,8 @@ for k in findings signatures counts; do
     row "store: $k recorded per s (transactions of 1000)" "$v" "plain SQLite insert $raw" "$(ratio "$v" "$raw")"
 done
 
+echo "(load average $(load) at the end: other work on the machine inflates the figures)"
+echo
 echo "| figure | measured | baseline (same run) | ratio / goal |"
 echo "| --- | --- | --- | --- |"
 cat "$rows"

@@ -663,6 +663,12 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
     fprintf(out, "Certificate: %s %s (%s), profile %s, seed %" PRIu64 "%s, run %" PRId64 " in %s%s\n",
             cf.info->name, cf.info->version, o->plugin_path, o->profile.name, o->seed, shard,
             cf.run_id, db_path, resumed ? " (resumed)" : "");
+    if (cf.info->fp_at_open) {
+        char fp[128];
+        fprintf(out, "  note: loading and open() leave the FP environment changed (%s); every "
+                     "call starts from it\n",
+                worker_fp_describe(cf.info->fp_at_open, fp, sizeof fp));
+    }
     if (n_claims == 0 && n_selected > 0) {
         fprintf(out, "shard %u/%u holds none of the %u selected claims\n", o->shard_index,
                 o->shard_count, n_selected);

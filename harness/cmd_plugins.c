@@ -27,7 +27,17 @@ static void show(const char *path, const worker_info *in)
     if (in->deviations & DVG_DEV_NAN_CANONICAL) printf(" canonical-nan");
     if (in->deviations & DVG_DEV_INT_DIV_ZERO_VALUE)
         printf(" int-div-zero=%" PRId64, in->int_div_zero_value);
-    printf("\n  claims      %u\n", in->n_claims);
+    printf("\n  isolation   %s\n", in->confined ? "confined (seccomp), limits on memory, CPU time "
+                                                   "and file size"
+                                                 : "limits on memory, CPU time and file size "
+                                                   "(no seccomp filter on this system)");
+    if (in->fp_at_open) {
+        char fp[128];
+        printf("  warning: loading and open() leave the FP environment changed (%s); every "
+               "call starts from it\n",
+               worker_fp_describe(in->fp_at_open, fp, sizeof fp));
+    }
+    printf("  claims      %u\n", in->n_claims);
     for (uint32_t v = 1; v < DVG_VARIANT_COUNT; v++) {
         char line[256] = "";
         for (uint32_t i = 0; i < in->n_claims; i++)
@@ -58,7 +68,9 @@ int cmd_plugins(int argc, char **argv)
         worker *w = NULL;
         worker_result r = WORKER_RESULT_INIT;
         char msg[WORKER_MESSAGE_MAX + 64];
-        if (worker_new(argv[i], NULL, &w)) {
+        worker_options wo;
+        worker_options_limited(&wo);
+        if (worker_new(argv[i], &wo, &w)) {
             fprintf(stderr, "divergence plugins: %s: cannot create a worker\n", argv[i]);
             status = 2;
             continue;

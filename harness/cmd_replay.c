@@ -136,7 +136,9 @@ int cmd_replay(int argc, char **argv)
         printf("  the oracle: invalid input (%s)\n", why.text);
     verdict_profile prof;
     verdict_profile_parse("exact", &prof, msg, sizeof msg);
-    if (worker_new(plugin, NULL, &w)) {
+    worker_options wo;
+    worker_options_limited(&wo); /* as certify ran it */
+    if (worker_new(plugin, &wo, &w)) {
         fprintf(stderr, "divergence replay: cannot create a worker for %s\n", plugin);
         goto done;
     }

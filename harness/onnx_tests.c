@@ -923,7 +923,7 @@ int onnxtests_run(const char *dir, const onnxtests_options *o, FILE *out, FILE *
     verdict_profile_parse("exact", &rs.profile, msg, sizeof msg);
     if (o->plugin_path) {
         worker_options wo;
-        worker_options_default(&wo);
+        worker_options_limited(&wo);
         wo.config = o->config;
         if (o->timeout_ms)
             wo.timeout_ms = o->timeout_ms;

@@ -930,6 +930,35 @@ fail:
     return -1;
 }
 
+/* s->db: a connection to `path` with SQLite's open flags `oflags` and the
+ * busy timeout. 0, or -1 with the message in s. */
+static int open_connection(store *s, const char *path, int oflags)
+{
+    if (sqlite3_open_v2(path, &s->db, oflags, NULL) == SQLITE_OK) {
+        sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+        return 0;
+    }
+    if (s->db)
+        fail_db(s);
+    else
+        fail(s, "out of memory");
+    return -1;
+}
+
+/* Opens `path` read-write only to read it, which makes SQLite recover a
+ * WAL index a crashed writer left inconsistent. 0 when that worked. */
+static int wal_recover(const char *path)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS);
+        rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
+    }
+    sqlite3_close(db);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
 /* SQLite's quick_check before the first write of a session: 0 when it
  * says "ok"; otherwise fails saying what it found. O(size of the file),
  * without the index cross-checks of integrity_check. */
@@ -993,19 +1022,24 @@ int store_open(const char *path, unsigned flags, store **out, char *err, size_t 
     int oflags = (flags & STORE_READONLY)
                      ? SQLITE_OPEN_READONLY
                      : SQLITE_OPEN_READWRITE | ((flags & STORE_CREATE) ? SQLITE_OPEN_CREATE : 0);
-    if (sqlite3_open_v2(path, &s->db, oflags, NULL) != SQLITE_OK) {
-        if (s->db)
-            fail_db(s);
-        else
-            fail(s, "out of memory");
+    if (open_connection(s, path, oflags))
         goto done;
-    }
-    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
     s->readonly = (flags & STORE_READONLY)                    ? 1
                   : sqlite3_db_readonly(s->db, "main") == 1 ? 2
                                                             : 0;
-    if (read_version(s, &version))
-        goto done;
+    if (read_version(s, &version)) {
+        /* A writer killed at the wrong moment can leave the WAL index
+         * needing a recovery that a read-only connection may not run: a
+         * read-write connection that only reads runs it (the -shm file is
+         * rebuilt from the -wal; the database is not changed), then the
+         * read-only one tries again. */
+        if (!(s->readonly && s->code == SQLITE_READONLY && wal_recover(path) == 0))
+            goto done;
+        sqlite3_close(s->db);
+        s->db = NULL;
+        if (open_connection(s, path, oflags) || read_version(s, &version))
+            goto done;
+    }
     if (version > SCHEMA_VERSION) {
         fail(s, "schema version %" PRId64 " is newer than this divergence knows (%d); "
                 "open it with a newer divergence",

@@ -66,17 +66,25 @@ int store_schema_version(void);
  * Opens the database at `path` (NUL-terminated; STORE_DEFAULT_PATH is the
  * CLI's default). flags: STORE_CREATE and/or STORE_READONLY.
  *
- * Writable: sets WAL mode, applies the pending migrations in one
- * transaction and marks the dead runs of this host 'incomplete'
- * (store_mark_stale_runs). A file that is not writable (permissions) opens
- * read-only, as with STORE_READONLY, when it is already up to date.
+ * Writable: checks the file with PRAGMA quick_check (a damaged file is
+ * refused before anything is written to it), sets WAL mode, applies the
+ * pending migrations in one transaction and marks the dead runs of this
+ * host 'incomplete' (store_mark_stale_runs). A file that is not writable
+ * (permissions) opens read-only, as with STORE_READONLY, when it is
+ * already up to date.
+ *
+ * Read-only: when a writer killed at the wrong moment left the WAL index
+ * needing a recovery a read-only connection may not run, and the file can
+ * be written, a read-write connection that only reads runs the recovery
+ * first (the -shm file is rebuilt; the database is not changed).
  *
  * Fails (-1, message in err) when: the file is missing and STORE_CREATE is
  * not given; it is not a SQLite database (corrupt, or another kind of
  * file); it is a SQLite database of some other program (user_version 0 and
  * tables of its own); its schema version is newer than this build knows
- * (the message names the file and both versions); it needs a migration but
- * cannot be written; or SQLite fails.
+ * (the message names the file and both versions); it is damaged (writable
+ * opens: "the database is damaged (SQLite's quick_check: ...)"); it needs a
+ * migration but cannot be written; or SQLite fails.
  *
  * err: a buffer of errlen bytes for the message (always NUL-terminated,
  * may be NULL). On success *out holds a store the caller closes with
@@ -148,8 +156,8 @@ int store_finish_run(store *s, int64_t run_id, int status);
  * and its host, pid and process tag become this process's (so a process
  * killed again leaves it 'running' for store_mark_stale_runs to find).
  * Fails when the run does not exist or is not 'incomplete' (complete, or
- * taken up by another process first), and inside a batch. Since issue 8
- * (schema 2; nothing in the schema changed).
+ * taken up by another process first), and inside a batch. Since schema 2
+ * (added without a schema change).
  */
 int store_resume_run(store *s, int64_t run_id);
 

@@ -1374,10 +1374,12 @@ static void poisons(uint32_t dtype, uint64_t p[2])
         p[0] = UINT64_C(0x7FF5A5A5A5A5A5A5);
         p[1] = UINT64_C(0x7FF25A5A5A5A5A5A);
         break;
-    default:
-        p[0] = UINT64_C(0xA5A5A5A5A5A5A5A5) & (oracle_dtype(dtype)->bits == 4 ? 0xFF : oracle_dtype_mask(dtype));
-        p[1] = UINT64_C(0x5A5A5A5A5A5A5A5A) & (oracle_dtype(dtype)->bits == 4 ? 0xFF : oracle_dtype_mask(dtype));
+    default: {
+        uint64_t m = oracle_dtype(dtype)->bits == 4 ? 0xFF : oracle_dtype_mask(dtype);
+        p[0] = UINT64_C(0xA5A5A5A5A5A5A5A5) & m;
+        p[1] = UINT64_C(0x5A5A5A5A5A5A5A5A) & m;
         break;
+    }
     }
 }
 
@@ -1768,8 +1770,10 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
     if (o->shard_count > 1)
         fprintf(out, "  this shard: %" PRIu64 " chunks, %" PRIu64 " pairs\n", sh.shard_chunks,
                 sh.shard_pairs);
-    fprintf(out, "  batches: %s; check: %s bulk check (self-checked), the listed elements by "
-                 "the full oracle\n", sh.layout_text, oracle_rowcheck_method(o->dtype));
+    int bulk = strcmp(oracle_rowcheck_method(o->dtype), "scalar") != 0;
+    fprintf(out, "  batches: %s; check: %s, the listed elements by the full oracle\n",
+            sh.layout_text, bulk ? "AVX2 bulk check (self-checked)"
+                                 : "element by element (no bulk check for this dtype here)");
     fflush(out);
 
     /* the jobs */
@@ -1804,10 +1808,12 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
         double t = now_s() - t0;
         if (o->progress && t - last >= 0.25) {
             double fresh = (double)(done_pairs - sh.pairs_resumed);
-            double left = (double)(sh.shard_pairs - (done_pairs < sh.shard_pairs ? done_pairs : sh.shard_pairs));
+            uint64_t capped = done_pairs < sh.shard_pairs ? done_pairs : sh.shard_pairs;
+            double left = (double)(sh.shard_pairs - capped);
             fprintf(err, "\rsweep %s: %5.1f%% of %" PRIu64 " pairs, %.1f s, ETA %.1f s, %" PRIu64
                          " differences   ",
-                    d->tag, sh.shard_pairs ? 100.0 * (double)done_pairs / (double)sh.shard_pairs : 100.0,
+                    d->tag,
+                    sh.shard_pairs ? 100.0 * (double)done_pairs / (double)sh.shard_pairs : 100.0,
                     sh.shard_pairs, t, fresh > 0 ? t * left / fresh : 0.0, diffs);
             last = t;
         }

@@ -25,9 +25,10 @@
  * and the elements whose rules are not IEEE's - go through the full oracle
  * and the verdict (verdict_case on a 1-D case of just those pairs), so the
  * counts are those of judging every element in full (tests/sweep checks
- * that). Output elements equal to the poison pattern, and one batch in
- * every `nondet_every`, make the worker run the batch again to tell
- * unwritten elements and nondeterminism.
+ * that). Output elements equal to the poison pattern, and batch 0,
+ * nondet_every, 2 * nondet_every, ... of every chunk (so at least one per
+ * chunk), make the worker run the batch again to tell unwritten elements
+ * and nondeterminism.
  *
  * Store: one run of kind 'sweep', one row in `sweeps`. Each chunk is
  * committed in one transaction with its counts, ULP histogram, counts per
@@ -73,7 +74,7 @@ typedef struct sweep_options {
     int progress;               /* 1: progress and ETA on stderr */
     uint32_t max_failures;      /* batches that crash, hang, ... before the sweep stops */
     uint32_t batch_pairs;       /* target pairs per batch; 0: 2^19 */
-    uint32_t nondet_every;      /* every Nth batch runs twice; 0: never */
+    uint32_t nondet_every;      /* batches 0, N, 2N, ... of a chunk run twice; 0: never */
     int pin;                    /* 1: each job and its worker on one CPU (jobs <= CPUs);
                                    measured slower here, so off by default */
     uint32_t stop_after_chunks; /* tests: stop (as if killed) after this many chunks; 0: no */
@@ -81,7 +82,8 @@ typedef struct sweep_options {
 
 /* Defaults: one job per core, seed 1, 2^24 random pairs, 10 s timeout,
  * profile exact, 8 failing batches, 2^19 pairs per batch, a nondeterminism
- * sample every 64 batches, no pinning, progress when stderr is a terminal. */
+ * sample every 64 batches of a chunk (a chunk has 32 of 2^19 pairs), no
+ * pinning, progress when stderr is a terminal. */
 void sweep_options_default(sweep_options *o);
 
 /* Runs the sweep and prints its summary on `out`. Returns 0 when every

@@ -200,8 +200,9 @@ INLINE uint32_t half_kernel(int bf, int count_sub, const oracle_row *row, int ro
     for (; j < n16; j += 16) {
         __m128i e0 = HALF_EXPECT(ld128(v + 2 * j)), e1 = HALF_EXPECT(ld128(v + 2 * j + 16));
         __m128i g0 = ld128(o + 2 * j), g1 = ld128(o + 2 * j + 16);
-        __m128i eq = _mm_packs_epi16(_mm_andnot_si128(_mm_cmpeq_epi16(g0, pois), _mm_cmpeq_epi16(e0, g0)),
-                                     _mm_andnot_si128(_mm_cmpeq_epi16(g1, pois), _mm_cmpeq_epi16(e1, g1)));
+        __m128i ok0 = _mm_andnot_si128(_mm_cmpeq_epi16(g0, pois), _mm_cmpeq_epi16(e0, g0));
+        __m128i ok1 = _mm_andnot_si128(_mm_cmpeq_epi16(g1, pois), _mm_cmpeq_epi16(e1, g1));
+        __m128i eq = _mm_packs_epi16(ok0, ok1);
         if (!route_v && _mm_movemask_epi8(eq) == 0xFFFF) {
             if (!count_sub)
                 continue;
@@ -286,8 +287,9 @@ TARGET static uint32_t check_f32(const oracle_row *row, int route, uint32_t *lis
                                            _mm256_and_si256(_mm256_castps_si256(x), abs), zero));
         if (row->count_subnormal) {
             __m256i ea = _mm256_and_si256(e, abs);
-            __m256i sub = _mm256_andnot_si256(
-                bad, _mm256_and_si256(_mm256_cmpgt_epi32(ea, zero), _mm256_cmpgt_epi32(min_normal, ea)));
+            __m256i in = _mm256_and_si256(_mm256_cmpgt_epi32(ea, zero),
+                                          _mm256_cmpgt_epi32(min_normal, ea));
+            __m256i sub = _mm256_andnot_si256(bad, in);
             nsub += (uint32_t)__builtin_popcount(mask32(sub));
         }
         uint32_t mb = mask32(bad);
@@ -332,8 +334,9 @@ TARGET static uint32_t check_f64(const oracle_row *row, int route, uint32_t *lis
                                            _mm256_and_si256(_mm256_castpd_si256(x), abs), zero));
         if (row->count_subnormal) {
             __m256i ea = _mm256_and_si256(e, abs);
-            __m256i sub = _mm256_andnot_si256(
-                bad, _mm256_and_si256(_mm256_cmpgt_epi64(ea, zero), _mm256_cmpgt_epi64(min_normal, ea)));
+            __m256i in = _mm256_and_si256(_mm256_cmpgt_epi64(ea, zero),
+                                          _mm256_cmpgt_epi64(min_normal, ea));
+            __m256i sub = _mm256_andnot_si256(bad, in);
             nsub += (uint32_t)__builtin_popcount(
                 (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(sub)));
         }
@@ -367,7 +370,8 @@ INLINE __m256i widen_int(int kind, const uint8_t *p)
 INLINE __m256i poison_lanes(int kind, const uint8_t *p, uint64_t poison)
 {
     if (kind <= 1)
-        return _mm256_cvtepi16_epi32(_mm_cmpeq_epi16(ld128(p), _mm_set1_epi16((short)(uint16_t)poison)));
+        return _mm256_cvtepi16_epi32(
+            _mm_cmpeq_epi16(ld128(p), _mm_set1_epi16((short)(uint16_t)poison)));
     return _mm256_cvtepi8_epi32(_mm_cmpeq_epi8(ld64(p), _mm_set1_epi8((char)(uint8_t)poison)));
 }
 
@@ -413,22 +417,26 @@ INLINE uint32_t int_kernel(int kind, const oracle_row *row, uint32_t *list, orac
     return n8;
 }
 
-TARGET static uint32_t check_i16(const oracle_row *row, int route, uint32_t *list, oracle_row_result *res)
+TARGET static uint32_t check_i16(const oracle_row *row, int route, uint32_t *list,
+                                 oracle_row_result *res)
 {
     (void)route;
     return int_kernel(0, row, list, res);
 }
-TARGET static uint32_t check_u16(const oracle_row *row, int route, uint32_t *list, oracle_row_result *res)
+TARGET static uint32_t check_u16(const oracle_row *row, int route, uint32_t *list,
+                                 oracle_row_result *res)
 {
     (void)route;
     return int_kernel(1, row, list, res);
 }
-TARGET static uint32_t check_i8(const oracle_row *row, int route, uint32_t *list, oracle_row_result *res)
+TARGET static uint32_t check_i8(const oracle_row *row, int route, uint32_t *list,
+                                 oracle_row_result *res)
 {
     (void)route;
     return int_kernel(2, row, list, res);
 }
-TARGET static uint32_t check_u8(const oracle_row *row, int route, uint32_t *list, oracle_row_result *res)
+TARGET static uint32_t check_u8(const oracle_row *row, int route, uint32_t *list,
+                                 oracle_row_result *res)
 {
     (void)route;
     return int_kernel(3, row, list, res);
@@ -674,7 +682,8 @@ static int check_dtype(uint32_t dtype)
                     if (variant == 2) /* one bit off, and a poisoned element */
                         for (uint32_t i = 0; i < n; i++)
                             oracle_store(dtype, out, i, (e[i].bits ^ 1) & mask);
-                    row.poison = variant == 2 ? oracle_load(dtype, out, n / 3) : mask & 0xA5A5A5A5A5A5A5A5u;
+                    row.poison = variant == 2 ? oracle_load(dtype, out, n / 3)
+                                              : mask & 0xA5A5A5A5A5A5A5A5u;
                     ok = same_listing(&row, l1, l2);
                 }
             }

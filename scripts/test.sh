@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Set-up plus the whole test suite: installs dependencies, builds, replays
-# the fuzz corpora under ASan and UBSan (build-asan/, a minute or so), runs
+# the fuzz corpora under ASan and UBSan and runs the whole suite a second
+# time under them (build-asan/, scripts/test-sanitizers.sh), then runs
 # ctest (its summary line is the last thing printed).
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup.sh
 sh scripts/fuzz-asan-replay.sh
+sh scripts/test-sanitizers.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" ${CTEST_ARGS:-}

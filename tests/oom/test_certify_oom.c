@@ -110,7 +110,7 @@ int main(int argc, char **argv)
         return 2;
     char err[512];
 
-    uint64_t n, failed = 0, absorbed = 0, silent = 0;
+    uint64_t n, failed = 0, absorbed = 0, silent = 0, injected = 0;
     int completed = 0;
     for (n = 1; !completed && n < 200000; n++) {
         int sticky = n % 8 == 0;
@@ -122,6 +122,7 @@ int main(int argc, char **argv)
             completed = 1; /* the run needed fewer than n allocations */
             CHECKF(status == 0, "n=%" PRIu64 ": status %d without a failure: %s", n, status, text);
         } else if (status == 2) {
+            injected = n;
             failed++;
             if (!text || !text[0]) {
                 silent++;
@@ -131,6 +132,7 @@ int main(int argc, char **argv)
         } else {
             /* The failure was absorbed (a retry, a cache): the run must
              * still be right. */
+            injected = n;
             absorbed++;
             CHECKF(status == 0, "n=%" PRIu64 "%s: status %d: %s", n, sticky ? " (sticky)" : "",
                    status, text);
@@ -144,9 +146,9 @@ int main(int argc, char **argv)
     int after = certify_once(plugin, cases, &text);
     CHECKF(after == 0, "the run after the injections: status %d: %s", after, text);
     free(text);
-    printf("allocation failures injected at 1..%" PRIu64 " (every 8th sticky): %" PRIu64
+    printf("allocation failures injected at N = 1..%" PRIu64 " (every 8th sticky): %" PRIu64
            " runs ended with a clean error, %" PRIu64 " absorbed the failure\n",
-           n - 2, failed, absorbed);
+           injected, failed, absorbed);
     int rc = check_done("certify_oom");
     if (rc == 0) {
         char cmd[400];

@@ -360,5 +360,7 @@ int main(int argc, char **argv)
            (unsigned long long)listed_total);
     sweep_judge_free(judge);
     free(cols);
+    for (uint32_t pi = 0; pi < n_plugins; pi++)
+        plugins[pi].d->close(plugins[pi].iut);
     return check_done("test_sweep_judge");
 }
