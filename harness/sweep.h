@@ -28,7 +28,11 @@
  * that). Output elements equal to the poison pattern, and batch 0,
  * nondet_every, 2 * nondet_every, ... of every chunk (so at least one per
  * chunk), make the worker run the batch again to tell unwritten elements
- * and nondeterminism.
+ * and nondeterminism. Those batches, and only those, also compare A and B
+ * with what was sent: the worker maps them read-only, so a kernel that
+ * writes them faults; the comparison is for a plugin that writes the
+ * shared memory through its descriptor, and reading both operands after
+ * every batch would cost a third of an equal-shapes sweep.
  *
  * Store: one run of kind 'sweep', one row in `sweeps`. Each chunk is
  * committed in one transaction with its counts, ULP histogram, counts per
