@@ -121,11 +121,14 @@ fi
 
 # 3. Fuzzing -------------------------------------------------------------------
 say "fuzz throughput"
-"$D" fuzz --plugin "$REF" --seconds "$FS" --jobs 1 --db "$tmp/f1.db" --no-progress >"$tmp/f1" 2>&1
+"$D" fuzz --plugin "$REF" --seconds "$FS" --jobs 1 --pin --db "$tmp/f1.db" --no-progress >"$tmp/f1" 2>&1
+"$D" fuzz --plugin "$REF" --seconds "$FS" --jobs 1 --no-pin --db "$tmp/f1u.db" --no-progress >"$tmp/f1u" 2>&1
 "$D" fuzz --plugin "$REF" --seconds "$FS" --jobs "$JOBS" --db "$tmp/fn.db" --no-progress >"$tmp/fn" 2>&1
 c1=$(sed -n 's/.*: \([0-9]*\) cases\/s.*/\1/p' "$tmp/f1")
+c1u=$(sed -n 's/.*: \([0-9]*\) cases\/s.*/\1/p' "$tmp/f1u")
 cn=$(sed -n 's/.*: \([0-9]*\) cases\/s.*/\1/p' "$tmp/fn")
-row "fuzz campaign, reference, isolated workers, $JOBS jobs (cases/s)" "$cn" "1 job $c1" "$(ratio "$cn" "$c1") (goal >= 20000)"
+row "fuzz campaign, reference, isolated workers, $JOBS jobs pinned (cases/s)" "$cn" "1 job pinned $c1" "$(ratio "$cn" "$c1") (goal >= 20000)"
+row "fuzz campaign, 1 job, job and worker pinned to one CPU (cases/s)" "$c1" "1 job unpinned $c1u" "$(ratio "$c1" "$c1u")"
 if [ -x "$B-fuzz/fuzz_div" ] || [ -x "$(dirname "$B")/build-fuzz/fuzz_div" ]; then
     F=$(dirname "$B")/build-fuzz
     [ -x "$B-fuzz/fuzz_div" ] && F=$B-fuzz

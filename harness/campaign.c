@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fuzz/decode.h"
+#include "harness/affinity.h"
 #include "harness/alloc.h"
 #include "harness/gen.h"
 #include "harness/narrow.h"
@@ -42,6 +43,7 @@ void campaign_options_default(campaign_options *o)
     o->progress = isatty(2);
     o->memory_limit = WORKER_LIMIT_AS;
     o->cpu_limit_s = WORKER_LIMIT_CPU_S;
+    o->pin = -1;
 }
 
 static double now_s(void)
@@ -179,6 +181,7 @@ typedef struct job {
     verdict_example pending[MAX_NEW_PER_CASE];
     uint32_t n_pending;
     const divcase *current;
+    int cpu; /* job and worker's CPU; -1 not pinned */
     pthread_t thread;
 } job;
 
@@ -593,6 +596,7 @@ static void *job_main(void *arg)
 {
     job *j = arg;
     shared *sh = j->sh;
+    affinity_pin_thread(j->cpu);
     uint8_t *scratch = dvg_malloc(MAX_CORPUS_BYTES + 64);
     if (!scratch) {
         pthread_mutex_lock(&sh->lock);
@@ -663,10 +667,11 @@ fail:
 }
 
 /* Starts a job's worker (in the calling thread, which outlives it). */
-static int job_start(shared *sh, job *j, FILE *err)
+static int job_start(shared *sh, job *j, int cpu, FILE *err)
 {
     memset(j, 0, sizeof *j);
     j->sh = sh;
+    j->cpu = cpu;
     worker_options wo;
     worker_options_limited(&wo);
     wo.limit_as_bytes = sh->o->memory_limit;
@@ -674,6 +679,7 @@ static int job_start(shared *sh, job *j, FILE *err)
     wo.config = sh->o->config;
     wo.timeout_ms = sh->o->timeout_ms ? sh->o->timeout_ms : 2000;
     wo.quiet = 1;
+    wo.cpu = cpu;
     if (worker_new(sh->o->plugin_path, &wo, &j->w)) {
         fprintf(err, "divergence fuzz: cannot create a worker for %s\n", sh->o->plugin_path);
         return -1;
@@ -954,11 +960,13 @@ int campaign_run(const campaign_options *o, FILE *out, FILE *err)
     if (shared_init(&sh, o, out, err))
         goto done;
     oracle_fastpath_selfcheck();
+    int pin = o->pin > 0 || (o->pin < 0 && n_jobs == affinity_cpu_count());
     jobs = dvg_calloc(n_jobs, sizeof *jobs);
     if (!jobs)
         goto done;
     for (; started < n_jobs; started++)
-        if (job_start(&sh, &jobs[started], err)) {
+        if (job_start(&sh, &jobs[started], pin ? affinity_cpu_for_job(started, n_jobs) : -1,
+                      err)) {
             job_free(&jobs[started]); /* what it made before it failed */
             goto done;
         }
@@ -1117,7 +1125,7 @@ int campaign_import(const campaign_options *o, char **paths, int n_paths, FILE *
         goto done;
     oracle_fastpath_selfcheck();
     started = 1; /* job_free takes what job_start made, all or part */
-    if (job_start(&sh, &j, err))
+    if (job_start(&sh, &j, -1, err))
         goto done;
     if (shared_take_info(&sh, j.w))
         goto done;

@@ -37,6 +37,10 @@ typedef struct campaign_options {
     verdict_profile profile;
     int progress;              /* 1: a status line on stderr */
     int stop_on_finding;       /* 1: end the campaign at its first finding */
+    int pin;                   /* job i and its worker on the i-th CPU
+                                  (harness/affinity.h): 1 when the jobs fit,
+                                  0 never, -1 (default) when the jobs are as
+                                  many as the CPUs the process may use */
     uint64_t memory_limit;     /* bytes each worker may add; 0: none
                                   (default WORKER_LIMIT_AS) */
     uint32_t cpu_limit_s;      /* CPU seconds per plugin call; 0: none

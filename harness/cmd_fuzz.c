@@ -3,7 +3,7 @@
  * divergence fuzz   --plugin P [--seconds N] [--cases N] [--jobs J] [--seed S]
  *                   [--shard i/N] [--db F] [--corpus DIR] [--max-elements N]
  *                   [--timeout MS] [--profile exact|ftz|ulp:N] [--no-progress]
- *                   [--memory-limit MIB] [--cpu-limit S] [--resume]
+ *                   [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]
  * divergence import --plugin P [--db F] [--max-elements N] [--memory-limit MIB]
  *                   [--cpu-limit S] FILE|DIR...
  */
@@ -19,7 +19,8 @@ static const char fuzz_usage[] =
     "usage: divergence fuzz --plugin P [--seconds N] [--cases N] [--jobs J] [--seed S]\n"
     "         [--shard i/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
     "         [--profile exact|ftz|ulp:N] [--stop-on-finding] [--no-progress]\n"
-    "         [--memory-limit MIB] [--cpu-limit S] [--resume]\n"
+    "         [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]\n"
+    "--pin: job i and its worker on the i-th CPU (default when --jobs is the CPU count)\n"
     "--memory-limit MIB: address space each worker may add (default 8192, 0: none);\n"
     "--cpu-limit S: CPU seconds per plugin call (default 300, 0: none)\n"
     "--resume continues the latest incomplete fuzz run of this command line and plugin\n"
@@ -82,6 +83,10 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
         }
         if (is_fuzz && !strcmp(a, "--stop-on-finding")) {
             o->stop_on_finding = 1;
+            continue;
+        }
+        if (is_fuzz && (!strcmp(a, "--pin") || !strcmp(a, "--no-pin"))) {
+            o->pin = !strcmp(a, "--pin");
             continue;
         }
         if (is_fuzz && !strcmp(a, "--resume")) {

@@ -26,40 +26,32 @@ static int word_is(const char *w, size_t n, const char *s)
     return strlen(s) == n && !memcmp(w, s, n);
 }
 
+/* The next word of `p` that changes what is judged (the flags that change
+ * only how fast or how it is shown are skipped: --resume, --no-progress,
+ * --pin, --no-pin, and --jobs with its value); *len its length. */
+static const char *next_judged_word(const char *p, size_t *len)
+{
+    static const char *const plain[] = {"--resume", "--no-progress", "--pin", "--no-pin"};
+    for (;;) {
+        const char *w = next_word(p, len);
+        if (!w)
+            return NULL;
+        int skip = 0;
+        for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+            skip |= word_is(w, *len, plain[i]);
+        if (!skip && !word_is(w, *len, "--jobs"))
+            return w;
+        p = w + *len;
+        if (!skip && next_word(p, len)) /* --jobs N */
+            p = next_word(p, len) + *len;
+    }
+}
+
 int resume_args_equal(const char *a, const char *b)
 {
     size_t na = 0, nb = 0;
     for (;;) {
-        const char *wa, *wb;
-        /* Skip what changes nothing in what is judged. */
-        for (;;) {
-            wa = next_word(a, &na);
-            if (wa && (word_is(wa, na, "--resume") || word_is(wa, na, "--no-progress"))) {
-                a = wa + na;
-                continue;
-            }
-            if (wa && word_is(wa, na, "--jobs")) {
-                a = wa + na;
-                if (next_word(a, &na))
-                    a = next_word(a, &na) + na;
-                continue;
-            }
-            break;
-        }
-        for (;;) {
-            wb = next_word(b, &nb);
-            if (wb && (word_is(wb, nb, "--resume") || word_is(wb, nb, "--no-progress"))) {
-                b = wb + nb;
-                continue;
-            }
-            if (wb && word_is(wb, nb, "--jobs")) {
-                b = wb + nb;
-                if (next_word(b, &nb))
-                    b = next_word(b, &nb) + nb;
-                continue;
-            }
-            break;
-        }
+        const char *wa = next_judged_word(a, &na), *wb = next_judged_word(b, &nb);
         if (!wa || !wb)
             return !wa && !wb;
         if (na != nb || memcmp(wa, wb, na))

@@ -6,8 +6,9 @@
  * A run killed or failed half way stays in the store as 'incomplete'
  * (store_finish_run, or store_mark_stale_runs at the next writable open).
  * --resume continues the latest incomplete run of the same kind whose
- * recorded command line equals this one (but for --resume, --no-progress
- * and fuzz's --jobs N, which change nothing in what is judged) and whose
+ * recorded command line equals this one (but for --resume, --no-progress,
+ * --pin, --no-pin and fuzz's --jobs N, which change nothing in what is
+ * judged) and whose
  * plugin build (name, version, SHA-256) is this one. What was committed is
  * kept: certify skips the claims whose certificate the run holds, fuzz
  * starts at the number of cases its counts hold and knows the signatures

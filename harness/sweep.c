@@ -9,13 +9,13 @@
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
 #include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "harness/affinity.h"
 #include "harness/alloc.h"
 #include "harness/gen.h"
 #include "harness/narrow.h"
@@ -641,7 +641,7 @@ typedef struct job {
     worker *w;
     worker_batch bt;
     worker_result wr;
-    int pinned_pid;
+    int cpu;                     /* job and worker's CPU (--pin); -1 not pinned */
     sweep_judge *judge;
     uint8_t *a, *b;              /* operand buffers */
     uint64_t *fixed;             /* the batch's row values */
@@ -908,28 +908,6 @@ static void set_failed(shared *sh)
     pthread_mutex_unlock(&sh->lock);
 }
 
-/* Pins the job's thread and its worker to one CPU. */
-static void pin(job *jb)
-{
-    shared *sh = jb->sh;
-    if (!sh->o->pin)
-        return;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    uint32_t jobs = sh->o->jobs;
-    if (cpus < 1 || jobs > (uint32_t)cpus)
-        return;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET((int)(jb->index % (uint32_t)cpus), &set);
-    if (!jb->pinned_pid)
-        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-    int pid = worker_pid(jb->w);
-    if (pid && pid != jb->pinned_pid) {
-        sched_setaffinity(pid, sizeof set, &set);
-        jb->pinned_pid = pid;
-    }
-}
-
 /* A batch that did not compute: judged as a whole case; the first crash
  * of the sweep narrowed to one pair. */
 static int batch_failed(job *jb, const divcase *dc, const sweep_view *v, const oracle_shape *expect)
@@ -1011,7 +989,6 @@ static int run_batch(job *jb, const divcase *dc, const sweep_view *v)
         fprintf(sh->err, "divergence sweep: %s\n", worker_errmsg(jb->w));
         return -1;
     }
-    pin(jb);
     if (!jb->wr.computed || jb->wr.outcome != WORKER_OUT_OK)
         return batch_failed(jb, dc, v, &expect);
     verdict_tally before = jb->chunk.t;
@@ -1300,6 +1277,7 @@ static void *job_main(void *arg)
 {
     job *jb = arg;
     shared *sh = jb->sh;
+    affinity_pin_thread(jb->cpu);
     for (;;) {
         pthread_mutex_lock(&sh->lock);
         uint64_t c = sh->next_chunk;
@@ -1321,16 +1299,19 @@ static void *job_main(void *arg)
     return NULL;
 }
 
-static int job_start(shared *sh, job *jb, uint32_t index, uint64_t max_pairs, FILE *err)
+static int job_start(shared *sh, job *jb, uint32_t index, uint32_t n_jobs, uint64_t max_pairs,
+                     FILE *err)
 {
     memset(jb, 0, sizeof *jb);
     jb->sh = sh;
     jb->index = index;
+    jb->cpu = sh->o->pin ? affinity_cpu_for_job(index, n_jobs) : -1;
     worker_options wo;
-    worker_options_default(&wo);
+    worker_options_limited(&wo);
     wo.config = sh->o->config;
     wo.timeout_ms = sh->o->timeout_ms ? sh->o->timeout_ms : 10000;
     wo.quiet = 1;
+    wo.cpu = jb->cpu;
     if (worker_new(sh->o->plugin_path, &wo, &jb->w)) {
         fprintf(err, "divergence sweep: cannot create a worker for %s\n", sh->o->plugin_path);
         return -1;
@@ -1786,7 +1767,7 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
 
     /* the jobs */
     for (; started < n_jobs; started++)
-        if (job_start(&sh, &jobs[started], started, max_pairs, err))
+        if (job_start(&sh, &jobs[started], started, n_jobs, max_pairs, err))
             goto done;
     for (uint32_t i = 0; i < n_jobs; i++) {
         uint64_t p[2];

@@ -45,6 +45,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "harness/affinity.h"
 #include "harness/alloc.h"
 #include "oracle/dtype.h"
 
@@ -969,6 +970,7 @@ __attribute__((noreturn)) static void child_main(worker *w, pid_t parent, int so
                              : 0;
     }
     setpgid(0, 0);
+    affinity_pin_process(w->opt.cpu);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(CHILD_EXIT_SETUP);
@@ -1671,6 +1673,7 @@ void worker_options_default(worker_options *o)
     o->config = "";
     o->timeout_ms = WORKER_DEFAULT_TIMEOUT_MS;
     o->max_bytes = WORKER_DEFAULT_MAX_BYTES;
+    o->cpu = -1;
 }
 
 void worker_options_limited(worker_options *o)

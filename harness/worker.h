@@ -254,6 +254,9 @@ typedef struct worker_options {
      * and counts it in worker_result.output_bytes. A plugin that prints
      * megabytes neither floods the harness's stderr nor blocks on it. */
     int32_t capture_output;
+    /* The CPU the child runs on (harness/affinity.h), set before it loads
+     * the plugin; -1 (the default): wherever the system puts it. */
+    int32_t cpu;
 } worker_options;
 
 #define WORKER_OUTPUT_SHOW  4096u            /* bytes shown per request */

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "harness/affinity.h"
 #include "harness/alloc.h"
 #include "harness/divcase.h"
 #include "harness/narrow.h"
@@ -650,6 +652,50 @@ static void test_alloc_failures(void)
     dvg_alloc_fail_at(0, 0);
 }
 
+/* harness/affinity.h: job i of N on the i-th allowed CPU, none when the
+ * jobs do not fit; worker_options.cpu puts the worker's child there, and
+ * a worker restarted after a crash goes back there. */
+static void test_affinity(void)
+{
+    printf("affinity\n");
+    uint32_t n = affinity_cpu_count();
+    CHECK(n >= 1);
+    CHECK(affinity_cpu_for_job(0, n + 1) == -1);
+    CHECK(affinity_cpu_for_job(n, n) == -1);
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    CHECK(sched_getaffinity(0, sizeof mine, &mine) == 0);
+    int last = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        int cpu = affinity_cpu_for_job(i, n);
+        CHECKF(cpu > last && CPU_ISSET(cpu, &mine), "job %u of %u: CPU %d", i, n, cpu);
+        last = cpu;
+    }
+    int cpu = affinity_cpu_for_job(n - 1, n);
+    worker_options o;
+    worker_options_default(&o);
+    CHECK(o.cpu == -1);
+    o.cpu = cpu;
+    worker *w = NULL;
+    CHECK(worker_new(plugin("segv"), &o, &w) == 0 && w);
+    worker_result r = WORKER_RESULT_INIT;
+    for (int round = 0; w && round < 2; round++) {
+        CHECK(worker_start(w, &r) == 0);
+        cpu_set_t got;
+        CPU_ZERO(&got);
+        CHECK(sched_getaffinity(worker_pid(w), sizeof got, &got) == 0);
+        CHECKF(CPU_COUNT(&got) == 1 && CPU_ISSET(cpu, &got), "round %d: the worker is not on "
+               "CPU %d alone", round, cpu);
+        divcase c; /* segv crashes on it: the next round is a fresh child */
+        make_i32(&c, 8);
+        set_i32(&c, 4, TRIGGER, 1);
+        CHECK(run_case(w, &c, &r) == 0 && r.outcome == WORKER_OUT_CRASH);
+        divcase_free(&c);
+    }
+    worker_result_free(&r);
+    worker_free(w);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -671,6 +717,7 @@ int main(int argc, char **argv)
     test_load_errors();
     test_narrow();
     test_alloc_failures();
+    test_affinity();
 
     CHECKF(count_fds() == fds, "descriptors leaked: %d before, %d after", fds, count_fds());
     errno = 0;
