@@ -229,7 +229,7 @@ int sweep_judge_batch(sweep_judge *j, const sweep_view *v, const uint8_t *out,
         uint64_t base = (uint64_t)i * v->n;
         oracle_row row = {r, v->fixed[i], v->row_is_a,
                           v->cols + (uint64_t)i * v->col_stride * bits / 8, out + base * bits / 8,
-                          v->n, v->poison, count_sub};
+                          v->n, v->poison, count_sub, v->every_value};
         oracle_row_result res;
         uint32_t *l = j->list + listed;
         oracle_rowcheck(&row, l, &res);
@@ -751,6 +751,7 @@ static void build_batch(job *jb, uint64_t c, int random, uint64_t first, uint32_
     v->n = n;
     v->fixed = jb->fixed;
     v->poison = jb->bt.poison[0];
+    v->every_value = !random && !sp->table && (uint64_t)n == (UINT64_C(1) << sp->bits);
     int want_a = 0, want_b = 0; /* content wanted: 1 the product values, 2 per batch */
     if (random) {
         for (uint32_t i = 0; i < k; i++) {

@@ -110,6 +110,9 @@ typedef struct sweep_view {
     const uint8_t *cols;        /* the other operand's values */
     uint64_t col_stride;        /* elements between rows of cols: 0 (shared) or n */
     uint64_t poison;            /* the poison pattern of run 1 */
+    int every_value;            /* 1: each row of cols holds every value of
+                                   the dtype in ascending bit order (an
+                                   exhaustive sweep; oracle_row.every_value) */
 } sweep_view;
 
 typedef struct sweep_judge sweep_judge;

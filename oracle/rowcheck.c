@@ -122,6 +122,7 @@ INLINE uint32_t mask32(__m256i m)
 /* Loads of eight elements (unaligned). */
 INLINE __m128i ld128(const void *p) { return _mm_loadu_si128((const __m128i *)p); }
 INLINE __m128i ld64(const void *p) { return _mm_loadl_epi64((const __m128i *)p); }
+INLINE __m256i ld256(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
 
 /* ---- f16 and bf16 ---- */
 
@@ -173,12 +174,30 @@ INLINE uint32_t half_group(int bf, const uint8_t *vp, __m128i e, __m128i g, int 
     return at;
 }
 
-/* Sixteen elements a step: when all equal their expected bits and none
- * is the poison (the common case: no NaN to compare by class, no routed
- * zero divisor), only their subnormals are counted, in 16-bit lane
- * counters. */
-INLINE uint32_t half_kernel(int bf, int count_sub, const oracle_row *row, int route,
-                            uint32_t *list, oracle_row_result *res)
+/* What a half-precision row check has found so far. */
+typedef struct half_state {
+    uint32_t at, npois, nsub;
+    uint32_t steps; /* 16-element steps counted into acc since its last flush */
+    __m128i acc;    /* subnormal counts per 16-bit lane */
+} half_state;
+
+INLINE void half_flush(half_state *st)
+{
+    __m128i w = _mm_madd_epi16(st->acc, _mm_set1_epi16(1));
+    w = _mm_add_epi32(w, _mm_srli_si128(w, 8));
+    w = _mm_add_epi32(w, _mm_srli_si128(w, 4));
+    st->nsub += (uint32_t)_mm_cvtsi128_si32(w);
+    st->acc = _mm_setzero_si128();
+    st->steps = 0;
+}
+
+/* Elements [j, end) of the row (end - j a multiple of 8), sixteen a step,
+ * each expected quotient computed by one float division: when all equal
+ * their expected bits and none is the poison (the common case: no NaN to
+ * compare by class, no routed zero divisor), only their subnormals are
+ * counted, in 16-bit lane counters. */
+INLINE void half_range(int bf, int count_sub, const oracle_row *row, int route, uint32_t j,
+                       uint32_t end, uint32_t *list, half_state *st)
 {
     const uint8_t *v = row->v, *o = row->out;
     const uint16_t fixed16 = (uint16_t)row->fixed;
@@ -188,9 +207,7 @@ INLINE uint32_t half_kernel(int bf, int count_sub, const oracle_row *row, int ro
     const int route_v = route && row->fixed_is_a;
     __m256 f = bf ? widen_bf16(_mm_set1_epi16((short)fixed16))
                   : _mm256_cvtph_ps(_mm_set1_epi16((short)fixed16));
-    uint32_t n16 = row->n & ~15u, n8 = row->n & ~7u, at = res->listed, npois = 0, nsub = 0;
-    __m128i acc = zero;
-    uint32_t j = 0, steps = 0;
+    uint32_t n16 = j + ((end - j) & ~15u);
 #define HALF_EXPECT(vb)                                                                     \
     (bf ? narrow_bf16(row->fixed_is_a ? _mm256_div_ps(f, widen_bf16(vb))                   \
                                       : _mm256_div_ps(widen_bf16(vb), f))                  \
@@ -207,38 +224,128 @@ INLINE uint32_t half_kernel(int bf, int count_sub, const oracle_row *row, int ro
             if (!count_sub)
                 continue;
             __m128i a0 = _mm_and_si128(e0, abs), a1 = _mm_and_si128(e1, abs);
-            acc = _mm_sub_epi16(acc, _mm_andnot_si128(_mm_cmpeq_epi16(a0, zero),
-                                                      _mm_cmpgt_epi16(min_normal, a0)));
-            acc = _mm_sub_epi16(acc, _mm_andnot_si128(_mm_cmpeq_epi16(a1, zero),
-                                                      _mm_cmpgt_epi16(min_normal, a1)));
-            if (++steps == 8192) { /* 16384 counts at most per lane: flush */
-                __m128i w = _mm_madd_epi16(acc, _mm_set1_epi16(1));
-                w = _mm_add_epi32(w, _mm_srli_si128(w, 8));
-                w = _mm_add_epi32(w, _mm_srli_si128(w, 4));
-                nsub += (uint32_t)_mm_cvtsi128_si32(w);
-                acc = zero;
-                steps = 0;
-            }
+            st->acc = _mm_sub_epi16(st->acc, _mm_andnot_si128(_mm_cmpeq_epi16(a0, zero),
+                                                              _mm_cmpgt_epi16(min_normal, a0)));
+            st->acc = _mm_sub_epi16(st->acc, _mm_andnot_si128(_mm_cmpeq_epi16(a1, zero),
+                                                              _mm_cmpgt_epi16(min_normal, a1)));
+            if (++st->steps == 8192) /* 16384 counts at most per lane: flush */
+                half_flush(st);
             continue;
         }
-        at = half_group(bf, v + 2 * j, e0, g0, route_v, count_sub, j, list, at, &npois, &nsub,
-                        pois);
-        at = half_group(bf, v + 2 * j + 16, e1, g1, route_v, count_sub, j + 8, list, at, &npois,
-                        &nsub, pois);
+        st->at = half_group(bf, v + 2 * j, e0, g0, route_v, count_sub, j, list, st->at,
+                            &st->npois, &st->nsub, pois);
+        st->at = half_group(bf, v + 2 * j + 16, e1, g1, route_v, count_sub, j + 8, list, st->at,
+                            &st->npois, &st->nsub, pois);
     }
-    for (; j < n8; j += 8) {
+    for (; j < end; j += 8) {
         __m128i e = HALF_EXPECT(ld128(v + 2 * j));
-        at = half_group(bf, v + 2 * j, e, ld128(o + 2 * j), route_v, count_sub, j, list, at,
-                        &npois, &nsub, pois);
+        st->at = half_group(bf, v + 2 * j, e, ld128(o + 2 * j), route_v, count_sub, j, list,
+                            st->at, &st->npois, &st->nsub, pois);
     }
 #undef HALF_EXPECT
-    __m128i w = _mm_madd_epi16(acc, _mm_set1_epi16(1));
-    w = _mm_add_epi32(w, _mm_srli_si128(w, 8));
-    w = _mm_add_epi32(w, _mm_srli_si128(w, 4));
-    nsub += (uint32_t)_mm_cvtsi128_si32(w);
-    res->listed = at;
-    res->poison += npois;
-    res->subnormal += nsub;
+}
+
+/*
+ * A row whose v holds every value in ascending bit order (every_value):
+ * v runs through blocks of one sign and one exponent field e, the
+ * significands in order. With the fixed operand's quotients by (or of)
+ * the block of exponent field `bias` (1.0 to 2.0) in a table T, those of
+ * any other block are T scaled by a power of two: RN(x * 2^d) =
+ * RN(x) * 2^d when x and x * 2^d both lie where the format is normal,
+ * which holds when the exponent fields of RN(x) and RN(x) * 2^d are at
+ * least 2 and at most the largest finite one (a quotient that rounded up
+ * to the smallest normal may have come from below it, where the grid is
+ * coarser). The scaled bits are T + (d << significand bits), the sign
+ * flipped for a negative v. A block where that does not hold for every
+ * entry of T, and the blocks of zeros and subnormals, infinities and
+ * NaNs, are done by half_range. So most blocks cost a load, an add and a
+ * compare per element instead of a division; the listing is the same.
+ */
+INLINE int half_scaled(int bf, int count_sub, const oracle_row *row, int route, uint32_t *list,
+                       half_state *st)
+{
+    const int mbits = bf ? 7 : 10, block = 1 << mbits;
+    const int bias = bf ? 127 : 15, emax = bf ? 254 : 30, efields = bf ? 256 : 32;
+    const __m128i pois = _mm_set1_epi16((short)(uint16_t)row->poison);
+    const __m256i pois256 = _mm256_set1_epi16((short)(uint16_t)row->poison);
+    const int pois_field = (int)((row->poison & 0x7FFF) >> mbits);
+    const int pois_normal = pois_field >= 1 && pois_field <= emax;
+    uint16_t unit[1024], table[1024];
+    for (int m = 0; m < block; m++)
+        unit[m] = (uint16_t)((bias << mbits) | m);
+    /* T: one division per significand, as half_range does it */
+    const __m256 f = bf ? widen_bf16(_mm_set1_epi16((short)(uint16_t)row->fixed))
+                        : _mm256_cvtph_ps(_mm_set1_epi16((short)(uint16_t)row->fixed));
+    for (int m = 0; m < block; m += 8) {
+        __m128i u = ld128(unit + m), q;
+        if (bf)
+            q = narrow_bf16(row->fixed_is_a ? _mm256_div_ps(f, widen_bf16(u))
+                                            : _mm256_div_ps(widen_bf16(u), f));
+        else
+            q = _mm256_cvtps_ph(row->fixed_is_a ? _mm256_div_ps(f, _mm256_cvtph_ps(u))
+                                                : _mm256_div_ps(_mm256_cvtph_ps(u), f),
+                                _MM_FROUND_TO_NEAREST_INT);
+        _mm_storeu_si128((__m128i *)(table + m), q);
+    }
+    int tmin = efields, tmax = -1;
+    for (int m = 0; m < block; m++) {
+        int ex = (table[m] & 0x7FFF) >> mbits;
+        tmin = ex < tmin ? ex : tmin;
+        tmax = ex > tmax ? ex : tmax;
+    }
+    if (tmin < 2 || tmax > emax)
+        return 0; /* a zero, subnormal, infinite or NaN entry: no scaling */
+    const uint8_t *o = row->out;
+    for (int sign = 0; sign < 2; sign++) {
+        for (int e = 0; e < efields; e++) {
+            uint32_t j0 = ((uint32_t)sign << 15) | ((uint32_t)e << mbits);
+            int d = row->fixed_is_a ? bias - e : e - bias;
+            if (e == 0 || e == efields - 1 || tmin + d < 2 || tmax + d > emax) {
+                half_range(bf, count_sub, row, route, j0, j0 + (uint32_t)block, list, st);
+                continue;
+            }
+            /* + 0x8000 flips the sign bit (the carry out is dropped) */
+            const __m256i add = _mm256_set1_epi16((short)(uint16_t)(d * block + sign * 0x8000));
+            for (int m = 0; m < block; m += 32) {
+                uint32_t j = j0 + (uint32_t)m;
+                __m256i e0 = _mm256_add_epi16(ld256(table + m), add);
+                __m256i e1 = _mm256_add_epi16(ld256(table + m + 16), add);
+                __m256i g0 = ld256(o + 2 * j), g1 = ld256(o + 2 * j + 32);
+                __m256i eq = _mm256_and_si256(_mm256_cmpeq_epi16(e0, g0),
+                                              _mm256_cmpeq_epi16(e1, g1));
+                if (pois_normal) /* else an element equal to a normal e is no poison */
+                    eq = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpeq_epi16(g0, pois256),
+                                                             _mm256_cmpeq_epi16(g1, pois256)),
+                                             eq);
+                if (_mm256_movemask_epi8(eq) == -1)
+                    continue; /* all normal: no subnormal to count */
+                const uint8_t *vp = (const uint8_t *)row->v + 2 * j;
+                const __m256i es[2] = {e0, e1}, gs[2] = {g0, g1};
+                for (int q = 0; q < 4; q++) {
+                    __m256i eh = es[q / 2], gh = gs[q / 2];
+                    __m128i e8 = q % 2 ? _mm256_extracti128_si256(eh, 1) : _mm256_castsi256_si128(eh);
+                    __m128i g8 = q % 2 ? _mm256_extracti128_si256(gh, 1) : _mm256_castsi256_si128(gh);
+                    st->at = half_group(bf, vp + 16 * q, e8, g8, 0, count_sub, j + 8 * (uint32_t)q,
+                                        list, st->at, &st->npois, &st->nsub, pois);
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+INLINE uint32_t half_kernel(int bf, int count_sub, const oracle_row *row, int route,
+                            uint32_t *list, oracle_row_result *res)
+{
+    half_state st = {res->listed, 0, 0, 0, _mm_setzero_si128()};
+    uint32_t n8 = row->n & ~7u;
+    if (!(row->every_value && row->n == 65536 &&
+          half_scaled(bf, count_sub, row, route, list, &st)))
+        half_range(bf, count_sub, row, route, 0, n8, list, &st);
+    half_flush(&st);
+    res->listed = st.at;
+    res->poison += st.npois;
+    res->subnormal += st.nsub;
     return n8;
 }
 
@@ -634,6 +741,95 @@ static int same_listing(const oracle_row *row, uint32_t *l1, uint32_t *l2)
            memcmp(l1, l2, r1.listed * sizeof *l1) == 0;
 }
 
+/* The self-check's buffers for rows of n elements. */
+typedef struct scratch {
+    uint8_t *v, *out;
+    uint32_t *l1, *l2;
+    uint64_t *a, *b;
+    oracle_elem *e;
+} scratch;
+
+static void scratch_free(scratch *s)
+{
+    free(s->v);
+    free(s->out);
+    free(s->l1);
+    free(s->l2);
+    free(s->a);
+    free(s->b);
+    free(s->e);
+}
+
+/* 1 when every buffer was had (else none is kept). */
+static int scratch_alloc(scratch *s, uint32_t dtype, uint32_t n)
+{
+    size_t bytes = oracle_nbytes(dtype, n);
+    s->v = malloc(bytes);
+    s->out = malloc(bytes);
+    s->l1 = malloc(n * sizeof *s->l1);
+    s->l2 = malloc(n * sizeof *s->l2);
+    s->a = malloc(n * sizeof *s->a);
+    s->b = malloc(n * sizeof *s->b);
+    s->e = malloc(n * sizeof *s->e);
+    if (s->v && s->out && s->l1 && s->l2 && s->a && s->b && s->e)
+        return 1;
+    scratch_free(s);
+    return 0;
+}
+
+/*
+ * The self-check of rows with every_value (f16 and bf16: the kernel
+ * scales quotients): rows of every value against fixed operands that
+ * scale everywhere (1), nowhere (a subnormal, the largest finite) and in
+ * part (a small and a large normal), in both roles, exact and one bit off
+ * with a poisoned element, under each rule set's first entry and one that
+ * routes x/0; the listing must equal the scalar one.
+ */
+static int check_every_value(uint32_t dtype, const oracle_rules *rules, uint32_t n_rules)
+{
+    oracle_float_format f;
+    if ((dtype != DVG_DTYPE_F16 && dtype != DVG_DTYPE_BF16) || oracle_float_format_of(dtype, &f))
+        return 1;
+    const uint32_t n = 65536;
+    const uint64_t one = (uint64_t)(((1u << f.exp_bits) - 1) >> 1) << f.frac_bits;
+    const uint64_t fixed[] = {one, 1, (uint64_t)((1u << (f.exp_bits - 1)) - 1) << f.frac_bits | 5,
+                              one - (3u << f.frac_bits) + 9, one + (9u << f.frac_bits) + 0x8003u,
+                              (((1u << f.exp_bits) - 2u) << f.frac_bits) | ((1u << f.frac_bits) - 1)};
+    scratch sc;
+    const int have = scratch_alloc(&sc, dtype, n);
+    int ok = have;
+    uint16_t *v = (uint16_t *)sc.v, *out = (uint16_t *)sc.out;
+    uint64_t *a = sc.a, *b = sc.b;
+    for (uint32_t i = 0; ok && i < n; i++)
+        v[i] = (uint16_t)i;
+    for (uint32_t k = 0; ok && k < n_rules; k++) {
+        if (k > 0 && !route_zero_divisor(&rules[k]))
+            continue;
+        for (size_t fi = 0; ok && fi < sizeof fixed / sizeof fixed[0]; fi++)
+            for (int role = 0; ok && role < 2; role++) {
+                for (uint32_t i = 0; i < n; i++) {
+                    a[i] = role ? fixed[fi] & 0xFFFF : i;
+                    b[i] = role ? i : fixed[fi] & 0xFFFF;
+                }
+                oracle_expect_n(&rules[k], a, b, n, sc.e);
+                for (int off = 0; ok && off < 2; off++) {
+                    for (uint32_t i = 0; i < n; i++)
+                        out[i] = (uint16_t)(sc.e[i].bits ^ (uint64_t)(off && i % 7 == 0));
+                    oracle_row row = {&rules[k], fixed[fi] & 0xFFFF, role, v, out, n,
+                                      off ? out[n / 3] : 0x7DA5u, off, 1};
+                    ok = same_listing(&row, sc.l1, sc.l2);
+                }
+                if (k > 0)
+                    break; /* the routing rule: one role is enough */
+            }
+        if (k > 0)
+            break;
+    }
+    if (have)
+        scratch_free(&sc);
+    return ok;
+}
+
 /*
  * The self-check of one dtype: rows of a few fixed operands (both roles)
  * against every value of an 8-bit or smaller dtype, or against the edge
@@ -654,12 +850,13 @@ static int check_dtype(uint32_t dtype)
     oracle_rules rules[32];
     uint32_t n_fixed = fixed_values(dtype, fixed, &state);
     uint32_t n_rules = rule_set(dtype, rules, 32);
-    size_t bytes = oracle_nbytes(dtype, n);
-    uint8_t *v = malloc(bytes), *out = malloc(bytes);
-    uint32_t *l1 = malloc(n * sizeof *l1), *l2 = malloc(n * sizeof *l2);
-    uint64_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
-    oracle_elem *e = malloc(n * sizeof *e);
-    int ok = v && out && l1 && l2 && a && b && e && n_rules > 0;
+    scratch sc;
+    const int have = scratch_alloc(&sc, dtype, n);
+    int ok = have && n_rules > 0;
+    uint8_t *v = sc.v, *out = sc.out;
+    uint32_t *l1 = sc.l1, *l2 = sc.l2;
+    uint64_t *a = sc.a, *b = sc.b;
+    oracle_elem *e = sc.e;
     for (uint32_t i = 0; ok && i < n; i++) {
         uint64_t x = d->bits <= 8 ? i : d->bits == 16 ? i * 16 + (i % 16) : next_random(&state);
         if (d->bits > 8 && i < n_fixed)
@@ -669,7 +866,7 @@ static int check_dtype(uint32_t dtype)
     for (uint32_t k = 0; ok && k < n_rules; k++) {
         for (uint32_t fi = 0; ok && fi < n_fixed; fi++) {
             for (int role = 0; ok && role < 2; role++) {
-                oracle_row row = {&rules[k], fixed[fi], role, v, out, n, 0, (int)(fi & 1)};
+                oracle_row row = {&rules[k], fixed[fi], role, v, out, n, 0, (int)(fi & 1), 0};
                 for (uint32_t i = 0; i < n; i++) {
                     uint64_t x = oracle_load(dtype, v, i);
                     a[i] = role ? fixed[fi] : x;
@@ -689,14 +886,9 @@ static int check_dtype(uint32_t dtype)
             }
         }
     }
-    free(v);
-    free(out);
-    free(l1);
-    free(l2);
-    free(a);
-    free(b);
-    free(e);
-    return ok;
+    if (have)
+        scratch_free(&sc);
+    return ok && check_every_value(dtype, rules, n_rules);
 }
 
 int oracle_rowcheck_selfcheck(uint32_t dtype)

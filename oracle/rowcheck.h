@@ -25,6 +25,8 @@
  *              for p = 11 and 8 (bf16 subnormals are float subnormals; a
  *              quotient rounded to float's finer grid cannot land on a
  *              bf16 midpoint it was not on);
+ *              with every_value, a division per significand, the other
+ *              quotients scaled from those where that is exact;
  *   f32, f64   the host's IEEE division in the same format;
  *   i8, u8, i16, u16
  *              no division: q is the quotient of a / b toward zero iff
@@ -61,6 +63,13 @@ typedef struct oracle_row {
     uint64_t poison;           /* an element pattern to report (bits) */
     int count_subnormal;       /* 1: count the unlisted exact subnormal
                                   results (oracle_row_result.subnormal) */
+    int every_value;           /* 1: v holds every value of the dtype in
+                                  ascending bit order (n = 2^bits), as the
+                                  rows of an exhaustive sweep do: the f16
+                                  and bf16 kernels then derive most
+                                  quotients from one division per
+                                  significand (rowcheck.c, half_scaled).
+                                  The listing does not change. */
 } oracle_row;
 
 /* What oracle_rowcheck found. */

@@ -11,8 +11,9 @@
  * random results and with a poisoned element, under every variant's
  * rules (and the other integer rounding): every i8 and u8 row, for 16-bit
  * types rows of fixed operands 0..65535 in steps of STEP plus edge values
- * against all 65536 values in both roles (--all: every row), for f32 and
- * f64 seeded random rows. The self-check must enable every kernel here.
+ * against all 65536 values in both roles (--all: every row; f16 and bf16
+ * rows also with every_value, the kernel that scales quotients), for f32
+ * and f64 seeded random rows. The self-check must enable every kernel here.
  *
  * Usage: test_rowcheck [--all]
  */
@@ -106,7 +107,11 @@ static void rows_for(const oracle_rules *r, uint64_t fixed, const uint8_t *v, ui
             b[i] = role ? x : fixed;
         }
         oracle_expect_n(r, a, b, n, e);
-        oracle_row row = {r, fixed, role, v, out, n, mask & 0xA5A5A5A5A5A5A5A5u, (int)(next() & 1)};
+        oracle_row row = {r, fixed, role, v, out, n, mask & 0xA5A5A5A5A5A5A5A5u, (int)(next() & 1),
+                          0};
+        /* v of every value (the caller's 16-bit rows): f16 and bf16 rows
+         * also with every_value, where their kernel scales quotients */
+        int scaled = n == 65536 && (dtype == DVG_DTYPE_F16 || dtype == DVG_DTYPE_BF16);
         static const char *const kinds[] = {"exact", "one bit off", "random", "poisoned",
                                             "exact, low nibble random"};
         /* 16-bit rows: the three kinds that matter most, poison in the last */
@@ -128,7 +133,12 @@ static void rows_for(const oracle_rules *r, uint64_t fixed, const uint8_t *v, ui
                 oracle_store(dtype, out, n / 2, row.poison);
                 oracle_store(dtype, out, n - 1, row.poison);
             }
+            row.every_value = 0;
             compare_row(&row, kinds[k]);
+            if (scaled) {
+                row.every_value = 1;
+                compare_row(&row, kinds[k]);
+            }
         }
     }
 }

@@ -185,7 +185,9 @@ static void one_batch(plugin *p, uint32_t variant, const dvg_attrs *at, uint32_t
         fl = flags;
     }
     /* the sweep's way */
-    sweep_view v = {&r, k, n, fixed, 1, cols, 0, poison_pattern};
+    /* cols of 16 bits and fewer hold every value in order (main) */
+    sweep_view v = {&r, k, n, fixed, 1, cols, 0, poison_pattern,
+                    (uint64_t)n == UINT64_C(1) << oracle_dtype(dtype)->bits};
     verdict_tally t1;
     memset(&t1, 0, sizeof t1);
     if (!(declared & DVG_DEV_FLUSH_SUBNORMAL_OUTPUT))
