@@ -139,7 +139,7 @@ static void *run(void *arg)
         }
         if (jd) {
             sweep_view v = {&rules, k, n, fixed, layout != 2, cols, 0, 0x7DA5,
-                            (uint64_t)n == (UINT64_C(1) << bits)};
+                            bits <= 16 && n == 1u << bits, NULL};
             uint64_t poison;
             sweep_judge_batch(jd, &v, c, NULL, NULL, NULL, &prof, 0, 0, &t, &poison);
             j->listed += sweep_judge_listed(jd);

@@ -32,7 +32,12 @@
  * with what was sent: the worker maps them read-only, so a kernel that
  * writes them faults; the comparison is for a plugin that writes the
  * shared memory through its descriptor, and reading both operands after
- * every batch would cost a third of an equal-shapes sweep.
+ * every batch would cost a third of an equal-shapes sweep. Where the bulk
+ * check's vector kernel can (oracle_rowcheck_repoison_fused), it writes
+ * the poison back over each element as it reads it, and the listed ones
+ * get it back once judged in full, so the worker runs the next batch into
+ * an output that needs no fill (worker_batch.out_restored); a batch that
+ * held the poison runs its first run again before the second.
  *
  * Store: one run of kind 'sweep', one row in `sweeps`. Each chunk is
  * committed in one transaction with its counts, ULP histogram, counts per
@@ -113,6 +118,13 @@ typedef struct sweep_view {
     int every_value;            /* 1: each row of cols holds every value of
                                    the dtype in ascending bit order (an
                                    exhaustive sweep; oracle_row.every_value) */
+    uint8_t *repoison;          /* NULL, or the output itself, writable:
+                                   judged without flags, every element is
+                                   set back to `poison` once read, so the
+                                   worker need not fill the output before
+                                   the next batch (oracle_row.repoison);
+                                   not when the batch holds the poison
+                                   (*poison set) */
 } sweep_view;
 
 typedef struct sweep_judge sweep_judge;

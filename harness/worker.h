@@ -464,8 +464,17 @@ typedef struct worker_batch {
     /* Set before each call. */
     int32_t same_a, same_b; /* 1: A's (B's) bytes are those of the previous
                                call with this state */
+    int32_t out_restored;   /* 1: since the last call the caller has put
+                               poison[0] back into every element of its
+                               output (sweep_view.repoison): when that call
+                               was a first run of this layout that left the
+                               bytes around the output untouched and nothing
+                               else ran on w since, worker_batch_run does not
+                               fill the output again. Every call resets it */
     /* private: what the worker keeps between calls */
     uint64_t spawn_;
+    uint64_t fresh_spawn_;  /* (spawn, request) of the last clean first run */
+    uint32_t fresh_seq_;    /* 0: none */
     int32_t shape_ok_, have_operands_;
     uint32_t variant_, dtype_;
     dvg_attrs attrs_;
@@ -478,11 +487,12 @@ typedef struct worker_batch {
  * once, as above. Returns 0 with *r filled as worker_run fills it -
  * r->computed is 1 when compute returned DVG_OK, and then *out points at
  * the r->nbytes output bytes in shared memory, valid until the next call on
- * w; r->out1, r->out2 and r->flags are not filled - or -1 on a harness
+ * w (the caller may write them: out_restored); r->out1, r->out2 and
+ * r->flags are not filled - or -1 on a harness
  * error (worker_errmsg). Starts the child when needed, as worker_run does.
  */
 int worker_batch_run(worker *w, worker_batch *bt, const divcase *c, const oracle_shape *expect,
-                     worker_result *r, const uint8_t **out);
+                     worker_result *r, uint8_t **out);
 
 /*
  * After worker_batch_run of the same (w, bt, c, expect) left r->computed

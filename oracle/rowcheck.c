@@ -44,6 +44,27 @@ static int is_float_zero(uint32_t dtype, uint64_t bits)
     return (bits & (oracle_dtype_mask(dtype) >> 1)) == 0;
 }
 
+/* With row->repoison: elements [from, to) that are not in list[0..n_list)
+ * (ascending) set to the poison pattern. */
+static void repoison_unlisted(const oracle_row *row, uint32_t from, uint32_t to,
+                              const uint32_t *list, uint32_t n_list)
+{
+    if (!row->repoison)
+        return;
+    uint32_t dtype = row->rules->dtype;
+    uint64_t poison = row->poison & oracle_dtype_mask(dtype);
+    uint32_t li = 0;
+    while (li < n_list && list[li] < from)
+        li++;
+    for (uint32_t j = from; j < to; j++) {
+        if (li < n_list && list[li] == j) {
+            li++;
+            continue;
+        }
+        oracle_store(dtype, row->repoison, j, poison);
+    }
+}
+
 /* ------------------------------------------------------------------------
  * The scalar routine: the definition of what is listed.
  * ---------------------------------------------------------------------- */
@@ -85,6 +106,7 @@ int oracle_rowcheck_scalar(const oracle_row *row, uint32_t *list, oracle_row_res
                 res->subnormal++;
         }
     }
+    repoison_unlisted(row, 0, row->n, list, res->listed);
     return 0;
 }
 
@@ -148,7 +170,7 @@ INLINE __m128i narrow_bf16(__m256 q)
  * step of eight elements, where one differs or a zero divisor is routed. */
 INLINE uint32_t half_group(int bf, const uint8_t *vp, __m128i e, __m128i g, int route_v,
                            int count_sub, uint32_t j, uint32_t *list, uint32_t at,
-                           uint32_t *npois, uint32_t *nsub, __m128i pois)
+                           uint32_t *npois, uint32_t *nsub, __m128i pois, uint8_t *rp)
 {
     const __m128i abs = _mm_set1_epi16(0x7FFF), zero = _mm_setzero_si128();
     const __m128i inf = _mm_set1_epi16(bf ? 0x7F80 : 0x7C00);
@@ -167,6 +189,8 @@ INLINE uint32_t half_group(int bf, const uint8_t *vp, __m128i e, __m128i g, int 
         *nsub += (uint32_t)__builtin_popcount(mask16(sub));
     }
     uint32_t mb = mask16(bad);
+    if (rp) /* the poison where nothing is listed */
+        _mm_storeu_si128((__m128i *)rp, _mm_blendv_epi8(pois, g, bad));
     if (mb) {
         *npois += (uint32_t)__builtin_popcount(mask16(p));
         at = emit(list, at, j, mb);
@@ -205,6 +229,7 @@ INLINE void half_range(int bf, int count_sub, const oracle_row *row, int route, 
     const __m128i min_normal = _mm_set1_epi16(bf ? 0x0080 : 0x0400);
     const __m128i pois = _mm_set1_epi16((short)(uint16_t)row->poison);
     const int route_v = route && row->fixed_is_a;
+    uint8_t *const rp = row->repoison;
     __m256 f = bf ? widen_bf16(_mm_set1_epi16((short)fixed16))
                   : _mm256_cvtph_ps(_mm_set1_epi16((short)fixed16));
     uint32_t n16 = j + ((end - j) & ~15u);
@@ -221,6 +246,10 @@ INLINE void half_range(int bf, int count_sub, const oracle_row *row, int route, 
         __m128i ok1 = _mm_andnot_si128(_mm_cmpeq_epi16(g1, pois), _mm_cmpeq_epi16(e1, g1));
         __m128i eq = _mm_packs_epi16(ok0, ok1);
         if (!route_v && _mm_movemask_epi8(eq) == 0xFFFF) {
+            if (rp) {
+                _mm_storeu_si128((__m128i *)(rp + 2 * j), pois);
+                _mm_storeu_si128((__m128i *)(rp + 2 * j + 16), pois);
+            }
             if (!count_sub)
                 continue;
             __m128i a0 = _mm_and_si128(e0, abs), a1 = _mm_and_si128(e1, abs);
@@ -233,14 +262,14 @@ INLINE void half_range(int bf, int count_sub, const oracle_row *row, int route, 
             continue;
         }
         st->at = half_group(bf, v + 2 * j, e0, g0, route_v, count_sub, j, list, st->at,
-                            &st->npois, &st->nsub, pois);
+                            &st->npois, &st->nsub, pois, rp ? rp + 2 * j : NULL);
         st->at = half_group(bf, v + 2 * j + 16, e1, g1, route_v, count_sub, j + 8, list, st->at,
-                            &st->npois, &st->nsub, pois);
+                            &st->npois, &st->nsub, pois, rp ? rp + 2 * j + 16 : NULL);
     }
     for (; j < end; j += 8) {
         __m128i e = HALF_EXPECT(ld128(v + 2 * j));
         st->at = half_group(bf, v + 2 * j, e, ld128(o + 2 * j), route_v, count_sub, j, list,
-                            st->at, &st->npois, &st->nsub, pois);
+                            st->at, &st->npois, &st->nsub, pois, rp ? rp + 2 * j : NULL);
     }
 #undef HALF_EXPECT
 }
@@ -270,6 +299,7 @@ INLINE int half_scaled(int bf, int count_sub, const oracle_row *row, int route, 
     const __m256i pois256 = _mm256_set1_epi16((short)(uint16_t)row->poison);
     const int pois_field = (int)((row->poison & 0x7FFF) >> mbits);
     const int pois_normal = pois_field >= 1 && pois_field <= emax;
+    uint8_t *const rp = row->repoison;
     uint16_t unit[1024], table[1024];
     for (int m = 0; m < block; m++)
         unit[m] = (uint16_t)((bias << mbits) | m);
@@ -317,8 +347,13 @@ INLINE int half_scaled(int bf, int count_sub, const oracle_row *row, int route, 
                     eq = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpeq_epi16(g0, pois256),
                                                              _mm256_cmpeq_epi16(g1, pois256)),
                                              eq);
-                if (_mm256_movemask_epi8(eq) == -1)
+                if (_mm256_movemask_epi8(eq) == -1) {
+                    if (rp) {
+                        _mm256_storeu_si256((__m256i *)(rp + 2 * j), pois256);
+                        _mm256_storeu_si256((__m256i *)(rp + 2 * j + 32), pois256);
+                    }
                     continue; /* all normal: no subnormal to count */
+                }
                 const uint8_t *vp = (const uint8_t *)row->v + 2 * j;
                 const __m256i es[2] = {e0, e1}, gs[2] = {g0, g1};
                 for (int q = 0; q < 4; q++) {
@@ -326,7 +361,8 @@ INLINE int half_scaled(int bf, int count_sub, const oracle_row *row, int route, 
                     __m128i e8 = q % 2 ? _mm256_extracti128_si256(eh, 1) : _mm256_castsi256_si128(eh);
                     __m128i g8 = q % 2 ? _mm256_extracti128_si256(gh, 1) : _mm256_castsi256_si128(gh);
                     st->at = half_group(bf, vp + 16 * q, e8, g8, 0, count_sub, j + 8 * (uint32_t)q,
-                                        list, st->at, &st->npois, &st->nsub, pois);
+                                        list, st->at, &st->npois, &st->nsub, pois,
+                                        rp ? rp + 2 * j + 16 * q : NULL);
                 }
             }
         }
@@ -492,6 +528,9 @@ INLINE uint32_t int_kernel(int kind, const oracle_row *row, uint32_t *list, orac
     const __m256i f = _mm256_set1_epi32(fixed), zero = _mm256_setzero_si256();
     const __m256i ones = _mm256_set1_epi32(-1), one = _mm256_set1_epi32(1);
     uint32_t n8 = row->n & ~7u, at = res->listed, npois = 0;
+    uint8_t *const rp = row->repoison;
+    const __m128i pois16 = _mm_set1_epi16((short)(uint16_t)row->poison);
+    const __m128i pois8 = _mm_set1_epi8((char)(uint8_t)row->poison);
     for (uint32_t j = 0; j < n8; j += 8) {
         __m256i x = widen_int(kind, v + size * j);
         __m256i q = widen_int(kind, o + size * j);
@@ -514,6 +553,21 @@ INLINE uint32_t int_kernel(int kind, const oracle_row *row, uint32_t *list, orac
         __m256i p = poison_lanes(kind, o + size * j, row->poison);
         __m256i bad = _mm256_or_si256(_mm256_xor_si256(ok, ones), p);
         uint32_t mb = mask32(bad);
+        if (rp && !mb) { /* the poison where nothing is listed */
+            if (size == 2)
+                _mm_storeu_si128((__m128i *)(rp + 2 * j), pois16);
+            else
+                _mm_storel_epi64((__m128i *)(rp + j), pois8);
+        } else if (rp) {
+            __m128i m16 = _mm_packs_epi32(_mm256_castsi256_si128(bad),
+                                          _mm256_extracti128_si256(bad, 1));
+            if (size == 2)
+                _mm_storeu_si128((__m128i *)(rp + 2 * j),
+                                 _mm_blendv_epi8(pois16, ld128(o + 2 * j), m16));
+            else
+                _mm_storel_epi64((__m128i *)(rp + j),
+                                 _mm_blendv_epi8(pois8, ld64(o + j), _mm_packs_epi16(m16, m16)));
+        }
         if (mb) {
             npois += (uint32_t)__builtin_popcount(mask32(p));
             at = emit(list, at, j, mb);
@@ -551,6 +605,12 @@ TARGET static uint32_t check_u8(const oracle_row *row, int route, uint32_t *list
 
 typedef uint32_t kernel_fn(const oracle_row *row, int route, uint32_t *list, oracle_row_result *res);
 
+/* 1 when dtype's kernel puts the poison back itself (row->repoison). */
+static int kernel_repoisons(uint32_t dtype)
+{
+    return dtype == DVG_DTYPE_F16 || dtype == DVG_DTYPE_BF16 || oracle_dtype(dtype)->kind != DVG_KIND_FLOAT;
+}
+
 static kernel_fn *kernel_of(uint32_t dtype)
 {
     switch (dtype) {
@@ -581,6 +641,7 @@ static int cpu_ok(void)
 #else
 typedef uint32_t kernel_fn(const oracle_row *row, int route, uint32_t *list, oracle_row_result *res);
 static kernel_fn *kernel_of(uint32_t dtype) { (void)dtype; return NULL; }
+static int kernel_repoisons(uint32_t dtype) { (void)dtype; return 0; }
 static int cpu_ok(void) { return 0; }
 #endif /* HAVE_AVX2 */
 
@@ -631,12 +692,16 @@ int oracle_rowcheck_vector(const oracle_row *row, uint32_t *list, oracle_row_res
     guard_enter(&g);
     uint32_t done = k(row, route, list, res);
     guard_leave(&g);
+    if (!kernel_repoisons(r->dtype))
+        repoison_unlisted(row, 0, done, list, res->listed);
     if (done < row->n) {
         const oracle_dtype_info *d = oracle_dtype(r->dtype);
         oracle_row tail = *row;
         uint64_t skip = (uint64_t)done * d->bits / 8; /* done is a multiple of 4 */
         tail.v = (const uint8_t *)row->v + skip;
         tail.out = (const uint8_t *)row->out + skip;
+        if (row->repoison)
+            tail.repoison = (uint8_t *)row->repoison + skip;
         tail.n = row->n - done;
         oracle_row_result tr;
         uint32_t *tail_list = list + res->listed;
@@ -816,7 +881,7 @@ static int check_every_value(uint32_t dtype, const oracle_rules *rules, uint32_t
                     for (uint32_t i = 0; i < n; i++)
                         out[i] = (uint16_t)(sc.e[i].bits ^ (uint64_t)(off && i % 7 == 0));
                     oracle_row row = {&rules[k], fixed[fi] & 0xFFFF, role, v, out, n,
-                                      off ? out[n / 3] : 0x7DA5u, off, 1};
+                                      off ? out[n / 3] : 0x7DA5u, off, 1, NULL};
                     ok = same_listing(&row, sc.l1, sc.l2);
                 }
                 if (k > 0)
@@ -866,7 +931,7 @@ static int check_dtype(uint32_t dtype)
     for (uint32_t k = 0; ok && k < n_rules; k++) {
         for (uint32_t fi = 0; ok && fi < n_fixed; fi++) {
             for (int role = 0; ok && role < 2; role++) {
-                oracle_row row = {&rules[k], fixed[fi], role, v, out, n, 0, (int)(fi & 1), 0};
+                oracle_row row = {&rules[k], fixed[fi], role, v, out, n, 0, (int)(fi & 1), 0, NULL};
                 for (uint32_t i = 0; i < n; i++) {
                     uint64_t x = oracle_load(dtype, v, i);
                     a[i] = role ? fixed[fi] : x;
@@ -915,6 +980,12 @@ static int enabled(uint32_t dtype)
 const char *oracle_rowcheck_method(uint32_t dtype)
 {
     return enabled(dtype) ? "avx2" : "scalar";
+}
+
+int oracle_rowcheck_repoison_fused(uint32_t dtype)
+{
+    return oracle_dtype(dtype) && kernel_of(dtype) && cpu_ok() && enabled(dtype) &&
+           kernel_repoisons(dtype);
 }
 
 int oracle_rowcheck(const oracle_row *row, uint32_t *list, oracle_row_result *res)

@@ -70,6 +70,12 @@ typedef struct oracle_row {
                                   quotients from one division per
                                   significand (rowcheck.c, half_scaled).
                                   The listing does not change. */
+    void *repoison;            /* NULL, or out itself, writable: every
+                                  element the check does not list is set to
+                                  the poison pattern as it is read (a sweep
+                                  hands the worker an output that needs no
+                                  separate fill); listed elements keep their
+                                  values. */
 } oracle_row;
 
 /* What oracle_rowcheck found. */
@@ -87,6 +93,11 @@ typedef struct oracle_row_result {
  * Returns 0, or -1 for an unknown dtype.
  */
 int oracle_rowcheck(const oracle_row *row, uint32_t *list, oracle_row_result *res);
+
+/* 1 when oracle_rowcheck puts the poison back (oracle_row.repoison) in the
+ * same pass as its check for dtype (its vector kernel is in use and does
+ * it); 0 when it would take a pass of its own, element by element. */
+int oracle_rowcheck_repoison_fused(uint32_t dtype);
 
 /*
  * Runs the self-check of `dtype`'s kernel once per process (thread-safe;

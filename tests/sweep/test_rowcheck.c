@@ -64,7 +64,39 @@ static uint32_t rules_of(uint32_t dtype, oracle_rules *out)
 }
 
 static uint32_t *l1, *l2;
+static uint8_t *rp1, *rp2; /* copies of a row's output, for repoison */
 static uint64_t rows_checked, listed_total;
+
+/* With repoison, on two copies of the output: the vector kernel and the
+ * scalar routine list the same elements and leave the same bytes - the
+ * listed elements as they were, every other one the poison. */
+static void compare_repoison(const oracle_row *row, const char *what)
+{
+    uint32_t dtype = row->rules->dtype;
+    size_t bytes = oracle_nbytes(dtype, row->n);
+    uint64_t poison = row->poison & oracle_dtype_mask(dtype);
+    memcpy(rp1, row->out, bytes);
+    memcpy(rp2, row->out, bytes);
+    oracle_row a = *row, b = *row;
+    a.out = a.repoison = rp1;
+    b.out = b.repoison = rp2;
+    oracle_row_result r1, r2;
+    int v = oracle_rowcheck(&a, l1, &r1), sc = oracle_rowcheck_scalar(&b, l2, &r2);
+    uint32_t wrong = 0, li = 0;
+    for (uint32_t j = 0; j < row->n; j++) {
+        int listed = li < r2.listed && l2[li] == j;
+        li += (uint32_t)listed;
+        uint64_t want = listed ? oracle_load(dtype, row->out, j) : poison;
+        wrong += oracle_load(dtype, rp2, j) != want;
+    }
+    CHECKF(v == 0 && sc == 0 && r1.listed == r2.listed &&
+               !memcmp(l1, l2, r1.listed * sizeof *l1) && !memcmp(rp1, rp2, bytes) && !wrong,
+           "%s %s (%s) fixed 0x%llx as %s, repoison: vector listed %u, scalar %u; buffers %s; "
+           "%u elements not as defined",
+           oracle_dtype_tag(dtype), row->rules->variant->name, what,
+           (unsigned long long)row->fixed, row->fixed_is_a ? "A" : "B", r1.listed, r2.listed,
+           memcmp(rp1, rp2, bytes) ? "differ" : "equal", wrong);
+}
 
 static void compare_row(const oracle_row *row, const char *what)
 {
@@ -108,7 +140,7 @@ static void rows_for(const oracle_rules *r, uint64_t fixed, const uint8_t *v, ui
         }
         oracle_expect_n(r, a, b, n, e);
         oracle_row row = {r, fixed, role, v, out, n, mask & 0xA5A5A5A5A5A5A5A5u, (int)(next() & 1),
-                          0};
+                          0, NULL};
         /* v of every value (the caller's 16-bit rows): f16 and bf16 rows
          * also with every_value, where their kernel scales quotients */
         int scaled = n == 65536 && (dtype == DVG_DTYPE_F16 || dtype == DVG_DTYPE_BF16);
@@ -135,9 +167,12 @@ static void rows_for(const oracle_rules *r, uint64_t fixed, const uint8_t *v, ui
             }
             row.every_value = 0;
             compare_row(&row, kinds[k]);
+            if (k != 2) /* random results: every element listed, nothing to put back */
+                compare_repoison(&row, kinds[k]);
             if (scaled) {
                 row.every_value = 1;
                 compare_row(&row, kinds[k]);
+                compare_repoison(&row, kinds[k]);
             }
         }
     }
@@ -155,7 +190,9 @@ int main(int argc, char **argv)
     oracle_elem *e = malloc(cap * sizeof *e);
     l1 = malloc(cap * sizeof *l1);
     l2 = malloc(cap * sizeof *l2);
-    if (!v || !out || !a || !b || !e || !l1 || !l2)
+    rp1 = malloc(cap * 8);
+    rp2 = malloc(cap * 8);
+    if (!v || !out || !a || !b || !e || !l1 || !l2 || !rp1 || !rp2)
         return 2;
     for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; t++) {
         uint32_t dtype = dtypes[t];
@@ -217,5 +254,7 @@ int main(int argc, char **argv)
     free(e);
     free(l1);
     free(l2);
+    free(rp1);
+    free(rp2);
     return check_done("test_rowcheck");
 }

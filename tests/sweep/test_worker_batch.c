@@ -95,7 +95,7 @@ int main(int argc, char **argv)
     oracle_shape expect = {2, {K, N}};
     divcase c;
     worker_result r = WORKER_RESULT_INIT;
-    const uint8_t *out;
+    uint8_t *out;
     char path[1024];
 
     /* The reference: right in place, with reuse, after a restart. */
@@ -144,6 +144,28 @@ int main(int argc, char **argv)
     CHECK(r.computed && out[2 * (K * N - 1)] == 0xA5 && out[2 * (K * N - 1) + 1] == 0xA5);
     CHECK(worker_batch_rerun(w, &bt, &c, &expect, &r) == 0);
     CHECK(r.computed && r.n_unwritten == 1 && r.first_unwritten == K * N - 1 && r.n_nondet == 0);
+    /* out_restored: after a clean first run the worker trusts the caller's
+     * poison and does not fill; after anything else it fills. The last
+     * element, which skip_last never writes, shows which happened. */
+    const size_t last = 2 * (K * N - 1);
+    CHECK(worker_batch_run(w, &bt, &c, &expect, &r, &out) == 0); /* clean, after the rerun */
+    out[last] = out[last + 1] = 0x77; /* not the poison: a caller that lied */
+    bt.out_restored = 1;
+    CHECK(worker_batch_run(w, &bt, &c, &expect, &r, &out) == 0);
+    CHECK(r.computed && out[last] == 0x77 && bt.out_restored == 0); /* no fill: trusted */
+    out[last] = out[last + 1] = 0x77;
+    CHECK(worker_batch_run(w, &bt, &c, &expect, &r, &out) == 0); /* not restored: filled */
+    CHECK(r.computed && out[last] == 0xA5);
+    CHECK(worker_batch_rerun(w, &bt, &c, &expect, &r) == 0);
+    out[last] = out[last + 1] = 0x77;
+    bt.out_restored = 1; /* after a second run: filled all the same */
+    CHECK(worker_batch_run(w, &bt, &c, &expect, &r, &out) == 0);
+    CHECK(r.computed && out[last] == 0xA5);
+    out[last] = out[last + 1] = 0x77;
+    worker_stop(w);
+    bt.out_restored = 1; /* after a restart: filled */
+    CHECK(worker_batch_run(w, &bt, &c, &expect, &r, &out) == 0);
+    CHECK(r.computed && out[last] == 0xA5);
     worker_free(w);
 
     /* nondeterministic: every second call flips a bit of C[0] */
