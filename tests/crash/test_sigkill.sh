@@ -115,8 +115,11 @@ tc=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 tf=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", b - a }')
 echo "uninterrupted: certify ${tc} s, fuzz ${tf} s"
 
+# ROUNDS rounds, and more (up to 3 x ROUNDS) while fewer than 3 x ROUNDS
+# kills landed: on a machine that got faster since the uninterrupted run was
+# timed, runs end before their kill.
 r=1
-while [ $r -le "$ROUNDS" ]; do
+while [ $r -le "$ROUNDS" ] || { [ $kills -lt $((ROUNDS * 3)) ] && [ $r -le $((ROUNDS * 3)) ]; }; do
     campaign certify $r 0.02 "$(awk -v t="$tc" 'BEGIN { printf "%.3f", t * 0.7 }')" $CERT
     r=$((r + 1))
 done
