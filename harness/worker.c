@@ -1933,13 +1933,12 @@ static uint32_t check_after_run(worker *w, const divcase *c, const ctl_region *g
     return side;
 }
 
-static void mark_elements(worker_result *r)
+/* r->flags from the two runs in r->out1 and r->out2, made into outputs
+ * whose elements i held q1[i & 1] and q2[i & 1] before (two elements: the
+ * pattern of an i4/u4 byte): unwritten where each run left its poison,
+ * nondeterministic where the runs differ otherwise. */
+static void flag_elements(worker_result *r, const uint64_t q1[2], const uint64_t q2[2])
 {
-    uint8_t p1[16], p2[16]; /* two elements of the widest type */
-    memset(p1, (int)WORKER_POISON1, sizeof p1);
-    memset(p2, (int)WORKER_POISON2, sizeof p2);
-    uint64_t q1[2] = {oracle_load(r->dtype, p1, 0), oracle_load(r->dtype, p1, 1)};
-    uint64_t q2[2] = {oracle_load(r->dtype, p2, 0), oracle_load(r->dtype, p2, 1)};
     for (uint64_t i = 0; i < r->count; i++) {
         uint64_t v1 = oracle_load(r->dtype, r->out1, i);
         uint64_t v2 = oracle_load(r->dtype, r->out2, i);
@@ -1955,6 +1954,16 @@ static void mark_elements(worker_result *r)
         }
         r->flags[i] = f;
     }
+}
+
+static void mark_elements(worker_result *r)
+{
+    uint8_t p1[16], p2[16]; /* two elements of the widest type */
+    memset(p1, (int)WORKER_POISON1, sizeof p1);
+    memset(p2, (int)WORKER_POISON2, sizeof p2);
+    uint64_t q1[2] = {oracle_load(r->dtype, p1, 0), oracle_load(r->dtype, p1, 1)};
+    uint64_t q2[2] = {oracle_load(r->dtype, p2, 0), oracle_load(r->dtype, p2, 1)};
+    flag_elements(r, q1, q2);
 }
 
 /* The state a call left changed (the child put it back). */
@@ -2555,21 +2564,7 @@ int worker_batch_rerun(worker *w, worker_batch *bt, const divcase *c, const orac
         batch_side_outcome(r, slack_at);
         return 0;
     }
-    for (uint64_t i = 0; i < r->count; i++) {
-        uint64_t v1 = oracle_load(r->dtype, r->out1, i);
-        uint64_t v2 = oracle_load(r->dtype, r->out2, i);
-        uint8_t f = 0;
-        if (v1 == q1[i & 1] && v2 == q2[i & 1]) {
-            f = WORKER_ELEM_UNWRITTEN;
-            if (!r->n_unwritten++)
-                r->first_unwritten = i;
-        } else if (v1 != v2) {
-            f = WORKER_ELEM_NONDET;
-            if (!r->n_nondet++)
-                r->first_nondet = i;
-        }
-        r->flags[i] = f;
-    }
+    flag_elements(r, q1, q2);
     batch_side_outcome(r, slack_at);
     return 0;
 }
