@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "harness/certify.h"
+#include "harness/cli.h"
 #include "harness/commands.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
@@ -31,20 +32,6 @@ static int usage(FILE *to)
             "build in the database (claims already certified are kept); none: a new run\n"
             "exit: 0 every claim holds, 1 a claim does not, 2 usage or environment error\n");
     return 2;
-}
-
-static int parse_u64(const char *flag, const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || end == text || *end || text[0] == '-' || v < lo || v > hi) {
-        fprintf(stderr, "divergence certify: %s '%s': expected an integer in [%llu, %llu]\n", flag,
-                text, (unsigned long long)lo, (unsigned long long)hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
 }
 
 int cmd_certify(int argc, char **argv)
@@ -112,14 +99,14 @@ int cmd_certify(int argc, char **argv)
                 return 2;
             }
         } else if (!strcmp(a, "--seed")) {
-            if (parse_u64(a, val, 0, UINT64_MAX, &o.seed))
+            if (cli_parse_u64("certify", a, val, 0, UINT64_MAX, &o.seed))
                 return 2;
         } else if (!strcmp(a, "--random")) {
-            if (parse_u64(a, val, 0, 10000000, &n))
+            if (cli_parse_u64("certify", a, val, 0, 10000000, &n))
                 return 2;
             o.random_cases = (uint32_t)n;
         } else if (!strcmp(a, "--max-elements")) {
-            if (parse_u64(a, val, 1, 1u << 24, &n))
+            if (cli_parse_u64("certify", a, val, 1, 1u << 24, &n))
                 return 2;
             o.max_elements = (uint32_t)n;
         } else if (!strcmp(a, "--shard")) {
@@ -134,15 +121,15 @@ int cmd_certify(int argc, char **argv)
             o.shard_index = idx;
             o.shard_count = cnt;
         } else if (!strcmp(a, "--timeout")) {
-            if (parse_u64(a, val, 1, 3600000, &n))
+            if (cli_parse_u64("certify", a, val, 1, 3600000, &n))
                 return 2;
             o.timeout_ms = (uint32_t)n;
         } else if (!strcmp(a, "--memory-limit")) {
-            if (parse_u64(a, val, 0, UINT64_C(1) << 30, &n))
+            if (cli_parse_u64("certify", a, val, 0, UINT64_C(1) << 30, &n))
                 return 2;
             o.memory_limit = n << 20;
         } else if (!strcmp(a, "--cpu-limit")) {
-            if (parse_u64(a, val, 0, 86400, &n))
+            if (cli_parse_u64("certify", a, val, 0, 86400, &n))
                 return 2;
             o.cpu_limit_s = (uint32_t)n;
         } else {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "harness/campaign.h"
+#include "harness/cli.h"
 #include "harness/commands.h"
 
 static const char fuzz_usage[] =
@@ -32,21 +33,6 @@ static const char import_usage[] =
     "  imports libFuzzer / AFL++ finding files of fuzz/fuzz_div.c into the store;\n"
     "  --max-elements must be the fuzz target's (DIVERGENCE_FUZZ_MAX_ELEMENTS,\n"
     "  default 16) so the bytes decode to the same case\n";
-
-static int parse_u64(const char *cmd, const char *flag, const char *text, uint64_t lo, uint64_t hi,
-                     uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || end == text || *end || text[0] == '-' || v < lo || v > hi) {
-        fprintf(stderr, "divergence %s: %s '%s': expected an integer in [%llu, %llu]\n", cmd, flag,
-                text, (unsigned long long)lo, (unsigned long long)hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
 
 static int parse_shard(const char *text, campaign_options *o)
 {
@@ -113,35 +99,35 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
         else if (!strcmp(a, "--config"))
             o->config = v;
         else if (!strcmp(a, "--max-elements")) {
-            if (parse_u64(cmd, a, v, 1, 1u << 20, &n))
+            if (cli_parse_u64(cmd, a, v, 1, 1u << 20, &n))
                 return 2;
             o->max_elements = (uint32_t)n;
         } else if (!strcmp(a, "--timeout")) {
-            if (parse_u64(cmd, a, v, 1, 3600000, &n))
+            if (cli_parse_u64(cmd, a, v, 1, 3600000, &n))
                 return 2;
             o->timeout_ms = (uint32_t)n;
         } else if (!strcmp(a, "--memory-limit")) {
-            if (parse_u64(cmd, a, v, 0, UINT64_C(1) << 30, &n))
+            if (cli_parse_u64(cmd, a, v, 0, UINT64_C(1) << 30, &n))
                 return 2;
             o->memory_limit = n << 20;
         } else if (!strcmp(a, "--cpu-limit")) {
-            if (parse_u64(cmd, a, v, 0, 86400, &n))
+            if (cli_parse_u64(cmd, a, v, 0, 86400, &n))
                 return 2;
             o->cpu_limit_s = (uint32_t)n;
         } else if (is_fuzz && !strcmp(a, "--seconds")) {
-            if (parse_u64(cmd, a, v, 0, 30 * 86400, &n))
+            if (cli_parse_u64(cmd, a, v, 0, 30 * 86400, &n))
                 return 2;
             o->seconds = (double)n;
         } else if (is_fuzz && !strcmp(a, "--cases")) {
-            if (parse_u64(cmd, a, v, 0, UINT64_MAX, &n))
+            if (cli_parse_u64(cmd, a, v, 0, UINT64_MAX, &n))
                 return 2;
             o->max_cases = n;
         } else if (is_fuzz && !strcmp(a, "--jobs")) {
-            if (parse_u64(cmd, a, v, 1, 64, &n))
+            if (cli_parse_u64(cmd, a, v, 1, 64, &n))
                 return 2;
             o->jobs = (uint32_t)n;
         } else if (is_fuzz && !strcmp(a, "--seed")) {
-            if (parse_u64(cmd, a, v, 0, UINT64_MAX, &o->seed))
+            if (cli_parse_u64(cmd, a, v, 0, UINT64_MAX, &o->seed))
                 return 2;
         } else if (is_fuzz && !strcmp(a, "--shard")) {
             if (parse_shard(v, o))

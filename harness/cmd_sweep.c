@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/sweep.h"
 #include "oracle/dtype.h"
@@ -32,20 +33,6 @@ static int usage(FILE *to)
             "exit: 0 every pair conforms, 1 not (or the sweep stopped), 2 usage or\n"
             "environment error\n");
     return 2;
-}
-
-static int parse_u64(const char *flag, const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || end == text || *end || text[0] == '-' || v < lo || v > hi) {
-        fprintf(stderr, "divergence sweep: %s '%s': expected an integer in [%llu, %llu]\n", flag,
-                text, (unsigned long long)lo, (unsigned long long)hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -126,30 +113,30 @@ int cmd_sweep(int argc, char **argv)
                 return 2;
             }
         } else if (!strcmp(a, "--jobs")) {
-            if (parse_u64(a, val, 1, 64, &n))
+            if (cli_parse_u64("sweep", a, val, 1, 64, &n))
                 return 2;
             o.jobs = (uint32_t)n;
         } else if (!strcmp(a, "--random")) {
-            if (parse_u64(a, val, 0, UINT64_C(1) << 40, &n))
+            if (cli_parse_u64("sweep", a, val, 0, UINT64_C(1) << 40, &n))
                 return 2;
             o.random_pairs = n;
         } else if (!strcmp(a, "--seed")) {
-            if (parse_u64(a, val, 0, UINT64_MAX, &o.seed))
+            if (cli_parse_u64("sweep", a, val, 0, UINT64_MAX, &o.seed))
                 return 2;
         } else if (!strcmp(a, "--timeout")) {
-            if (parse_u64(a, val, 1, 3600000, &n))
+            if (cli_parse_u64("sweep", a, val, 1, 3600000, &n))
                 return 2;
             o.timeout_ms = (uint32_t)n;
         } else if (!strcmp(a, "--max-failures")) {
-            if (parse_u64(a, val, 1, 1000000, &n))
+            if (cli_parse_u64("sweep", a, val, 1, 1000000, &n))
                 return 2;
             o.max_failures = (uint32_t)n;
         } else if (!strcmp(a, "--batch-pairs")) {
-            if (parse_u64(a, val, 256, UINT64_C(1) << 26, &n))
+            if (cli_parse_u64("sweep", a, val, 256, UINT64_C(1) << 26, &n))
                 return 2;
             o.batch_pairs = (uint32_t)n;
         } else if (!strcmp(a, "--nondet-every")) {
-            if (parse_u64(a, val, 0, UINT32_MAX, &n))
+            if (cli_parse_u64("sweep", a, val, 0, UINT32_MAX, &n))
                 return 2;
             o.nondet_every = (uint32_t)n;
         } else if (!strcmp(a, "--shard")) {
