@@ -19,6 +19,12 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
 # What must never go away once committed.
 snapshot() { # DB OUT
+    # Killed before its first transaction: a file without the schema holds
+    # nothing (against a non-empty last snapshot that counts as lost rows).
+    if [ "$(sqlite3 "$1" "SELECT count(*) FROM sqlite_master WHERE name = 'signatures'" 2>/dev/null)" = 0 ]; then
+        : >"$2"
+        return
+    fi
     if ! sqlite3 "$1" "SELECT 's', id, implementation, variant, dtype, class, operand_class FROM signatures;
                   SELECT 'r', id, signature_id, run_id, case_id, coalesce(element, '') FROM reproducers;
                   SELECT 'c', run_id, implementation, variant, dtype, verdict, cases FROM certificates" \
