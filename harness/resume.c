@@ -104,6 +104,19 @@ int resume_take(store *db, const char *kind, const char *args, const char *name,
                      p, 2, on_count, &linked))
         goto store_error;
     if (!linked) {
+        /* Killed between recording the run and linking its plugin build:
+         * the run holds nothing of any build yet, so it is this one's. */
+        int64_t any = 0;
+        if (store_select(db, "SELECT count(*) FROM run_plugins WHERE run_id = ?1", p, 1, on_count,
+                         &any))
+            goto store_error;
+        if (any == 0) {
+            if (store_plugin_build(db, f.found, name, version, plugin_path, &build))
+                goto store_error;
+            linked = 1;
+        }
+    }
+    if (!linked) {
         snprintf(err, errlen,
                  "%s: run %" PRId64 " was made with another build of %s than %s (name, version "
                  "or SHA-256 differ); it cannot be resumed with this one",

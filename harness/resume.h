@@ -28,7 +28,8 @@ int resume_args_equal(const char *a, const char *b);
  * Finds the latest incomplete run of `kind` with command line `args` and
  * makes it this process's again (store_resume_run). The plugin build at
  * plugin_path (name, version: its descriptor's) must be the one the run
- * recorded. Returns 1 with *run_id, 0 when there is no such run, -1 on an
+ * recorded; a run killed before it recorded any is linked to this one.
+ * Returns 1 with *run_id, 0 when there is no such run, -1 on an
  * error (the run found used another build; the store failed) with the
  * reason in err (errlen bytes, NUL-terminated).
  */

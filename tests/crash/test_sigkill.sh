@@ -7,7 +7,9 @@
 # there, and the next writable open marks the run 'incomplete'. At the
 # end the resumed run holds what an uninterrupted run of the same command
 # holds (certify: counts, certificates, signatures and their occurrences;
-# fuzz: counts).
+# fuzz: counts). Then, made by hand: a run killed between recording itself
+# and linking its plugin build is taken up by --resume; one of another
+# build is refused.
 # Usage: test_sigkill.sh DIVERGENCE PLUGIN [ROUNDS]
 set -u
 D=$1 PLUG=$2 ROUNDS=${3:-4}
@@ -136,6 +138,28 @@ while [ $r -le $(((ROUNDS + 1) / 2)) ]; do
     campaign fuzz $r 0.3 2.2 $FUZZ
     r=$((r + 1))
 done
+# Killed between recording a run and linking its plugin build: --resume
+# takes the run up and links this build. A run linked to another build (its
+# SHA-256 changed here) is refused with a message that says so.
+db=$tmp/unlinked.db
+"$D" certify --plugin "$PLUG" --db "$db" $CERT >/dev/null 2>&1
+sqlite3 "$db" "UPDATE runs SET status = 'incomplete' WHERE id = 1; DELETE FROM run_plugins WHERE run_id = 1"
+"$D" certify --plugin "$PLUG" --db "$db" $CERT --resume >"$tmp/out" 2>"$tmp/err"
+rc=$?
+linked=$(sqlite3 "$db" "SELECT count(*) FROM run_plugins WHERE run_id = 1")
+st=$(sqlite3 "$db" "SELECT group_concat(status) FROM runs")
+if [ $rc -le 1 ] && grep -q '(resumed)' "$tmp/out" && [ "$linked" = 1 ] && [ "$st" = complete ]; then ok; else
+    bad "a run without its plugin build: exit $rc, linked $linked, runs '$st': $(head -c 300 "$tmp/err")"
+fi
+results "$db" 1 certify "$tmp/got"
+cmp -s "$tmp/got" "$tmp/want-certify" && ok || bad "the run taken up without its plugin build differs from the uninterrupted one"
+sqlite3 "$db" "UPDATE runs SET status = 'incomplete' WHERE id = 1; UPDATE plugin_builds SET sha256 = 'other'"
+"$D" certify --plugin "$PLUG" --db "$db" $CERT --resume >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q 'another build' "$tmp/err"; then ok; else
+    bad "a run of another build: exit $rc: $(head -c 300 "$tmp/err")"
+fi
+
 echo "SIGKILL points: $kills (certify $ck, fuzz $((kills - ck))), committed rows lost: $lost"
 [ $kills -ge $((ROUNDS * 3)) ] && ok || bad "only $kills kills landed"
 echo "$pass passed, $fail failed"
