@@ -370,28 +370,6 @@ static int judge(certify *cf, const divcase *c)
     return 0;
 }
 
-static const char *certificate(const verdict_tally *t, const verdict_profile *prof,
-                               uint64_t declared, char *buf, size_t len)
-{
-    const uint64_t *n = t->counts;
-    if (n[ORACLE_CLASS_UNSUPPORTED_CLAIM] && n[ORACLE_CLASS_UNSUPPORTED_CLAIM] >= t->cases / 2)
-        return "UNSUPPORTED";
-    if (n[ORACLE_CLASS_CRASH] || n[ORACLE_CLASS_HANG] || n[ORACLE_CLASS_OOB_WRITE] ||
-        n[ORACLE_CLASS_OOB_READ] || n[ORACLE_CLASS_INPUT_MUTATED])
-        return "CRASHED";
-    if (verdict_tally_failed(t))
-        return "NONCONFORMANT";
-    if (verdict_tally_accepted(t)) {
-        const char *name = prof->name;
-        if (!prof->accept_ftz && !prof->ulp_tolerance &&
-            (declared & (DVG_DEV_FLUSH_SUBNORMAL_OUTPUT | DVG_DEV_SUBNORMAL_INPUT_ZERO)))
-            name = "ftz (declared)";
-        snprintf(buf, len, "CONFORMANT under profile %s", name);
-        return buf;
-    }
-    return "CONFORMANT";
-}
-
 static void print_reproducers(certify *cf)
 {
     for (int k = 1; k < ORACLE_CLASS_COUNT; k++) {
@@ -509,7 +487,8 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
         return -1;
     }
     char buf[96];
-    const char *cert = certificate(&cf->tally, &o->profile, cf->info->deviations, buf, sizeof buf);
+    const char *cert =
+        verdict_certificate(&cf->tally, &o->profile, cf->info->deviations, 0, buf, sizeof buf);
     if (store_begin(cf->db) || held_record(cf))
         goto store_error;
     held_clear(cf);

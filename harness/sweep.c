@@ -1516,31 +1516,6 @@ static int resume_chunk(void *ctx, uint64_t chunk, uint64_t pairs, uint64_t unju
     return 0;
 }
 
-static const char *verdict_of(const counts *c, const verdict_profile *prof, uint64_t declared,
-                              char *buf, size_t len)
-{
-    const verdict_tally *t = &c->t;
-    const uint64_t *n = t->counts;
-    if (n[ORACLE_CLASS_UNSUPPORTED_CLAIM] && n[ORACLE_CLASS_UNSUPPORTED_CLAIM] >= t->cases / 2)
-        return "UNSUPPORTED";
-    if (n[ORACLE_CLASS_CRASH] || n[ORACLE_CLASS_HANG] || n[ORACLE_CLASS_OOB_WRITE] ||
-        n[ORACLE_CLASS_OOB_READ] || n[ORACLE_CLASS_INPUT_MUTATED])
-        return "CRASHED";
-    if (verdict_tally_failed(t))
-        return "NONCONFORMANT";
-    if (c->unjudged)
-        return "INCOMPLETE";
-    if (verdict_tally_accepted(t)) {
-        const char *name = prof->name;
-        if (!prof->accept_ftz && !prof->ulp_tolerance &&
-            (declared & (DVG_DEV_FLUSH_SUBNORMAL_OUTPUT | DVG_DEV_SUBNORMAL_INPUT_ZERO)))
-            name = "ftz (declared)";
-        snprintf(buf, len, "CONFORMANT under profile %s", name);
-        return buf;
-    }
-    return "CONFORMANT";
-}
-
 static void print_summary(shared *sh, double secs, uint32_t jobs, const char *verdict)
 {
     const counts *c = &sh->total;
@@ -1844,7 +1819,8 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
         goto done;
     /* the verdict: every chunk of the shard done, or stopped */
     char vbuf[96];
-    const char *verdict = verdict_of(&sh.total, &o->profile, sh.declared, vbuf, sizeof vbuf);
+    const char *verdict = verdict_certificate(&sh.total.t, &o->profile, sh.declared,
+                                              sh.total.unjudged != 0, vbuf, sizeof vbuf);
     if (sh.stopped) {
         uint64_t left = sh.shard_pairs - sh.pairs_done;
         sh.total.unjudged += left;
@@ -1866,7 +1842,8 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
                 goto done;
             }
         }
-        verdict = verdict_of(&sh.total, &o->profile, sh.declared, vbuf, sizeof vbuf);
+        verdict = verdict_certificate(&sh.total.t, &o->profile, sh.declared,
+                                      sh.total.unjudged != 0, vbuf, sizeof vbuf);
         fprintf(out, "  stopped: %s (%" PRIu64 " failing batches, %" PRIu64 " hangs)\n",
                 sh.stop_reason ? sh.stop_reason : "", sh.total.failures, sh.total.hangs);
     }

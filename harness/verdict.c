@@ -309,3 +309,27 @@ int verdict_tally_accepted(const verdict_tally *t)
             return 1;
     return 0;
 }
+
+const char *verdict_certificate(const verdict_tally *t, const verdict_profile *prof,
+                                uint64_t declared, int incomplete, char *buf, size_t len)
+{
+    const uint64_t *n = t->counts;
+    if (n[ORACLE_CLASS_UNSUPPORTED_CLAIM] && n[ORACLE_CLASS_UNSUPPORTED_CLAIM] >= t->cases / 2)
+        return "UNSUPPORTED";
+    if (n[ORACLE_CLASS_CRASH] || n[ORACLE_CLASS_HANG] || n[ORACLE_CLASS_OOB_WRITE] ||
+        n[ORACLE_CLASS_OOB_READ] || n[ORACLE_CLASS_INPUT_MUTATED])
+        return "CRASHED";
+    if (verdict_tally_failed(t))
+        return "NONCONFORMANT";
+    if (incomplete)
+        return "INCOMPLETE";
+    if (verdict_tally_accepted(t)) {
+        const char *name = prof->name;
+        if (!prof->accept_ftz && !prof->ulp_tolerance &&
+            (declared & (DVG_DEV_FLUSH_SUBNORMAL_OUTPUT | DVG_DEV_SUBNORMAL_INPUT_ZERO)))
+            name = "ftz (declared)";
+        snprintf(buf, len, "CONFORMANT under profile %s", name);
+        return buf;
+    }
+    return "CONFORMANT";
+}

@@ -105,4 +105,13 @@ int verdict_tally_failed(const verdict_tally *t);
  * profile or the declared deviations). */
 int verdict_tally_accepted(const verdict_tally *t);
 
+/* The verdict of a claim's (or a sweep's) tally, as certificates print it:
+ * UNSUPPORTED (unsupported in half its cases or more), CRASHED (a crash,
+ * hang, out-of-bounds access or mutated input), NONCONFORMANT, INCOMPLETE
+ * (with `incomplete`: part was not judged), "CONFORMANT under profile X"
+ * (accepted differences; "ftz (declared)" when only declared deviations
+ * made them acceptable; written into buf, len bytes) or CONFORMANT. */
+const char *verdict_certificate(const verdict_tally *t, const verdict_profile *prof,
+                                uint64_t declared, int incomplete, char *buf, size_t len);
+
 #endif /* HARNESS_VERDICT_H */

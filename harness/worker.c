@@ -1933,6 +1933,23 @@ static uint32_t check_after_run(worker *w, const divcase *c, const ctl_region *g
     return side;
 }
 
+/* The outcome of side effects found after a run that returned DVG_OK. */
+static void side_outcome(worker_result *r, int64_t slack_at)
+{
+    if (r->side_effects & WORKER_SIDE_SLACK) {
+        r->outcome = WORKER_OUT_OOB_WRITE;
+        r->fault_region = WORKER_REGION_OUT;
+        r->fault_offset = slack_at;
+        set_msg(r, "byte %lld of the output (before its start) changed", (long long)slack_at);
+    } else if (r->side_effects & (WORKER_SIDE_INPUT_A | WORKER_SIDE_INPUT_B)) {
+        r->outcome = WORKER_OUT_INPUT_MUTATED;
+        r->fault_region = (r->side_effects & WORKER_SIDE_INPUT_A) ? WORKER_REGION_A
+                                                                   : WORKER_REGION_B;
+        set_msg(r, "the bytes of %s changed during compute",
+                r->fault_region == WORKER_REGION_A ? "A" : "B");
+    }
+}
+
 /* r->flags from the two runs in r->out1 and r->out2, made into outputs
  * whose elements i held q1[i & 1] and q2[i & 1] before (two elements: the
  * pattern of an i4/u4 byte): unwritten where each run left its poison,
@@ -2145,18 +2162,7 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
     r->computed = 1;
     r->stage = side_stage ? side_stage : WORKER_STAGE_COMPUTE2;
     mark_elements(r);
-    if (r->side_effects & WORKER_SIDE_SLACK) {
-        r->outcome = WORKER_OUT_OOB_WRITE;
-        r->fault_region = WORKER_REGION_OUT;
-        r->fault_offset = slack_at;
-        set_msg(r, "byte %lld of the output (before its start) changed", (long long)slack_at);
-    } else if (r->side_effects & (WORKER_SIDE_INPUT_A | WORKER_SIDE_INPUT_B)) {
-        r->outcome = WORKER_OUT_INPUT_MUTATED;
-        r->fault_region = (r->side_effects & WORKER_SIDE_INPUT_A) ? WORKER_REGION_A
-                                                                   : WORKER_REGION_B;
-        set_msg(r, "the bytes of %s changed during compute",
-                r->fault_region == WORKER_REGION_A ? "A" : "B");
-    }
+    side_outcome(r, slack_at);
     return 0;
 }
 
@@ -2296,23 +2302,6 @@ static uint32_t batch_side_effects(worker *w, const worker_batch *bt, const divc
             side |= WORKER_SIDE_PAD_NIBBLE;
     }
     return side;
-}
-
-/* The outcome of side effects found after a run that returned DVG_OK. */
-static void batch_side_outcome(worker_result *r, int64_t slack_at)
-{
-    if (r->side_effects & WORKER_SIDE_SLACK) {
-        r->outcome = WORKER_OUT_OOB_WRITE;
-        r->fault_region = WORKER_REGION_OUT;
-        r->fault_offset = slack_at;
-        set_msg(r, "byte %lld of the output (before its start) changed", (long long)slack_at);
-    } else if (r->side_effects & (WORKER_SIDE_INPUT_A | WORKER_SIDE_INPUT_B)) {
-        r->outcome = WORKER_OUT_INPUT_MUTATED;
-        r->fault_region = (r->side_effects & WORKER_SIDE_INPUT_A) ? WORKER_REGION_A
-                                                                   : WORKER_REGION_B;
-        set_msg(r, "the bytes of %s changed during compute",
-                r->fault_region == WORKER_REGION_A ? "A" : "B");
-    }
 }
 
 /* The arena layout of case c with output shape `expect` into g. */
@@ -2505,7 +2494,7 @@ int worker_batch_run(worker *w, worker_batch *bt, const divcase *c, const oracle
     if (got)
         return got < 0 ? -1 : 0;
     r->computed = 1;
-    batch_side_outcome(r, slack_at);
+    side_outcome(r, slack_at);
     *out = w->arena + g[R_OUT].off + g[R_OUT].pad;
     return 0;
 }
@@ -2561,10 +2550,10 @@ int worker_batch_rerun(worker *w, worker_batch *bt, const divcase *c, const orac
      * element would have to equal both poisons). */
     if (!memcmp(r->out1, r->out2, (size_t)r->nbytes)) {
         memset(r->flags, 0, (size_t)r->count);
-        batch_side_outcome(r, slack_at);
+        side_outcome(r, slack_at);
         return 0;
     }
     flag_elements(r, q1, q2);
-    batch_side_outcome(r, slack_at);
+    side_outcome(r, slack_at);
     return 0;
 }
