@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "oracle/compare.h"
 #include "oracle/dtype.h"
 

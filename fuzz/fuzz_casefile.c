@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz/fuzz_casefile.c: the case-file parser fuzz target. Feeds the bytes to
- * casefile_parse_string (harness/casefile.h) as one file and frees what it
+ * casefile_parse_string (harness/cases/casefile.h) as one file and frees what it
  * returns. Besides the sanitizers' checks, a parsed set must be coherent
  * (ranks, operand sizes, expectations, element bounds) and a refused one
  * must carry a NUL-terminated message; anything else traps.
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "harness/casefile.h"
+#include "harness/cases/casefile.h"
 #include "oracle/dtype.h"
 #include "oracle/shape.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz/fuzz_div.c: the kernel fuzz target. Decodes one case (fuzz/decode.h)
+ * fuzz/fuzz_div.c: the kernel fuzz target. Decodes one case (harness/cases/decode.h)
  * restricted to the claims of the plugin named by the environment variable
  * DIVERGENCE_PLUGIN, runs the plugin IN-PROCESS (loaded once with dlopen;
  * this is for speed: isolation is the harness's business, and a crash here
@@ -34,8 +34,8 @@
 #include <string.h>
 
 #include "divergence/iut.h"
-#include "fuzz/decode.h"
-#include "harness/alloc.h"
+#include "harness/cases/decode.h"
+#include "harness/base/alloc.h"
 #include "oracle/compare.h"
 #include "oracle/dtype.h"
 #include "oracle/expect.h"
@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FUZZ_DIV_MAX_ELEMENTS_CAP 4096u
 #define FUZZ_DIV_TAIL 32u    /* poisoned bytes after the output */
 #define FUZZ_DIV_EXACT_ELEMENTS 64u /* up to this many: the exact path */
-#define POISON1 0xA5u        /* the worker's patterns (harness/worker.h) */
+#define POISON1 0xA5u        /* the worker's patterns (harness/worker/worker.h) */
 #define POISON2 0x5Au
 
 typedef struct fuzz_div_state {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/alloc.h"
+#include "harness/base/alloc.h"
 #include "oracle/compare.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "harness/store.h"
+#include "harness/store/store.h"
 
 /* Reproducers shown per finding (the store keeps up to 8). */
 #define REPORT_MAX_REPRODUCERS 3

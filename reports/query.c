@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/alloc.h"
+#include "harness/base/alloc.h"
 #include "reports/escape.h"
 
 /* ------------------------------------------------------------------------
@@ -153,7 +153,7 @@ static size_t width_of(const char *s)
 
 /* The value of column i, formatted (JSON value, or terminal text), in a
  * string from open_memstream: libc's heap, freed with free(), the one
- * exception to harness/alloc.h (the escapers write to a FILE). */
+ * exception to harness/base/alloc.h (the escapers write to a FILE). */
 static char *format_value(const store_row *r, int i, int json)
 {
     char *buf = NULL;

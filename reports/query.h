@@ -22,7 +22,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "harness/store.h"
+#include "harness/store/store.h"
 
 typedef struct query_request {
     const char *name;    /* "runs", "new", "fixed", "history", "regressions", "diff" */

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "harness/store.h"
+#include "harness/store/store.h"
 
 typedef enum report_format {
     REPORT_HTML,

@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "harness/verdict.h"
+#include "harness/judge/verdict.h"
 #include "reports/escape.h"
 #include "reports/report_format.h"
 

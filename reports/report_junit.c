@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "harness/alloc.h"
+#include "harness/base/alloc.h"
 #include "reports/escape.h"
 #include "reports/report_format.h"
 

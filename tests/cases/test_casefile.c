@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The case-file parser (harness/casefile.c) and `divergence cases --check`:
+ * The case-file parser (harness/cases/casefile.c) and `divergence cases --check`:
  * good input (values, raw bits, hex floats, named values, generators, packed
  * 4-bit types, expansion over variants and dtypes, continuation lines,
  * directories), malformed files each answered with the right
@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "harness/alloc.h"
-#include "harness/casefile.h"
-#include "harness/commands.h"
+#include "harness/base/alloc.h"
+#include "harness/cases/casefile.h"
+#include "harness/cli/commands.h"
 #include "oracle/dtype.h"
 #include "oracle/expect.h"
 

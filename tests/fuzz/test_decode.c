@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The total decoder of fuzz/decode.h: every input (empty, every prefix,
+ * The total decoder of harness/cases/decode.h: every input (empty, every prefix,
  * random bytes, under several limits) decodes to a well-formed case within
  * the limits, allocating only A and B; the same bytes give the same case;
  * the claims restrict the (variant, dtype); fuzz_encode round-trips every
@@ -16,10 +16,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "fuzz/decode.h"
-#include "harness/alloc.h"
-#include "harness/casefile.h"
-#include "harness/gen.h"
+#include "harness/cases/decode.h"
+#include "harness/base/alloc.h"
+#include "harness/cases/casefile.h"
+#include "harness/cases/gen.h"
 #include "oracle/dtype.h"
 #include "oracle/rules.h"
 #include "oracle/shape.h"

@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "harness/divcase.h"
-#include "harness/worker.h"
+#include "harness/cases/divcase.h"
+#include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
 

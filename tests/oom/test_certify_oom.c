@@ -3,7 +3,7 @@
  * tests/oom/test_certify_oom.c: allocation failure at every step of a
  * certification. A small certify run (one claim, a case file, a few random
  * cases, a database that already holds runs) is repeated with allocation
- * number N failing (harness/alloc.h; SQLite's allocations included), for
+ * number N failing (harness/base/alloc.h; SQLite's allocations included), for
  * N = 1, 2, ... until a run makes fewer than N allocations. Every run must
  * end cleanly: exit status 2 with a message saying what failed, or 0 when
  * the failure could be absorbed; never a crash, and (under ASan, which the
@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "harness/alloc.h"
-#include "harness/certify.h"
-#include "harness/store.h"
+#include "harness/base/alloc.h"
+#include "harness/run/certify.h"
+#include "harness/store/store.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
 

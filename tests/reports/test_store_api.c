@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "harness/alloc.h"
-#include "harness/verdict.h"
+#include "harness/base/alloc.h"
+#include "harness/judge/verdict.h"
 #include "oracle/compare.h"
 #include "reports/report.h"
 #include "store/store_test.h"

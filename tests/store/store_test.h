@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "harness/divcase.h"
-#include "harness/store.h"
+#include "harness/cases/divcase.h"
+#include "harness/store/store.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
 

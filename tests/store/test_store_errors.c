@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "harness/alloc.h"
+#include "harness/base/alloc.h"
 #include "oracle/compare.h"
 #include "store_test.h"
 

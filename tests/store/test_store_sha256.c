@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "harness/sha256.h"
+#include "harness/base/sha256.h"
 
 static void hex_of(const void *data, size_t n, char hex[SHA256_HEX_CHARS])
 {

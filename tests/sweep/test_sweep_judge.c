@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "harness/sweep.h"
+#include "harness/run/sweep.h"
 #include "oracle/dtype.h"
 #include "oracle/expect.h"
 #include "oracle/fastpath.h"

@@ -21,11 +21,11 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "harness/affinity.h"
-#include "harness/alloc.h"
-#include "harness/divcase.h"
-#include "harness/narrow.h"
-#include "harness/worker.h"
+#include "harness/base/affinity.h"
+#include "harness/base/alloc.h"
+#include "harness/cases/divcase.h"
+#include "harness/worker/narrow.h"
+#include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
 
@@ -652,7 +652,7 @@ static void test_alloc_failures(void)
     dvg_alloc_fail_at(0, 0);
 }
 
-/* harness/affinity.h: job i of N on the i-th allowed CPU, none when the
+/* harness/base/affinity.h: job i of N on the i-th allowed CPU, none when the
  * jobs do not fit; worker_options.cpu puts the worker's child there, and
  * a worker restarted after a crash goes back there. */
 static void test_affinity(void)

@@ -1,0 +1,1489 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The case-file parser. cases/README.md is the format as people read it;
+ * this file is the same format as a machine reads it:
+ *
+ *   file     := line*
+ *   line     := blank | comment | "case" NAME | KEY ":" VALUE | BLANK VALUE
+ *   KEY      := variant | dtype | attr | requirement | a.shape | a | b.shape
+ *             | b | expect.shape | expect | note
+ *
+ * A line that begins with a blank continues the VALUE of the key above it.
+ * A block is read whole, then checked and expanded into divcases by
+ * build_block(); the first problem stops the parse with "FILE:LINE: ...".
+ */
+#include "harness/cases/casefile.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fenv.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/base/alloc.h"
+#include "oracle/dtype.h"
+#include "oracle/requirements.h"
+#include "oracle/rules.h"
+#include "oracle/shape.h"
+#include "oracle/variant.h"
+
+/* ---------------------------------------------------------------------------
+ * Keys
+ * ------------------------------------------------------------------------- */
+
+enum {
+    K_VARIANT,
+    K_DTYPE,
+    K_ATTR,
+    K_REQUIREMENT,
+    K_A_SHAPE,
+    K_A,
+    K_B_SHAPE,
+    K_B,
+    K_EXPECT_SHAPE,
+    K_EXPECT,
+    K_NOTE,
+    K_COUNT
+};
+
+static const char *const key_names[K_COUNT] = {
+    "variant", "dtype", "attr", "requirement", "a.shape", "a",
+    "b.shape", "b", "expect.shape", "expect", "note",
+};
+
+#define KEY_LIST                                                                   \
+    "variant, dtype, attr, requirement, a.shape, a, b.shape, b, expect.shape, expect, note"
+
+static int key_is_shape(int k)
+{
+    return k == K_A_SHAPE || k == K_B_SHAPE || k == K_EXPECT_SHAPE;
+}
+
+/* ---------------------------------------------------------------------------
+ * Parser state
+ * ------------------------------------------------------------------------- */
+
+typedef struct segment {
+    char *text;    /* into the file buffer, NUL-terminated */
+    uint32_t line;
+} segment;
+
+typedef struct field {
+    uint32_t line;               /* 0: absent */
+    size_t seg_first, seg_count; /* its segments */
+    size_t tok_first, tok_count; /* its tokens, once split */
+} field;
+
+typedef struct token {
+    const char *s;
+    uint32_t line;
+} token;
+
+typedef struct parser {
+    casefile_set *set;
+    const char *path;       /* owned by set->paths */
+    uint64_t max_elements;
+    casefile_error *err;
+
+    int in_block;
+    char name[CASEFILE_MAX_NAME + 1];
+    uint32_t line;          /* of `case NAME` */
+    field fields[K_COUNT];
+    int last_key;           /* key the next continuation line belongs to, or -1 */
+
+    segment *segs;
+    size_t n_segs, cap_segs;
+    token *toks;
+    size_t n_toks, cap_toks;
+} parser;
+
+/* Formats "path:line: message" (line 0: "path: message"). Returns -1. */
+static int fail(parser *p, uint32_t line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int fail(parser *p, uint32_t line, const char *fmt, ...)
+{
+    if (!p->err)
+        return -1;
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    p->err->line = line;
+    if (line)
+        snprintf(p->err->text, sizeof p->err->text, "%s:%u: %s", p->path, (unsigned)line, msg);
+    else
+        snprintf(p->err->text, sizeof p->err->text, "%s: %s", p->path, msg);
+    return -1;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / elem)
+            return -1;
+        n *= 2;
+    }
+    void *q = dvg_realloc(*arr, n * elem);
+    if (!q)
+        return -1;
+    *arr = q;
+    *cap = n;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Floating-point formats and values
+ * ------------------------------------------------------------------------- */
+
+
+static uint64_t f_sign(oracle_float_format f) { return UINT64_C(1) << (f.exp_bits + f.frac_bits); }
+static uint64_t f_inf(oracle_float_format f) { return ((UINT64_C(1) << f.exp_bits) - 1) << f.frac_bits; }
+static uint64_t f_mant(oracle_float_format f) { return (UINT64_C(1) << f.frac_bits) - 1; }
+
+static int clz64(uint64_t x)
+{
+    int n = 0;
+    while (!(x >> 63)) {
+        x <<= 1;
+        n++;
+    }
+    return n;
+}
+
+/*
+ * Rounds sign * (sig + sticky) * 2^exp to nearest, ties to even, in format f
+ * (subnormals kept, overflow to inf): `sticky` says that nonzero bits lie
+ * below sig's last bit. sig != 0. Integer arithmetic only.
+ */
+static uint64_t round_pack(int sign, uint64_t sig, int exp, int sticky, oracle_float_format f)
+{
+    const int bias = (1 << (f.exp_bits - 1)) - 1, emin = 1 - bias, emax = bias;
+    const uint64_t s = sign ? f_sign(f) : 0;
+    int lz = clz64(sig);
+    sig <<= lz;
+    int e = exp - lz + 63; /* value = (sig / 2^63) * 2^e */
+    if (e > emax)
+        return s | f_inf(f);
+    int shift = 63 - f.frac_bits + (e < emin ? emin - e : 0);
+    uint64_t keep, rem, half;
+    if (shift > 64)
+        return s; /* below half the smallest subnormal */
+    if (shift == 64) {
+        keep = 0;
+        rem = sig;
+        half = UINT64_C(1) << 63;
+    } else {
+        keep = sig >> shift;
+        rem = sig & ((UINT64_C(1) << shift) - 1);
+        half = UINT64_C(1) << (shift - 1);
+    }
+    if (rem > half || (rem == half && (sticky || (keep & 1))))
+        keep++;
+    if (e < emin)
+        return s | keep; /* keep == 2^mbits is the smallest normal */
+    if (keep >> (f.frac_bits + 1)) {
+        keep >>= 1;
+        if (++e > emax)
+            return s | f_inf(f);
+    }
+    return s | ((uint64_t)(e + bias) << f.frac_bits) | (keep & f_mant(f));
+}
+
+/* Float bits of a named value ("max", "min_sub", ...), sign applied. */
+static int float_named(oracle_float_format f, const char *name, int neg, int expect, uint64_t *bits)
+{
+    uint64_t v;
+    if (!strcmp(name, "inf"))
+        v = f_inf(f);
+    else if (!strcmp(name, "nan") && !expect)
+        v = f_inf(f) | (UINT64_C(1) << (f.frac_bits - 1));
+    else if (!strcmp(name, "snan") && !expect)
+        v = f_inf(f) | (UINT64_C(1) << (f.frac_bits - 2));
+    else if (!strcmp(name, "max"))
+        v = f_inf(f) - 1;
+    else if (!strcmp(name, "min_normal"))
+        v = UINT64_C(1) << f.frac_bits;
+    else if (!strcmp(name, "max_sub"))
+        v = f_mant(f);
+    else if (!strcmp(name, "min_sub"))
+        v = 1;
+    else
+        return 0;
+    *bits = v | (neg ? f_sign(f) : 0);
+    return 1;
+}
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_xdigit(char c) { return isxdigit((unsigned char)c) != 0; }
+
+/* Decimal ([0-9]+(.[0-9]*)?|.[0-9]+)([eE][+-]?[0-9]+)? or C99 hex float
+ * 0x[h]*(.[h]*)?(p[+-]?[0-9]+)? (at least one digit). `s` has no sign.
+ * Sets *nonzero when a significand digit is not 0. */
+static int number_syntax(const char *s, int *nonzero)
+{
+    int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const char *q = hex ? s + 2 : s;
+    int digits = 0;
+    *nonzero = 0;
+    for (; hex ? is_xdigit(*q) : is_digit(*q); q++, digits++)
+        *nonzero |= *q != '0';
+    if (*q == '.')
+        for (q++; hex ? is_xdigit(*q) : is_digit(*q); q++, digits++)
+            *nonzero |= *q != '0';
+    if (!digits)
+        return 0;
+    if (*q == (hex ? 'p' : 'e') || *q == (hex ? 'P' : 'E')) {
+        q++;
+        if (*q == '+' || *q == '-')
+            q++;
+        if (!is_digit(*q))
+            return 0;
+        while (is_digit(*q))
+            q++;
+    }
+    return *q == '\0';
+}
+
+static uint64_t double_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+/*
+ * Correctly rounded (nearest, ties to even) conversion of the unsigned
+ * decimal or hex-float text `s` to format f. f64: glibc's strtod, which is
+ * correctly rounded in the current rounding mode. Narrower formats: strtod
+ * rounded toward zero and upward gives the truncation and whether it was
+ * exact; the truncation with its last bit forced to 1 when inexact (round
+ * to odd) rounds to the same narrow value as the decimal itself, because
+ * binary64 carries at least two bits more than any narrower format.
+ */
+static uint64_t decimal_to_format(const char *s, oracle_float_format f)
+{
+    int saved = fegetround();
+    uint64_t dz;
+    int sticky = 0;
+    if (f.frac_bits == 52) {
+        fesetround(FE_TONEAREST);
+        dz = double_bits(strtod(s, NULL));
+    } else {
+        fesetround(FE_TOWARDZERO);
+        dz = double_bits(strtod(s, NULL));
+        fesetround(FE_UPWARD);
+        uint64_t du = double_bits(strtod(s, NULL));
+        sticky = dz != du;
+    }
+    fesetround(saved);
+    dz &= ~(UINT64_C(1) << 63);
+    uint32_t e = (uint32_t)(dz >> 52) & 0x7ff;
+    uint64_t frac = dz & ((UINT64_C(1) << 52) - 1);
+    if (f.frac_bits == 52)
+        return dz;
+    if (e == 0x7ff)
+        return f_inf(f);
+    if (e == 0 && frac == 0)
+        return sticky ? round_pack(0, 1, -1075, 1, f) : 0; /* below 2^-1074 */
+    uint64_t sig = e ? frac | (UINT64_C(1) << 52) : frac;
+    int exp = (e ? (int)e : 1) - 1075;
+    /* Round to odd into binary64, then to nearest even into f. */
+    if (sticky)
+        sig |= 1;
+    return round_pack(0, sig, exp, 0, f);
+}
+
+/* ---------------------------------------------------------------------------
+ * One value token
+ * ------------------------------------------------------------------------- */
+
+/* A value as the case file states it: exact bits, or (expected values
+ * only) one of the oracle's looser answers. */
+typedef struct value {
+    uint64_t bits;
+    uint8_t kind; /* ORACLE_EXACT .. ORACLE_UNSPECIFIED */
+} value;
+
+static int why_(char *why, size_t len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int why_(char *why, size_t len, const char *fmt, ...)
+{
+    if (why && len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, len, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static int parse_hex_bits(uint32_t dtype, const char *t, uint64_t *bits, char *why, size_t len)
+{
+    const oracle_dtype_info *d = oracle_dtype(dtype);
+    const char *q = t + 2;
+    uint64_t v = 0;
+    if (!*q)
+        return why_(why, len, "'%s' has no hex digits", t);
+    for (; *q; q++) {
+        if (!is_xdigit(*q))
+            return why_(why, len, "'%s': '%c' is not a hex digit", t, *q);
+        if (v >> 60)
+            return why_(why, len, "'%s' does not fit in the %u bits of %s", t,
+                        (unsigned)d->bits, d->tag);
+        v = v * 16 + (uint64_t)(is_digit(*q) ? *q - '0' : tolower((unsigned char)*q) - 'a' + 10);
+    }
+    if (v & ~oracle_dtype_mask(dtype))
+        return why_(why, len, "'%s' does not fit in the %u bits of %s", t, (unsigned)d->bits,
+                    d->tag);
+    *bits = v;
+    return 0;
+}
+
+static int parse_float(uint32_t dtype, const char *t, int expect, value *out, char *why,
+                       size_t len)
+{
+    oracle_float_format f = {0, 0};
+    const char *tag = oracle_dtype_tag(dtype);
+    if (!oracle_float_format_of(dtype, &f))
+        return why_(why, len, "%s is not a float type", tag);
+    if (expect && !strcmp(t, "nan")) {
+        *out = (value){f_inf(f) | (UINT64_C(1) << (f.frac_bits - 1)), ORACLE_ANY_NAN};
+        return 0;
+    }
+    if (expect && !strcmp(t, "any-inf")) {
+        *out = (value){f_inf(f), ORACLE_ANY_INF};
+        return 0;
+    }
+    const char *s = t;
+    int neg = 0;
+    if (*s == '-' || *s == '+')
+        neg = *s++ == '-';
+    if (expect && (!strcmp(s, "nan") || !strcmp(s, "snan")))
+        return why_(why, len,
+                    "'%s' as an expected value: a quotient's NaN is any NaN, write 'nan' "
+                    "(or raw bits 0x... for one pattern)", t);
+    uint64_t bits;
+    if (float_named(f, s, neg, expect, &bits)) {
+        *out = (value){bits, ORACLE_EXACT};
+        return 0;
+    }
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && !strpbrk(s, ".pP")) {
+        if (s != t)
+            return why_(why, len, "'%s': raw hex bits take no sign", t);
+        if (parse_hex_bits(dtype, t, &bits, why, len))
+            return -1;
+        *out = (value){bits, ORACLE_EXACT};
+        return 0;
+    }
+    int nonzero;
+    if (!number_syntax(s, &nonzero))
+        return why_(why, len,
+                    "'%s' is not a value of %s (a decimal, a hex float 0x1.8p-3, raw bits "
+                    "0x..., inf, -inf, nan, snan, max, min_normal, max_sub, min_sub%s)",
+                    t, tag, expect ? ", any-inf, unspecified" : "");
+    bits = decimal_to_format(s, f);
+    if ((bits & ~f_sign(f)) == f_inf(f))
+        return why_(why, len,
+                    "'%s' overflows %s (write inf for infinity, max for the largest finite "
+                    "value)", t, tag);
+    if (bits == 0 && nonzero)
+        return why_(why, len,
+                    "'%s' is too small for %s: it rounds to zero (write 0, or min_sub for the "
+                    "smallest subnormal)", t, tag);
+    *out = (value){bits | (neg ? f_sign(f) : 0), ORACLE_EXACT};
+    return 0;
+}
+
+/* Range of an integer dtype as text, "[-128, 127]". */
+static void int_range_text(uint32_t dtype, char *buf, size_t len)
+{
+    const oracle_dtype_info *d = oracle_dtype(dtype);
+    if (d->kind == DVG_KIND_UNSIGNED)
+        snprintf(buf, len, "[0, %" PRIu64 "]", oracle_dtype_mask(dtype));
+    else
+        snprintf(buf, len, "[-%" PRIu64 ", %" PRIu64 "]", UINT64_C(1) << (d->bits - 1),
+                 (UINT64_C(1) << (d->bits - 1)) - 1);
+}
+
+static int parse_int(uint32_t dtype, const char *t, value *out, char *why, size_t len)
+{
+    const oracle_dtype_info *d = oracle_dtype(dtype);
+    uint64_t mask = oracle_dtype_mask(dtype);
+    uint64_t smax = d->kind == DVG_KIND_SIGNED ? mask >> 1 : mask; /* largest value */
+    uint64_t nmax = d->kind == DVG_KIND_SIGNED ? smax + 1 : 0;      /* largest |negative| */
+    char range[64];
+    if (!strcmp(t, "min")) {
+        *out = (value){d->kind == DVG_KIND_SIGNED ? (smax + 1) & mask : 0, ORACLE_EXACT};
+        return 0;
+    }
+    if (!strcmp(t, "max")) {
+        *out = (value){smax, ORACLE_EXACT};
+        return 0;
+    }
+    if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+        if (parse_hex_bits(dtype, t, &out->bits, why, len))
+            return -1;
+        out->kind = ORACLE_EXACT;
+        return 0;
+    }
+    const char *s = t;
+    int neg = 0;
+    if (*s == '-' || *s == '+')
+        neg = *s++ == '-';
+    if (!is_digit(*s))
+        goto not_int;
+    uint64_t mag = 0;
+    int over = 0;
+    for (; *s; s++) {
+        if (!is_digit(*s))
+            goto not_int;
+        unsigned dgt = (unsigned)(*s - '0');
+        if (mag > (UINT64_MAX - dgt) / 10)
+            over = 1;
+        else
+            mag = mag * 10 + dgt;
+    }
+    if (over || (neg ? mag > nmax : mag > smax)) {
+        int_range_text(dtype, range, sizeof range);
+        return why_(why, len, "%s is out of the range of %s %s", t, d->tag, range);
+    }
+    *out = (value){(neg ? 0 - mag : mag) & mask, ORACLE_EXACT};
+    return 0;
+not_int:
+    return why_(why, len,
+                "'%s' is not a value of %s (an integer, raw bits 0x..., min or max)", t, d->tag);
+}
+
+/* One token as an operand (expect 0) or an expected value (expect 1). */
+static int parse_token(uint32_t dtype, const char *t, int expect, value *out, char *why,
+                       size_t len)
+{
+    const oracle_dtype_info *d = oracle_dtype(dtype);
+    if (!d)
+        return why_(why, len, "unknown dtype");
+    if (!strcmp(t, "unspecified")) {
+        if (!expect)
+            return why_(why, len, "'unspecified' is an expected value, not an operand");
+        *out = (value){0, ORACLE_UNSPECIFIED};
+        return 0;
+    }
+    if (!strcmp(t, "invalid"))
+        return why_(why, len, "'invalid' stands alone: write 'expect: invalid'");
+    if (d->kind == DVG_KIND_FLOAT)
+        return parse_float(dtype, t, expect, out, why, len);
+    return parse_int(dtype, t, out, why, len);
+}
+
+int casefile_parse_value(uint32_t dtype, const char *token, uint64_t *bits, char *why,
+                         size_t len)
+{
+    value v;
+    if (!token || parse_token(dtype, token, 0, &v, why, len))
+        return -1;
+    *bits = v.bits;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Generators
+ * ------------------------------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* The edge values `random` draws from a quarter of the time: the float and
+ * integer edge classes of SEMANTICS.md. Returns the count (<= 32). */
+static size_t edge_values(uint32_t dtype, uint64_t *out)
+{
+    static const char *const float_edges[] = {
+        "0", "-0", "1", "-1", "2", "-2", "3", "0.5",
+        "min_sub", "-min_sub", "max_sub", "-max_sub", "min_normal", "-min_normal",
+        "max", "-max", "inf", "-inf", "nan", "-nan", "snan",
+    };
+    static const char *const int_edges[] = {"0", "1", "2", "3", "7", "min", "max"};
+    const oracle_dtype_info *d = oracle_dtype(dtype);
+    uint64_t mask = oracle_dtype_mask(dtype);
+    size_t n = 0;
+    value v;
+    if (d->kind == DVG_KIND_FLOAT) {
+        for (size_t i = 0; i < sizeof float_edges / sizeof float_edges[0]; i++)
+            if (!parse_token(dtype, float_edges[i], 0, &v, NULL, 0))
+                out[n++] = v.bits;
+        return n;
+    }
+    for (size_t i = 0; i < sizeof int_edges / sizeof int_edges[0]; i++)
+        if (!parse_token(dtype, int_edges[i], 0, &v, NULL, 0))
+            out[n++] = v.bits;
+    uint64_t smax = d->kind == DVG_KIND_SIGNED ? mask >> 1 : mask;
+    out[n++] = (smax - 1) & mask;                 /* just below max */
+    if (d->kind == DVG_KIND_SIGNED) {
+        out[n++] = (smax + 2) & mask;             /* min + 1 */
+        out[n++] = mask;                          /* -1 */
+        out[n++] = (0 - UINT64_C(2)) & mask;      /* -2 */
+        out[n++] = (0 - UINT64_C(7)) & mask;      /* -7 */
+    }
+    return n;
+}
+
+/* Where generated or listed values go: operand bytes or expected elements. */
+typedef struct sink {
+    uint32_t dtype;
+    uint8_t *bytes;        /* operands: dense buffer */
+    oracle_elem *elems;    /* expected values */
+} sink;
+
+static void sink_put(const sink *k, uint64_t i, value v)
+{
+    if (k->bytes) {
+        oracle_store(k->dtype, k->bytes, i, v.bits);
+    } else {
+        memset(&k->elems[i], 0, sizeof k->elems[i]);
+        k->elems[i].bits = v.bits;
+        k->elems[i].kind = v.kind;
+    }
+}
+
+static int is_generator(const char *t)
+{
+    return !strcmp(t, "fill") || !strcmp(t, "iota") || !strcmp(t, "repeat") ||
+           !strcmp(t, "each") || !strcmp(t, "random");
+}
+
+static int parse_i64(const char *t, int64_t *out)
+{
+    const char *s = t;
+    int neg = 0;
+    if (*s == '-' || *s == '+')
+        neg = *s++ == '-';
+    if (!is_digit(*s))
+        return -1;
+    uint64_t mag = 0;
+    for (; *s; s++) {
+        if (!is_digit(*s) || mag > (UINT64_MAX - 9) / 10)
+            return -1;
+        mag = mag * 10 + (uint64_t)(*s - '0');
+    }
+    if (neg ? mag > (UINT64_C(1) << 63) : mag > (uint64_t)INT64_MAX)
+        return -1;
+    *out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+    return 0;
+}
+
+/* The integer x as an exact value of dtype, or -1 when it is not one. */
+static int exact_from_i64(uint32_t dtype, int64_t x, uint64_t *bits)
+{
+    const oracle_dtype_info *d = oracle_dtype(dtype);
+    uint64_t mask = oracle_dtype_mask(dtype);
+    oracle_float_format f;
+    if (oracle_float_format_of(dtype, &f)) {
+        uint64_t mag = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+        if (!mag) {
+            *bits = 0;
+            return 0;
+        }
+        uint64_t r = round_pack(x < 0, mag, 0, 0, f);
+        /* exact when no bit below the kept significand was dropped */
+        int lz = clz64(mag), width = 64 - lz;
+        int dropped = width > f.frac_bits + 1 ? width - (f.frac_bits + 1) : 0;
+        if ((r & ~f_sign(f)) >= f_inf(f) ||
+            (dropped && (mag & ((UINT64_C(1) << dropped) - 1))))
+            return -1;
+        *bits = r;
+        return 0;
+    }
+    if (d->kind == DVG_KIND_UNSIGNED) {
+        if (x < 0 || (uint64_t)x > mask)
+            return -1;
+    } else if (d->bits < 64) {
+        int64_t hi = (int64_t)(mask >> 1), lo = -hi - 1;
+        if (x < lo || x > hi)
+            return -1;
+    }
+    *bits = (uint64_t)x & mask;
+    return 0;
+}
+
+/*
+ * Fills `count` values of `what` ("a", "b", "expect") from tokens t[0..n-1]:
+ * a generator, or exactly `count` values (checked by the caller). For
+ * expected values, records the line runs in *runs.
+ */
+static int fill_values(parser *p, const char *what, const token *t,
+                       size_t n, uint64_t count, const sink *k, int expect,
+                       casefile_run **runs, uint32_t *n_runs)
+{
+    char why[300];
+    const char *tag = oracle_dtype_tag(k->dtype);
+    value v;
+    int rc = -1;
+    value *list = NULL;
+    size_t cap_runs = 0;
+    if (runs) {
+        *runs = NULL;
+        *n_runs = 0;
+    }
+    if (n && is_generator(t[0].s)) {
+        const char *g = t[0].s;
+        uint32_t line = t[0].line;
+        if (runs) {
+            if (grow((void **)runs, &cap_runs, 1, sizeof **runs))
+                return fail(p, line, "out of memory");
+            (*runs)[0] = (casefile_run){0, line};
+            *n_runs = 1;
+        }
+        if (!strcmp(g, "fill")) {
+            if (n != 2)
+                return fail(p, line, "%s: 'fill' takes one value (fill V), got %zu", what, n - 1);
+            if (parse_token(k->dtype, t[1].s, expect, &v, why, sizeof why))
+                return fail(p, t[1].line, "%s: %s", what, why);
+            for (uint64_t i = 0; i < count; i++)
+                sink_put(k, i, v);
+            return 0;
+        }
+        if (!strcmp(g, "iota")) {
+            int64_t start, step = 1, x;
+            if (n < 2 || n > 3)
+                return fail(p, line, "%s: 'iota' takes START [STEP], got %zu values", what, n - 1);
+            if (parse_i64(t[1].s, &start))
+                return fail(p, t[1].line, "%s: iota START '%s' is not a 64-bit integer", what,
+                            t[1].s);
+            if (n == 3 && parse_i64(t[2].s, &step))
+                return fail(p, t[2].line, "%s: iota STEP '%s' is not a 64-bit integer", what,
+                            t[2].s);
+            x = start;
+            for (uint64_t i = 0; i < count; i++) {
+                if (exact_from_i64(k->dtype, x, &v.bits))
+                    return fail(p, line, "%s: iota element %" PRIu64 " is %" PRId64
+                                ", not a value of %s", what, i, x, tag);
+                v.kind = ORACLE_EXACT;
+                sink_put(k, i, v);
+                if (i + 1 < count &&
+                    ((step > 0 && x > INT64_MAX - step) || (step < 0 && x < INT64_MIN - step)))
+                    return fail(p, line, "%s: iota element %" PRIu64 " leaves the 64-bit range",
+                                what, i + 1);
+                x += i + 1 < count ? step : 0;
+            }
+            return 0;
+        }
+        if (!strcmp(g, "repeat") || !strcmp(g, "each")) {
+            /* repeat V...: the list over and over; each N V...: every value
+             * N times in turn, then over again. */
+            int each = g[0] == 'e';
+            int64_t times = 1;
+            size_t first = each ? 2 : 1;
+            if (each && (n < 2 || parse_i64(t[1].s, &times) || times < 1))
+                return fail(p, n < 2 ? line : t[1].line,
+                            "%s: 'each' takes a positive count N, then values", what);
+            if (n <= first)
+                return fail(p, line, "%s: '%s' needs at least one value", what, g);
+            list = dvg_malloc((n - first) * sizeof *list);
+            if (!list)
+                return fail(p, line, "out of memory");
+            for (size_t i = first; i < n; i++)
+                if (parse_token(k->dtype, t[i].s, expect, &list[i - first], why, sizeof why)) {
+                    fail(p, t[i].line, "%s: %s", what, why);
+                    goto done;
+                }
+            for (uint64_t i = 0; i < count; i++)
+                sink_put(k, i, list[(i / (uint64_t)times) % (n - first)]);
+            rc = 0;
+            goto done;
+        }
+        /* random SEED [uniform] */
+        if (expect)
+            return fail(p, line, "%s: 'random' makes operands; expected values come from the "
+                        "oracle or are written out", what);
+        if (n < 2 || n > 3)
+            return fail(p, line, "%s: 'random' takes SEED [uniform], got %zu values", what, n - 1);
+        int64_t seed;
+        if (parse_i64(t[1].s, &seed) || seed < 0)
+            return fail(p, t[1].line, "%s: random SEED '%s' is not a non-negative integer", what,
+                        t[1].s);
+        int uniform = 0;
+        if (n == 3) {
+            if (strcmp(t[2].s, "uniform"))
+                return fail(p, t[2].line, "%s: random takes 'uniform' or nothing after SEED, "
+                            "got '%s'", what, t[2].s);
+            uniform = 1;
+        }
+        uint64_t edges[32], state = (uint64_t)seed, mask = oracle_dtype_mask(k->dtype);
+        size_t n_edges = edge_values(k->dtype, edges);
+        for (uint64_t i = 0; i < count; i++) {
+            uint64_t r = splitmix64(&state);
+            v.bits = (!uniform && (r & 3) == 0) ? edges[(r >> 2) % n_edges]
+                                                 : splitmix64(&state) & mask;
+            v.kind = ORACLE_EXACT;
+            sink_put(k, i, v);
+        }
+        return 0;
+    }
+    /* A list of exactly `count` values. */
+    for (size_t i = 0; i < n; i++) {
+        if (parse_token(k->dtype, t[i].s, expect, &v, why, sizeof why))
+            return fail(p, t[i].line, "%s: %s", what, why);
+        sink_put(k, i, v);
+        if (runs && (!*n_runs || (*runs)[*n_runs - 1].line != t[i].line)) {
+            if (grow((void **)runs, &cap_runs, (size_t)*n_runs + 1, sizeof **runs))
+                return fail(p, t[i].line, "out of memory");
+            (*runs)[(*n_runs)++] = (casefile_run){i, t[i].line};
+        }
+    }
+    return 0;
+done:
+    dvg_free(list);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------
+ * Blocks
+ * ------------------------------------------------------------------------- */
+
+/* Splits the segments of field k into tokens (blanks separate them; in
+ * value lists commas do too). */
+static int split_field(parser *p, int k)
+{
+    field *fl = &p->fields[k];
+    int commas = k == K_A || k == K_B || k == K_EXPECT;
+    fl->tok_first = p->n_toks;
+    fl->tok_count = 0;
+    for (size_t i = 0; i < fl->seg_count; i++) {
+        segment *sg = &p->segs[fl->seg_first + i];
+        char *q = sg->text;
+        for (;;) {
+            while (*q && (isspace((unsigned char)*q) || (commas && *q == ',')))
+                q++;
+            if (!*q)
+                break;
+            char *start = q;
+            while (*q && !isspace((unsigned char)*q) && !(commas && *q == ','))
+                q++;
+            if (*q)
+                *q++ = '\0';
+            if (grow((void **)&p->toks, &p->cap_toks, p->n_toks + 1, sizeof *p->toks))
+                return fail(p, sg->line, "out of memory");
+            p->toks[p->n_toks++] = (token){start, sg->line};
+            fl->tok_count++;
+        }
+    }
+    return 0;
+}
+
+static const token *toks_of(parser *p, int k)
+{
+    return p->toks + p->fields[k].tok_first;
+}
+
+/* Element count of a shape, or UINT64_MAX when it exceeds `limit`. */
+static uint64_t count_within(const oracle_shape *s, uint64_t limit)
+{
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < s->rank; i++)
+        if (s->dims[i] == 0)
+            return 0;
+    for (uint32_t i = 0; i < s->rank; i++) {
+        uint64_t d = (uint64_t)s->dims[i];
+        if (n > limit / d)
+            return UINT64_MAX;
+        n *= d;
+    }
+    return n > limit ? UINT64_MAX : n;
+}
+
+static int parse_shape_field(parser *p, int k, oracle_shape *s, uint64_t *count)
+{
+    field *fl = &p->fields[k];
+    oracle_error oe;
+    const char *text = p->segs[fl->seg_first].text;
+    char buf[128];
+    if (oracle_shape_parse(text, s, &oe))
+        return fail(p, fl->line, "%s: %s", key_names[k], oe.text);
+    *count = count_within(s, p->max_elements);
+    if (*count == UINT64_MAX)
+        return fail(p, fl->line, "%s %s holds more than the limit of %" PRIu64
+                    " elements per tensor", key_names[k],
+                    oracle_shape_format(s, buf, sizeof buf), p->max_elements);
+    return 0;
+}
+
+/* Checks that a value list matches the element count (generators: any). */
+static int check_count(parser *p, int k, const char *shape_key, const oracle_shape *s,
+                       uint64_t count)
+{
+    field *fl = &p->fields[k];
+    const token *t = toks_of(p, k);
+    char buf[128];
+    if (fl->tok_count && is_generator(t[0].s))
+        return 0;
+    if ((uint64_t)fl->tok_count != count)
+        return fail(p, fl->line, "%s: %zu value%s for %s %s, which holds %" PRIu64
+                    " element%s", key_names[k], fl->tok_count, fl->tok_count == 1 ? "" : "s",
+                    shape_key, oracle_shape_format(s, buf, sizeof buf), count,
+                    count == 1 ? "" : "s");
+    return 0;
+}
+
+static void meta_free(casefile_meta *m)
+{
+    if (m)
+        dvg_free(m->runs);
+}
+
+static int set_push(parser *p, divcase *c, casefile_meta *m)
+{
+    casefile_set *s = p->set;
+    if (s->count == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        if (cap > SIZE_MAX / sizeof *s->cases)
+            return fail(p, m->line, "too many cases");
+        divcase *cases = dvg_realloc(s->cases, cap * sizeof *cases);
+        if (!cases)
+            return fail(p, m->line, "out of memory");
+        s->cases = cases;
+        casefile_meta *meta = dvg_realloc(s->meta, cap * sizeof *meta);
+        if (!meta)
+            return fail(p, m->line, "out of memory");
+        s->meta = meta;
+        s->cap = cap;
+    }
+    s->cases[s->count] = *c;
+    s->meta[s->count] = *m;
+    s->count++;
+    return 0;
+}
+
+static const char *variant_names(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < oracle_variant_count(); i++) {
+        if (i)
+            strncat(buf, ", ", len - strlen(buf) - 1);
+        strncat(buf, oracle_variant_at(i)->name, len - strlen(buf) - 1);
+    }
+    return buf;
+}
+
+static const char *dtype_names(uint32_t mask, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (uint32_t d = 1; d < DVG_DTYPE_COUNT; d++)
+        if (mask >> d & 1u) {
+            if (buf[0])
+                strncat(buf, " ", len - strlen(buf) - 1);
+            strncat(buf, oracle_dtype_tag(d), len - strlen(buf) - 1);
+        }
+    return buf;
+}
+
+/* Builds one divcase for (variant v, dtype d) of the current block. */
+static int build_one(parser *p, const oracle_variant *v, uint32_t dtype, int multi_v,
+                     int multi_d, const dvg_attrs *attrs, const oracle_shape *as,
+                     const oracle_shape *bs, const oracle_shape *es, uint64_t e_count,
+                     const char *const *reqs, uint32_t n_reqs, int invalid)
+{
+    divcase c;
+    casefile_meta m;
+    field *f = p->fields;
+    int rc = -1;
+    memset(&c, 0, sizeof c);
+    memset(&m, 0, sizeof m);
+
+    snprintf(c.id, sizeof c.id, "%s%s%s%s%s", p->name, multi_v ? ":" : "",
+             multi_v ? v->name : "", multi_d ? ":" : "", multi_d ? oracle_dtype_tag(dtype) : "");
+    c.variant = v->id;
+    c.dtype = dtype;
+    c.attrs = *attrs;
+    c.a_shape = *as;
+    c.b_shape = *bs;
+    for (uint32_t i = 0; i < n_reqs; i++)
+        c.requirements[i] = reqs[i];
+    c.n_requirements = n_reqs;
+    size_t plen = strlen(p->path);
+    if (plen + 12 < sizeof c.source)
+        snprintf(c.source, sizeof c.source, "%s:%u", p->path, (unsigned)p->line);
+    else
+        snprintf(c.source, sizeof c.source, "...%s:%u",
+                 p->path + plen - (sizeof c.source - 16), (unsigned)p->line);
+    c.expect_invalid = invalid;
+    if (f[K_EXPECT_SHAPE].line) {
+        c.expect_shape = *es;
+        c.has_expect_shape = 1;
+    }
+
+    memcpy(m.name, p->name, sizeof m.name);
+    m.path = p->path;
+    m.line = p->line;
+    m.expect_line = f[K_EXPECT].line;
+    m.expect_shape_line = f[K_EXPECT_SHAPE].line;
+    m.block = p->set->n_blocks;
+
+    if (divcase_alloc(&c, p->max_elements)) {
+        fail(p, p->line, "out of memory for the operands of case '%s'", p->name);
+        goto done;
+    }
+    sink ka = {dtype, c.a, NULL}, kb = {dtype, c.b, NULL};
+    if (fill_values(p, "a", toks_of(p, K_A), f[K_A].tok_count,
+                    oracle_shape_count(as), &ka, 0, NULL, NULL) ||
+        fill_values(p, "b", toks_of(p, K_B), f[K_B].tok_count,
+                    oracle_shape_count(bs), &kb, 0, NULL, NULL))
+        goto done;
+    if (f[K_EXPECT].line && !invalid) {
+        if (e_count > SIZE_MAX / sizeof *c.expect) {
+            fail(p, f[K_EXPECT].line, "too many expected values");
+            goto done;
+        }
+        c.expect = dvg_malloc((size_t)(e_count ? e_count : 1) * sizeof *c.expect);
+        if (!c.expect) {
+            fail(p, f[K_EXPECT].line, "out of memory for the expected values");
+            goto done;
+        }
+        c.expect_count = e_count;
+        sink ke = {dtype, NULL, c.expect};
+        if (fill_values(p, "expect", toks_of(p, K_EXPECT),
+                        f[K_EXPECT].tok_count, e_count, &ke, 1, &m.runs, &m.n_runs))
+            goto done;
+    }
+    if (set_push(p, &c, &m))
+        goto done;
+    return 0;
+done:
+    divcase_free(&c);
+    meta_free(&m);
+    return rc;
+}
+
+/* Checks the block just read and appends its cases to the set. */
+static int build_block(parser *p)
+{
+    field *f = p->fields;
+    char buf[400];
+    oracle_error oe;
+    static const int required[] = {K_VARIANT, K_DTYPE, K_REQUIREMENT, K_A_SHAPE, K_A,
+                                   K_B_SHAPE, K_B};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!f[required[i]].line)
+            return fail(p, p->line, "case '%s' has no '%s:' line", p->name,
+                        key_names[required[i]]);
+    if (!f[K_EXPECT].line && !f[K_EXPECT_SHAPE].line)
+        return fail(p, p->line, "case '%s' states no expectation: write 'expect.shape: ...' "
+                    "(and optionally 'expect: VALUES') or 'expect: invalid'", p->name);
+    for (int k = 0; k < K_COUNT; k++)
+        if (f[k].line && !key_is_shape(k) && k != K_NOTE && split_field(p, k))
+            return -1;
+
+    /* variants and dtypes */
+    const oracle_variant *vs[DVG_VARIANT_COUNT];
+    uint32_t ds[DVG_DTYPE_COUNT];
+    size_t nv = f[K_VARIANT].tok_count, nd = f[K_DTYPE].tok_count;
+    const token *t = toks_of(p, K_VARIANT);
+    if (!nv)
+        return fail(p, f[K_VARIANT].line, "variant: no variant named (known: %s)",
+                    variant_names(buf, sizeof buf));
+    for (size_t i = 0; i < nv; i++) {
+        const oracle_variant *v = oracle_variant_by_name(t[i].s);
+        if (!v)
+            return fail(p, t[i].line, "variant: unknown variant '%s' (known: %s)", t[i].s,
+                        variant_names(buf, sizeof buf));
+        for (size_t j = 0; j < i; j++)
+            if (vs[j] == v)
+                return fail(p, t[i].line, "variant: '%s' named twice", t[i].s);
+        vs[i] = v;
+    }
+    t = toks_of(p, K_DTYPE);
+    if (!nd)
+        return fail(p, f[K_DTYPE].line, "dtype: no dtype named");
+    for (size_t i = 0; i < nd; i++) {
+        uint32_t d = oracle_dtype_by_tag(t[i].s);
+        if (d == DVG_DTYPE_NONE)
+            return fail(p, t[i].line, "dtype: unknown dtype '%s' (known: %s)", t[i].s,
+                        dtype_names(~0u, buf, sizeof buf));
+        for (size_t j = 0; j < i; j++)
+            if (ds[j] == d)
+                return fail(p, t[i].line, "dtype: '%s' named twice", t[i].s);
+        for (size_t j = 0; j < nv; j++)
+            if (!oracle_variant_has_dtype(vs[j], d))
+                return fail(p, t[i].line, "dtype: %s is not in the type list of %s (%s)",
+                            t[i].s, vs[j]->name, dtype_names(vs[j]->dtypes, buf, sizeof buf));
+        ds[i] = d;
+    }
+
+    /* requirements */
+    const char *reqs[DIVCASE_MAX_REQUIREMENTS];
+    uint32_t n_reqs = 0;
+    t = toks_of(p, K_REQUIREMENT);
+    if (!f[K_REQUIREMENT].tok_count)
+        return fail(p, f[K_REQUIREMENT].line, "requirement: no requirement ID named");
+    for (size_t i = 0; i < f[K_REQUIREMENT].tok_count; i++) {
+        const oracle_requirement *r = oracle_requirement_find(t[i].s);
+        if (!r)
+            return fail(p, t[i].line, "requirement: unknown requirement ID '%s' (see "
+                        "'divergence cases --matrix')", t[i].s);
+        for (uint32_t j = 0; j < n_reqs; j++)
+            if (reqs[j] == r->id)
+                return fail(p, t[i].line, "requirement: '%s' named twice", t[i].s);
+        if (n_reqs == DIVCASE_MAX_REQUIREMENTS)
+            return fail(p, t[i].line, "requirement: more than %d requirement IDs",
+                        DIVCASE_MAX_REQUIREMENTS);
+        reqs[n_reqs++] = r->id;
+    }
+
+    /* shapes and counts, all before anything is allocated */
+    oracle_shape as, bs, es;
+    uint64_t a_count, b_count, e_count = 0;
+    memset(&es, 0, sizeof es);
+    if (parse_shape_field(p, K_A_SHAPE, &as, &a_count) ||
+        parse_shape_field(p, K_B_SHAPE, &bs, &b_count) ||
+        check_count(p, K_A, "a.shape", &as, a_count) ||
+        check_count(p, K_B, "b.shape", &bs, b_count))
+        return -1;
+    int invalid = 0;
+    if (f[K_EXPECT].line) {
+        t = toks_of(p, K_EXPECT);
+        size_t n = f[K_EXPECT].tok_count;
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(t[i].s, "invalid") && (n != 1))
+                return fail(p, t[i].line, "expect: 'invalid' stands alone on its line");
+        invalid = n == 1 && !strcmp(t[0].s, "invalid");
+        if (invalid && f[K_EXPECT_SHAPE].line)
+            return fail(p, f[K_EXPECT_SHAPE].line,
+                        "expect.shape: contradicts 'expect: invalid' (line %u)",
+                        (unsigned)f[K_EXPECT].line);
+        if (!invalid && !f[K_EXPECT_SHAPE].line)
+            return fail(p, f[K_EXPECT].line,
+                        "expect: values need an 'expect.shape:' line giving their shape");
+    }
+    if (f[K_EXPECT_SHAPE].line && parse_shape_field(p, K_EXPECT_SHAPE, &es, &e_count))
+        return -1;
+    if (f[K_EXPECT].line && !invalid && check_count(p, K_EXPECT, "expect.shape", &es, e_count))
+        return -1;
+
+    /* attributes, per variant; then every (variant, dtype) */
+    for (size_t i = 0; i < nv; i++) {
+        dvg_attrs attrs;
+        oracle_attrs_default(vs[i], &attrs);
+        t = toks_of(p, K_ATTR);
+        for (size_t j = 0; j < f[K_ATTR].tok_count; j++) {
+            char kv[128];
+            const char *eq = strchr(t[j].s, '=');
+            if (!eq || eq == t[j].s || strlen(t[j].s) >= sizeof kv)
+                return fail(p, t[j].line, "attr: '%s' is not key=value", t[j].s);
+            memcpy(kv, t[j].s, strlen(t[j].s) + 1);
+            kv[eq - t[j].s] = '\0';
+            for (size_t q = 0; q < j; q++)
+                if (!strncmp(t[q].s, kv, strlen(kv)) && t[q].s[strlen(kv)] == '=')
+                    return fail(p, t[j].line, "attr: '%s' given twice", kv);
+            if (oracle_attrs_set(vs[i], &attrs, kv, kv + (eq - t[j].s) + 1, &oe))
+                return fail(p, t[j].line, "attr: %s", oe.text);
+        }
+        for (size_t j = 0; j < nd; j++) {
+            oracle_rules r;
+            if (oracle_rules_resolve(vs[i]->id, ds[j], &attrs, &r, &oe))
+                return fail(p, f[K_ATTR].line ? f[K_ATTR].line : f[K_DTYPE].line, "%s",
+                            oe.text);
+            if (build_one(p, vs[i], ds[j], nv > 1, nd > 1, &attrs, &as, &bs, &es, e_count,
+                          reqs, n_reqs, invalid))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static void block_reset(parser *p)
+{
+    memset(p->fields, 0, sizeof p->fields);
+    p->n_segs = 0;
+    p->n_toks = 0;
+    p->last_key = -1;
+    p->in_block = 0;
+}
+
+static int finish_block(parser *p)
+{
+    if (!p->in_block)
+        return 0;
+    int rc = build_block(p);
+    if (!rc)
+        p->set->n_blocks++;
+    block_reset(p);
+    return rc;
+}
+
+static int valid_name_char(char c)
+{
+    return isalnum((unsigned char)c) || strchr("._+/-=@", c);
+}
+
+static int start_block(parser *p, char *rest, uint32_t line)
+{
+    if (finish_block(p))
+        return -1;
+    while (isspace((unsigned char)*rest))
+        rest++;
+    if (!*rest)
+        return fail(p, line, "'case' needs a name: case NAME");
+    size_t n = strlen(rest);
+    for (size_t i = 0; i < n; i++)
+        if (!valid_name_char(rest[i]))
+            return fail(p, line, "case name '%s': '%c' is not allowed (letters, digits and "
+                        "._+/-=@ only; one word)", rest, rest[i]);
+    if (n > CASEFILE_MAX_NAME)
+        return fail(p, line, "case name '%s' is longer than %d characters", rest,
+                    CASEFILE_MAX_NAME);
+    for (size_t i = 0; i < p->set->count; i++)
+        if (!strcmp(p->set->meta[i].name, rest))
+            return fail(p, line, "duplicate case name '%s' (first at %s:%u)", rest,
+                        p->set->meta[i].path, (unsigned)p->set->meta[i].line);
+    memcpy(p->name, rest, n + 1);
+    p->line = line;
+    p->in_block = 1;
+    return 0;
+}
+
+static int add_segment(parser *p, int k, char *text, uint32_t line)
+{
+    if (grow((void **)&p->segs, &p->cap_segs, p->n_segs + 1, sizeof *p->segs))
+        return fail(p, line, "out of memory");
+    p->segs[p->n_segs++] = (segment){text, line};
+    p->fields[k].seg_count++;
+    return 0;
+}
+
+static int parse_line(parser *p, char *s, uint32_t line)
+{
+    char *hash = strchr(s, '#');
+    if (hash)
+        *hash = '\0';
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    if (!n)
+        return 0;
+    if (isspace((unsigned char)s[0])) {
+        if (!p->in_block || p->last_key < 0)
+            return fail(p, line, "indented line continues no 'key:' line above it");
+        if (key_is_shape(p->last_key))
+            return fail(p, line, "%s: a shape is written on one line", key_names[p->last_key]);
+        while (isspace((unsigned char)*s))
+            s++;
+        return add_segment(p, p->last_key, s, line);
+    }
+    if (!strncmp(s, "case", 4) && (s[4] == '\0' || isspace((unsigned char)s[4])))
+        return start_block(p, s + 4, line);
+    char *colon = strchr(s, ':');
+    if (!colon)
+        return fail(p, line, "expected 'case NAME' or 'key: value', got '%.60s'", s);
+    char *end = colon;
+    while (end > s && isspace((unsigned char)end[-1]))
+        end--;
+    *end = '\0';
+    int k = -1;
+    for (int i = 0; i < K_COUNT; i++)
+        if (!strcmp(s, key_names[i]))
+            k = i;
+    if (k < 0) {
+        if (!strcmp(s, "case"))
+            return fail(p, line, "write 'case NAME' without a colon");
+        return fail(p, line, "unknown key '%.60s' (keys: " KEY_LIST ")", s);
+    }
+    if (!p->in_block)
+        return fail(p, line, "'%s:' before the first 'case NAME' line", s);
+    if (p->fields[k].line)
+        return fail(p, line, "'%s:' given twice in case '%s' (first at line %u)", s, p->name,
+                    (unsigned)p->fields[k].line);
+    char *value = colon + 1;
+    while (isspace((unsigned char)*value))
+        value++;
+    p->fields[k].line = line;
+    p->fields[k].seg_first = p->n_segs;
+    p->fields[k].seg_count = 0;
+    p->last_key = k;
+    return add_segment(p, k, value, line);
+}
+
+/* Parses buf[0..len-1] (buf has room for len + 1 bytes and is modified). */
+static int parse_buffer(parser *p, char *buf, size_t len)
+{
+    size_t pos = 0;
+    uint32_t line = 0;
+    block_reset(p);
+    while (pos < len) {
+        line++;
+        char *nl = memchr(buf + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - buf) : len;
+        if (memchr(buf + pos, '\0', end - pos))
+            return fail(p, line, "NUL byte in a text file");
+        buf[end] = '\0';
+        if (parse_line(p, buf + pos, line))
+            return -1;
+        pos = end + 1;
+    }
+    return finish_block(p);
+}
+
+/* ---------------------------------------------------------------------------
+ * Files, directories and the set
+ * ------------------------------------------------------------------------- */
+
+static const char *set_add_path(casefile_set *s, const char *path)
+{
+    size_t cap = s->n_paths;
+    char **q = dvg_realloc(s->paths, (cap + 1) * sizeof *q);
+    if (!q)
+        return NULL;
+    s->paths = q;
+    q[s->n_paths] = dvg_strdup(path);
+    if (!q[s->n_paths])
+        return NULL;
+    return q[s->n_paths++];
+}
+
+static int parse_text(parser *p, const char *label, const char *text, size_t len)
+{
+    p->path = set_add_path(p->set, label);
+    if (!p->path) {
+        p->path = label;
+        return fail(p, 0, "out of memory");
+    }
+    if ((uint64_t)len > CASEFILE_MAX_FILE_BYTES)
+        return fail(p, 0, "%zu bytes, more than the limit of %" PRIu64, len,
+                    CASEFILE_MAX_FILE_BYTES);
+    char *buf = dvg_malloc(len + 1);
+    if (!buf)
+        return fail(p, 0, "out of memory");
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    int rc = parse_buffer(p, buf, len);
+    /* Tokens point into buf; the cases copied what they keep. */
+    dvg_free(buf);
+    return rc;
+}
+
+static int parse_file(parser *p, const char *path)
+{
+    /* Not blocking: a FIFO or a device given as a case file is refused,
+     * not waited on. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    char *buf = NULL;
+    int rc = -1;
+    p->path = path;
+    if (!fp) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return fail(p, 0, "cannot open: %s", strerror(e));
+    }
+    struct stat st;
+    if (fstat(fileno(fp), &st)) {
+        fail(p, 0, "cannot stat: %s", strerror(errno));
+        goto done;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fail(p, 0, "not a regular file");
+        goto done;
+    }
+    if ((uint64_t)st.st_size > CASEFILE_MAX_FILE_BYTES) {
+        fail(p, 0, "%" PRIu64 " bytes, more than the limit of %" PRIu64, (uint64_t)st.st_size,
+             CASEFILE_MAX_FILE_BYTES);
+        goto done;
+    }
+    size_t len = (size_t)st.st_size;
+    buf = dvg_malloc(len + 1);
+    if (!buf) {
+        fail(p, 0, "out of memory");
+        goto done;
+    }
+    if (len && fread(buf, 1, len, fp) != len) {
+        fail(p, 0, "read error");
+        goto done;
+    }
+    p->path = set_add_path(p->set, path);
+    if (!p->path) {
+        p->path = path;
+        fail(p, 0, "out of memory");
+        goto done;
+    }
+    rc = parse_buffer(p, buf, len);
+done:
+    dvg_free(buf);
+    fclose(fp);
+    return rc;
+}
+
+static int cmp_names(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && !strcmp(s + n - m, suffix);
+}
+
+static int walk(parser *p, const char *dir, int depth)
+{
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = -1;
+    p->path = dir;
+    if (depth > CASEFILE_MAX_DEPTH)
+        return fail(p, 0, "directories nested deeper than %d levels", CASEFILE_MAX_DEPTH);
+    DIR *d = opendir(dir);
+    if (!d)
+        return fail(p, 0, "cannot open directory: %s", strerror(errno));
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (grow((void **)&names, &cap, n + 1, sizeof *names) ||
+            !(names[n] = dvg_strdup(e->d_name))) {
+            fail(p, 0, "out of memory");
+            goto done;
+        }
+        n++;
+    }
+    if (n)
+        qsort(names, n, sizeof *names, cmp_names);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(dir) + strlen(names[i]) + 2;
+        char *full = dvg_malloc(len);
+        if (!full) {
+            p->path = dir;
+            fail(p, 0, "out of memory");
+            goto done;
+        }
+        snprintf(full, len, "%s/%s", dir, names[i]);
+        struct stat st;
+        int r = 0;
+        if (stat(full, &st) == 0) {
+            if (S_ISDIR(st.st_mode))
+                r = walk(p, full, depth + 1);
+            else if (S_ISREG(st.st_mode) && ends_with(names[i], ".case"))
+                r = parse_file(p, full);
+        }
+        dvg_free(full);
+        if (r)
+            goto done;
+    }
+    rc = 0;
+done:
+    closedir(d);
+    for (size_t i = 0; i < n; i++)
+        dvg_free(names[i]);
+    dvg_free(names);
+    return rc;
+}
+
+static int parser_open(parser *p, uint64_t max_elements, casefile_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->err = err;
+    p->max_elements = max_elements ? max_elements : CASEFILE_DEFAULT_MAX_ELEMENTS;
+    p->last_key = -1;
+    p->path = "";
+    if (err) {
+        err->line = 0;
+        err->text[0] = '\0';
+    }
+    p->set = dvg_calloc(1, sizeof *p->set);
+    return p->set ? 0 : -1;
+}
+
+static int parser_close(parser *p, int rc, casefile_set **out)
+{
+    dvg_free(p->segs);
+    dvg_free(p->toks);
+    if (rc) {
+        casefile_set_free(p->set);
+        return -1;
+    }
+    *out = p->set;
+    return 0;
+}
+
+int casefile_load(const char *path, uint64_t max_elements, casefile_set **out,
+                  casefile_error *err)
+{
+    parser p;
+    if (parser_open(&p, max_elements, err)) {
+        p.path = path;
+        return fail(&p, 0, "out of memory");
+    }
+    struct stat st;
+    int rc;
+    p.path = path;
+    if (stat(path, &st))
+        rc = fail(&p, 0, "cannot open: %s", strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        rc = walk(&p, path, 0);
+    else
+        rc = parse_file(&p, path);
+    return parser_close(&p, rc, out);
+}
+
+int casefile_parse_string(const char *label, const char *text, size_t len,
+                          uint64_t max_elements, casefile_set **out, casefile_error *err)
+{
+    parser p;
+    if (parser_open(&p, max_elements, err)) {
+        p.path = label;
+        return fail(&p, 0, "out of memory");
+    }
+    int rc = parse_text(&p, label, text, len);
+    return parser_close(&p, rc, out);
+}
+
+void casefile_set_free(casefile_set *set)
+{
+    if (!set)
+        return;
+    for (size_t i = 0; i < set->count; i++) {
+        divcase_free(&set->cases[i]);
+        meta_free(&set->meta[i]);
+    }
+    dvg_free(set->cases);
+    dvg_free(set->meta);
+    for (size_t i = 0; i < set->n_paths; i++)
+        dvg_free(set->paths[i]);
+    dvg_free(set->paths);
+    dvg_free(set);
+}
+
+uint32_t casefile_elem_line(const casefile_meta *m, uint64_t index)
+{
+    if (!m->n_runs)
+        return m->expect_line;
+    uint32_t lo = 0, hi = m->n_runs;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->runs[mid].first <= index)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return m->runs[lo].line;
+}

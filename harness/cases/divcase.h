@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/cases/divcase.h: one division case, the unit every part of Divergence
+ * passes around: the case files, the generators, the fuzzers, the workers,
+ * the verdicts and the store all speak it.
+ *
+ * A case is a variant, its attributes, a dtype, the shapes of A and B and
+ * their dense operand bytes. Optional fields carry what a case file wrote
+ * down (its expected output, or that the input is invalid) and where the
+ * case came from.
+ */
+#ifndef HARNESS_DIVCASE_H
+#define HARNESS_DIVCASE_H
+
+#include <stdint.h>
+#include "divergence/iut.h"
+#include "oracle/expect.h"
+#include "oracle/shape.h"
+
+#define DIVCASE_MAX_REQUIREMENTS 8
+
+typedef struct divcase {
+    char id[96];                 /* "spec/onnx-legacy-axis1" or "gen:seed:17" */
+    uint32_t variant;            /* DVG_VARIANT_* */
+    uint32_t dtype;              /* DVG_DTYPE_* */
+    dvg_attrs attrs;             /* every field filled (variant defaults) */
+    oracle_shape a_shape, b_shape;
+    uint8_t *a, *b;              /* dense operand bytes; owned by the case */
+    uint64_t a_bytes, b_bytes;   /* == oracle_nbytes(dtype, elements) */
+
+    /* What a case file wrote down; the oracle must agree with it. */
+    int expect_invalid;          /* 1: the file says the input is invalid */
+    oracle_shape expect_shape;   /* when has_expect_shape */
+    int has_expect_shape;
+    oracle_elem *expect;         /* NULL, or one per output element; owned */
+    uint64_t expect_count;
+
+    /* Requirement IDs the case checks (static strings from the requirement
+     * table), and where it came from. */
+    const char *requirements[DIVCASE_MAX_REQUIREMENTS];
+    uint32_t n_requirements;
+    char source[160];            /* "cases/onnx_legacy.case:42" or "" */
+} divcase;
+
+/* Allocates operand buffers for the shapes already set in c (zeroed) and
+ * sets a_bytes/b_bytes. Returns 0, or -1 on allocation failure or when
+ * the shapes hold more than `max_elements` elements. */
+int divcase_alloc(divcase *c, uint64_t max_elements);
+
+/* Frees what the case owns and zeroes it. Accepts NULL. */
+void divcase_free(divcase *c);
+
+/* Deep copy of src into *dst (dst is overwritten, not freed). 0 or -1. */
+int divcase_copy(divcase *dst, const divcase *src);
+
+#endif /* HARNESS_DIVCASE_H */

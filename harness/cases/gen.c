@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT */
+#include "harness/cases/gen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "oracle/dtype.h"
+#include "oracle/variant.h"
+
+void gen_seed(gen_rng *g, uint64_t seed, uint64_t stream)
+{
+    g->state = seed ^ (stream * UINT64_C(0xd1b54a32d192ed03)) ^ UINT64_C(0x6a09e667f3bcc909);
+    gen_next(g);
+}
+
+uint64_t gen_next(gen_rng *g)
+{
+    uint64_t z = (g->state += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+uint64_t gen_below(gen_rng *g, uint64_t n)
+{
+    return n ? gen_next(g) % n : 0;
+}
+
+/* ---- edge values --------------------------------------------------------- */
+
+
+static uint64_t fpack(oracle_float_format f, uint64_t sign, uint64_t exp, uint64_t frac)
+{
+    return (sign << (f.exp_bits + f.frac_bits)) | (exp << f.frac_bits) | (frac & ((UINT64_C(1) << f.frac_bits) - 1));
+}
+
+#define MAX_EDGES 48
+static uint64_t edge_tables[DVG_DTYPE_COUNT][MAX_EDGES];
+static size_t edge_counts[DVG_DTYPE_COUNT];
+
+static void build_float_edges(uint32_t dtype, oracle_float_format f, uint64_t *t, size_t *n)
+{
+    uint64_t bias = (UINT64_C(1) << (f.exp_bits - 1)) - 1, emax = (UINT64_C(1) << f.exp_bits) - 1;
+    uint64_t fmax = (UINT64_C(1) << f.frac_bits) - 1;
+    const uint64_t mags[] = {
+        fpack(f, 0, 0, 0),                 /* 0 */
+        fpack(f, 0, 0, 1),                 /* smallest subnormal */
+        fpack(f, 0, 0, fmax),              /* largest subnormal */
+        fpack(f, 0, 0, UINT64_C(1) << (f.frac_bits - 1)), /* mid subnormal */
+        fpack(f, 0, 1, 0),                 /* smallest normal */
+        fpack(f, 0, 1, 1),
+        fpack(f, 0, emax - 1, fmax),       /* largest finite */
+        fpack(f, 0, emax - 1, 0),
+        fpack(f, 0, emax, 0),              /* inf */
+        fpack(f, 0, bias, 0),              /* 1 */
+        fpack(f, 0, bias, 1),              /* 1 + ulp */
+        fpack(f, 0, bias - 1, fmax),       /* largest below 1 */
+        fpack(f, 0, bias + 1, 0),          /* 2 */
+        fpack(f, 0, bias + 1, UINT64_C(1) << (f.frac_bits - 1)), /* 3 */
+        fpack(f, 0, bias - 1, 0),          /* 0.5 */
+        fpack(f, 0, bias + 2, UINT64_C(3) << (f.frac_bits - 2)), /* 7 */
+        fpack(f, 0, bias, fmax),           /* 2 - ulp */
+    };
+    size_t k = 0;
+    for (size_t i = 0; i < sizeof mags / sizeof mags[0]; i++) {
+        t[k++] = mags[i];
+        t[k++] = mags[i] | (UINT64_C(1) << (f.exp_bits + f.frac_bits));
+    }
+    t[k++] = fpack(f, 0, emax, UINT64_C(1) << (f.frac_bits - 1)); /* quiet NaN */
+    t[k++] = fpack(f, 1, emax, UINT64_C(1) << (f.frac_bits - 1)); /* negative quiet NaN */
+    t[k++] = fpack(f, 0, emax, 1);                            /* signaling NaN */
+    (void)dtype;
+    *n = k;
+}
+
+static void build_int_edges(uint32_t dtype, uint64_t *t, size_t *n)
+{
+    const oracle_dtype_info *d = oracle_dtype(dtype);
+    uint64_t mask = oracle_dtype_mask(dtype);
+    size_t k = 0;
+    t[k++] = 0;
+    t[k++] = 1;
+    t[k++] = 2;
+    t[k++] = 3;
+    t[k++] = 7 & mask;
+    t[k++] = mask;     /* -1, or UINT_MAX */
+    t[k++] = mask - 1; /* -2, or UINT_MAX - 1 */
+    t[k++] = (mask - 2) & mask;
+    t[k++] = (mask - 6) & mask; /* -7 */
+    t[k++] = mask >> 1;         /* INT_MAX */
+    t[k++] = (mask >> 1) + 1;   /* INT_MIN, or 2^(n-1) */
+    t[k++] = ((mask >> 1) + 2) & mask;
+    t[k++] = ((mask >> 1) - 1) & mask;
+    if (d->bits >= 64) {
+        /* Large int64 values that lose exactness through double. */
+        t[k++] = (UINT64_C(1) << 53) + 1;
+        t[k++] = (uint64_t)-(int64_t)((UINT64_C(1) << 53) + 1);
+        t[k++] = (UINT64_C(1) << 62) + 3;
+        t[k++] = UINT64_C(0x7ffffffffffffc01);
+        t[k++] = UINT64_C(0x8000000000000001);
+    } else if (d->bits >= 32) {
+        t[k++] = (UINT64_C(1) << 24) + 1; /* inexact in float */
+        t[k++] = ((uint64_t)-(int64_t)((UINT64_C(1) << 24) + 1)) & mask;
+    }
+    *n = k;
+}
+
+const uint64_t *gen_edge_values(uint32_t dtype, size_t *n)
+{
+    if (!oracle_dtype(dtype)) {
+        *n = 0;
+        return NULL;
+    }
+    if (!edge_counts[dtype]) {
+        /* Built on first use; the result is the same in every thread, so a
+         * race only writes identical values. */
+        uint64_t t[MAX_EDGES];
+        size_t k = 0;
+        oracle_float_format f;
+        if (oracle_float_format_of(dtype, &f))
+            build_float_edges(dtype, f, t, &k);
+        else
+            build_int_edges(dtype, t, &k);
+        memcpy(edge_tables[dtype], t, k * sizeof t[0]);
+        __atomic_store_n(&edge_counts[dtype], k, __ATOMIC_RELEASE);
+    }
+    *n = __atomic_load_n(&edge_counts[dtype], __ATOMIC_ACQUIRE);
+    return edge_tables[dtype];
+}
+
+uint64_t gen_value(gen_rng *g, uint32_t dtype)
+{
+    uint64_t mask = oracle_dtype_mask(dtype);
+    size_t n;
+    const uint64_t *edges = gen_edge_values(dtype, &n);
+    uint64_t pick = gen_below(g, 8);
+    oracle_float_format f = {0, 0};
+    int is_float = oracle_float_format_of(dtype, &f);
+    if (pick < 3)
+        return edges[gen_below(g, n)];
+    if (pick == 3) /* next to an edge value */
+        return (edges[gen_below(g, n)] + (gen_below(g, 2) ? 1 : mask)) & mask;
+    if (pick == 4 && is_float) {
+        /* Boundary exponent x significand pattern (TestFloat style). */
+        uint64_t bias = (UINT64_C(1) << (f.exp_bits - 1)) - 1, emax = (UINT64_C(1) << f.exp_bits) - 1;
+        const uint64_t exps[] = {0, 1, 2, bias - f.frac_bits - 1, bias - 1, bias, bias + 1,
+                                 bias + f.frac_bits, emax - 2, emax - 1};
+        uint64_t fmax = (UINT64_C(1) << f.frac_bits) - 1, r = gen_next(g);
+        const uint64_t fracs[] = {0, 1, fmax, fmax - 1, UINT64_C(1) << (f.frac_bits - 1),
+                                  (UINT64_C(1) << (f.frac_bits - 1)) + 1, r & fmax, (r & fmax) | 1};
+        return fpack(f, gen_below(g, 2), exps[gen_below(g, sizeof exps / sizeof exps[0])],
+                     fracs[gen_below(g, sizeof fracs / sizeof fracs[0])]);
+    }
+    if (pick == 5 && !is_float) /* small magnitudes: remainders, floor vs trunc */
+        return (gen_below(g, 2) ? gen_below(g, 20) : (uint64_t)-(int64_t)gen_below(g, 20)) & mask;
+    return gen_next(g) & mask;
+}
+
+/* ---- shapes ---------------------------------------------------------------- */
+
+static void random_shape(gen_rng *g, oracle_shape *s, uint32_t max_rank, uint64_t max_elements)
+{
+    memset(s, 0, sizeof *s);
+    s->rank = (uint32_t)gen_below(g, max_rank + 1);
+    uint64_t count = 1;
+    for (uint32_t i = 0; i < s->rank; i++) {
+        int64_t d = gen_below(g, 16) == 0 ? 0 : 1 + (int64_t)gen_below(g, 5);
+        if (d && count * (uint64_t)d > max_elements)
+            d = 1;
+        s->dims[i] = d;
+        count *= (uint64_t)(d ? d : 1);
+    }
+}
+
+/* Makes a compatible partner for numpy broadcasting: a suffix of `out`
+ * with some dims set to 1. */
+static void numpy_partner(gen_rng *g, const oracle_shape *out, oracle_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    uint32_t drop = (uint32_t)gen_below(g, out->rank + 1);
+    if (gen_below(g, 2))
+        drop = 0;
+    s->rank = out->rank - drop;
+    for (uint32_t i = 0; i < s->rank; i++)
+        s->dims[i] = gen_below(g, 3) == 0 ? 1 : out->dims[i + drop];
+}
+
+/* Breaks a valid pair: changes one dimension of B to a size that matches
+ * nothing, or adds a dimension. */
+static void break_shape(gen_rng *g, oracle_shape *b)
+{
+    if (b->rank == 0 || (b->rank < DVG_MAX_RANK && gen_below(g, 4) == 0)) {
+        b->dims[b->rank++] = 7;
+        return;
+    }
+    b->dims[gen_below(g, b->rank)] = 6 + (int64_t)gen_below(g, 3);
+}
+
+static void shapes_numpy(gen_rng *g, divcase *c, int invalid, uint64_t max_elements)
+{
+    oracle_shape out;
+    random_shape(g, &out, 4, max_elements);
+    numpy_partner(g, &out, &c->a_shape);
+    numpy_partner(g, &out, &c->b_shape);
+    if (gen_below(g, 2)) { /* keep one side full so the output is `out` */
+        if (gen_below(g, 2))
+            c->a_shape = out;
+        else
+            c->b_shape = out;
+    }
+    if (invalid)
+        break_shape(g, &c->b_shape);
+}
+
+static void shapes_equal(gen_rng *g, divcase *c, int invalid, uint64_t max_elements)
+{
+    random_shape(g, &c->a_shape, 4, max_elements);
+    c->b_shape = c->a_shape;
+    if (invalid)
+        break_shape(g, &c->b_shape);
+}
+
+/* B is a window of A starting at `axis`; ones_broadcast: 1s may replace
+ * A's dims (pdpd), else B is exact (ONNX legacy). Returns the window rank. */
+static uint32_t window_of(gen_rng *g, const oracle_shape *a, uint32_t axis, uint32_t len,
+                          int ones_broadcast, oracle_shape *b)
+{
+    memset(b, 0, sizeof *b);
+    b->rank = len;
+    for (uint32_t k = 0; k < len; k++)
+        b->dims[k] = (ones_broadcast && gen_below(g, 3) == 0) ? 1 : a->dims[axis + k];
+    return len;
+}
+
+static void shapes_pdpd(gen_rng *g, divcase *c, int invalid, uint64_t max_elements)
+{
+    random_shape(g, &c->a_shape, 4, max_elements);
+    uint32_t ra = c->a_shape.rank;
+    uint32_t axis = (uint32_t)gen_below(g, ra + 1);
+    uint32_t len = (uint32_t)gen_below(g, ra - axis + 1);
+    window_of(g, &c->a_shape, axis, len, 1, &c->b_shape);
+    uint32_t trailing = (uint32_t)gen_below(g, 3);
+    while (trailing-- && c->b_shape.rank < ra && c->b_shape.rank < DVG_MAX_RANK)
+        c->b_shape.dims[c->b_shape.rank++] = 1; /* trimmed by the rule */
+    c->attrs.auto_broadcast = DVG_BROADCAST_PDPD;
+    if (axis + c->b_shape.rank == ra && gen_below(g, 2))
+        c->attrs.axis = -1;
+    else
+        c->attrs.axis = axis;
+    if (invalid) {
+        switch (gen_below(g, 3)) {
+        case 0: c->attrs.axis = -2 - (int64_t)gen_below(g, 3); break;
+        case 1: c->attrs.axis = (int64_t)ra + 1; break;
+        default: break_shape(g, &c->b_shape); break;
+        }
+    }
+}
+
+static void shapes_onnx_legacy(gen_rng *g, divcase *c, int invalid, uint64_t max_elements)
+{
+    random_shape(g, &c->a_shape, 4, max_elements);
+    uint32_t ra = c->a_shape.rank;
+    c->attrs.broadcast = 1;
+    c->attrs.axis_set = 0;
+    switch (gen_below(g, 3)) {
+    case 0: /* element size 1 */
+        memset(&c->b_shape, 0, sizeof c->b_shape);
+        c->b_shape.rank = (uint32_t)gen_below(g, ra + 1);
+        for (uint32_t k = 0; k < c->b_shape.rank; k++)
+            c->b_shape.dims[k] = 1;
+        break;
+    case 1: { /* suffix */
+        uint32_t len = (uint32_t)gen_below(g, ra + 1);
+        window_of(g, &c->a_shape, ra - len, len, 0, &c->b_shape);
+        break;
+    }
+    default: { /* window at an explicit axis */
+        uint32_t axis = (uint32_t)gen_below(g, ra + 1);
+        window_of(g, &c->a_shape, axis, (uint32_t)gen_below(g, ra - axis + 1), 0, &c->b_shape);
+        c->attrs.axis_set = 1;
+        c->attrs.axis = axis;
+        break;
+    }
+    }
+    if (invalid) {
+        if (gen_below(g, 3) == 0) {
+            c->attrs.axis_set = 1;
+            c->attrs.axis = (int64_t)ra + 1;
+        } else {
+            break_shape(g, &c->b_shape);
+        }
+    }
+}
+
+/* ---- cases ------------------------------------------------------------------ */
+
+static void fill_operands(gen_rng *g, divcase *c)
+{
+    uint64_t na = oracle_shape_count(&c->a_shape), nb = oracle_shape_count(&c->b_shape);
+    const oracle_dtype_info *d = oracle_dtype(c->dtype);
+    uint64_t mask = oracle_dtype_mask(c->dtype);
+    for (uint64_t i = 0; i < na; i++)
+        oracle_store(c->dtype, c->a, i, gen_value(g, c->dtype));
+    for (uint64_t i = 0; i < nb; i++)
+        oracle_store(c->dtype, c->b, i, gen_value(g, c->dtype));
+    if (d->kind == DVG_KIND_SIGNED && na == nb && na && gen_below(g, 4) == 0) {
+        /* INT_MIN / -1 somewhere (the element-wise pairing of equal shapes). */
+        uint64_t i = gen_below(g, na);
+        oracle_store(c->dtype, c->a, i, (mask >> 1) + 1);
+        oracle_store(c->dtype, c->b, i, mask);
+    }
+}
+
+/* Starts a case: zeroed, named, with the variant's attributes (or `attrs`). */
+static const oracle_variant *case_header(uint32_t variant, uint32_t dtype, const dvg_attrs *attrs,
+                                         const char *id, divcase *c)
+{
+    const oracle_variant *v = oracle_variant_get(variant);
+    memset(c, 0, sizeof *c);
+    snprintf(c->id, sizeof c->id, "%s", id);
+    c->variant = variant;
+    c->dtype = dtype;
+    if (attrs)
+        c->attrs = *attrs;
+    else
+        oracle_attrs_default(v, &c->attrs);
+    return v;
+}
+
+int gen_case(gen_rng *g, uint32_t variant, uint32_t dtype, const dvg_attrs *attrs, int vary_attrs,
+             uint32_t invalid_one_in, uint64_t max_elements, const char *id, divcase *c)
+{
+    const oracle_variant *v = case_header(variant, dtype, attrs, id ? id : "gen", c);
+    int invalid = invalid_one_in && gen_below(g, invalid_one_in) == 0;
+    if (max_elements < 1)
+        max_elements = 1;
+
+    uint32_t rule = v->shape_rule;
+    if (rule == ORACLE_SHAPE_BY_ATTR) {
+        if (v->attr_keys & ORACLE_ATTR_BROADCAST) {
+            if (vary_attrs)
+                c->attrs.broadcast = (int32_t)gen_below(g, 2);
+            rule = c->attrs.broadcast ? ORACLE_SHAPE_ONNX_LEGACY : ORACLE_SHAPE_EQUAL;
+        } else {
+            if (vary_attrs) {
+                c->attrs.auto_broadcast = (uint32_t)gen_below(g, 3);
+                c->attrs.pythondiv = (int32_t)gen_below(g, 2);
+            }
+            rule = c->attrs.auto_broadcast == DVG_BROADCAST_NONE    ? ORACLE_SHAPE_EQUAL
+                   : c->attrs.auto_broadcast == DVG_BROADCAST_PDPD ? ORACLE_SHAPE_PDPD
+                                                                    : ORACLE_SHAPE_NUMPY;
+        }
+    }
+    switch (rule) {
+    case ORACLE_SHAPE_NUMPY: shapes_numpy(g, c, invalid, max_elements); break;
+    case ORACLE_SHAPE_PDPD: shapes_pdpd(g, c, invalid, max_elements); break;
+    case ORACLE_SHAPE_ONNX_LEGACY: shapes_onnx_legacy(g, c, invalid, max_elements); break;
+    default: shapes_equal(g, c, invalid, max_elements); break;
+    }
+    /* Keep within the element budget whatever the shapes became. */
+    if (oracle_shape_count(&c->a_shape) > max_elements || oracle_shape_count(&c->b_shape) > max_elements) {
+        memset(&c->a_shape, 0, sizeof c->a_shape);
+        c->b_shape = c->a_shape;
+    }
+    if (divcase_alloc(c, max_elements * 2 + 16))
+        return -1;
+    fill_operands(g, c);
+    return 0;
+}
+
+int gen_edge_case(uint32_t variant, uint32_t dtype, const dvg_attrs *attrs, const char *id,
+                  divcase *c)
+{
+    case_header(variant, dtype, attrs, id ? id : "edges", c);
+    size_t n;
+    const uint64_t *edges = gen_edge_values(dtype, &n);
+    c->a_shape.rank = c->b_shape.rank = 1;
+    c->a_shape.dims[0] = c->b_shape.dims[0] = (int64_t)(n * n);
+    if (divcase_alloc(c, n * n))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            oracle_store(dtype, c->a, i * n + j, edges[i]);
+            oracle_store(dtype, c->b, i * n + j, edges[j]);
+        }
+    return 0;
+}

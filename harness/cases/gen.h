@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/cases/gen.h: seeded random cases biased to the edge values of
+ * SEMANTICS.md ("Edge values every generator must reach") and to every
+ * broadcasting rule, valid and invalid. The same (seed, stream, index)
+ * gives the same case on every machine: a splitmix64 generator, no host
+ * floating point, no global state.
+ */
+#ifndef HARNESS_GEN_H
+#define HARNESS_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "harness/cases/divcase.h"
+
+typedef struct gen_rng {
+    uint64_t state;
+} gen_rng;
+
+/* Seeds a stream: the same (seed, stream) gives the same sequence. */
+void gen_seed(gen_rng *g, uint64_t seed, uint64_t stream);
+uint64_t gen_next(gen_rng *g);
+/* Uniform in [0, n) (n > 0). */
+uint64_t gen_below(gen_rng *g, uint64_t n);
+
+/* The edge values of a dtype as zero-extended bits: *n receives their
+ * count. The table is static; the pointer stays valid. */
+const uint64_t *gen_edge_values(uint32_t dtype, size_t *n);
+
+/* One operand value: an edge value, a value near one, a float with a
+ * boundary exponent, or random bits. */
+uint64_t gen_value(gen_rng *g, uint32_t dtype);
+
+/*
+ * Fills *c (zeroed first) with a random case for (variant, dtype, attrs):
+ * shapes drawn for the variant's shape rule (attrs may be changed: the
+ * ONNX legacy broadcast/axis, OpenVINO auto_broadcast/axis/m_pythondiv are
+ * drawn too when `vary_attrs` is 1), mostly valid, about one in
+ * `invalid_one_in` (0: never) deliberately invalid; operands from
+ * gen_value, with divisors that make A's remainder non-zero and with
+ * INT_MIN / -1 pairs. At most max_elements output elements. `id` names
+ * the case. Returns 0, or -1 on allocation failure.
+ */
+int gen_case(gen_rng *g, uint32_t variant, uint32_t dtype, const dvg_attrs *attrs,
+             int vary_attrs, uint32_t invalid_one_in, uint64_t max_elements, const char *id,
+             divcase *c);
+
+/*
+ * Fills *c with the edge-value cross product of a dtype: A and B are 1-D
+ * tensors of n*n elements holding every (edge_i, edge_j) pair, under the
+ * variant's default attributes merged with `attrs` (equal shapes are valid
+ * in every variant's default rule). Returns 0 or -1.
+ */
+int gen_edge_case(uint32_t variant, uint32_t dtype, const dvg_attrs *attrs, const char *id,
+                  divcase *c);
+
+#endif /* HARNESS_GEN_H */

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * divergence query [--db FILE] [--json] runs [--plugin NAME]
+ *                  new --since RUN [--plugin NAME] | fixed --since RUN [--plugin NAME]
+ *                  history SIGNATURE | regressions --plugin NAME [--since RUN]
+ *                  diff RUN1 RUN2
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/cli/commands.h"
+#include "harness/store/store.h"
+#include "reports/query.h"
+
+static int usage(FILE *to)
+{
+    fprintf(to,
+            "usage: divergence query [--db FILE] [--json] QUERY\n"
+            "  runs [--plugin NAME]             every run: kind, status, plugins, shards,\n"
+            "                                   elements, differences, new signatures\n"
+            "  new --since RUN [--plugin NAME]  signatures first found after run RUN\n"
+            "  fixed --since RUN [--plugin NAME]\n"
+            "                                   signatures a run after RUN found fixed\n"
+            "  history SIGNATURE                a signature and every run that saw it or\n"
+            "                                   certified its variant and dtype\n"
+            "  regressions --plugin NAME [--since RUN]\n"
+            "                                   claims that held in one version and fail\n"
+            "                                   in the next one certified (after RUN)\n"
+            "  diff RUN1 RUN2                   certificates, signatures, counts that differ\n"
+            "Tables by default, --json for one JSON object. The views behind them are in\n"
+            "docs/store.md, for sqlite3.\n"
+            "exit: 0 answered, 1 no such run or signature, 2 usage or environment error\n");
+    return 2;
+}
+
+static int parse_id(const char *what, const char *text, int64_t min, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < min) {
+        fprintf(stderr, "divergence query: %s '%s': expected an integer >= %lld\n", what, text,
+                (long long)min);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cmd_query(int argc, char **argv)
+{
+    query_request q = {0};
+    const char *db_path = STORE_DEFAULT_PATH, *pos[3] = {NULL, NULL, NULL};
+    int n_pos = 0, have_since = 0, status = 2;
+    store *s = NULL;
+    char err[1024];
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--json")) {
+            q.json = 1;
+            continue;
+        }
+        if (a[0] != '-') {
+            if (n_pos == 3) {
+                fprintf(stderr, "divergence query: unexpected argument '%s'\n", a);
+                return usage(stderr);
+            }
+            pos[n_pos++] = a;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "divergence query: option needs a value: '%s'\n", a);
+            return usage(stderr);
+        }
+        const char *val = argv[++i];
+        if (!strcmp(a, "--db")) {
+            db_path = val;
+        } else if (!strcmp(a, "--plugin")) {
+            q.plugin = val;
+        } else if (!strcmp(a, "--since")) {
+            if (parse_id("--since", val, 0, &q.since))
+                return 2;
+            have_since = 1;
+        } else {
+            fprintf(stderr, "divergence query: unknown option '%s'\n", a);
+            return usage(stderr);
+        }
+    }
+    if (!n_pos || !query_known(pos[0])) {
+        if (n_pos)
+            fprintf(stderr, "divergence query: unknown query '%s'\n", pos[0]);
+        return usage(stderr);
+    }
+    q.name = pos[0];
+    int want_pos = !strcmp(q.name, "history") ? 2 : !strcmp(q.name, "diff") ? 3 : 1;
+    if (n_pos != want_pos) {
+        fprintf(stderr, "divergence query %s: expected %d argument%s\n", q.name, want_pos - 1,
+                want_pos == 2 ? "" : "s");
+        return usage(stderr);
+    }
+    if ((!strcmp(q.name, "new") || !strcmp(q.name, "fixed")) && !have_since) {
+        fprintf(stderr, "divergence query %s: --since RUN is required\n", q.name);
+        return 2;
+    }
+    if (!strcmp(q.name, "regressions") && !q.plugin) {
+        fprintf(stderr, "divergence query regressions: --plugin NAME is required\n");
+        return 2;
+    }
+    if ((!strcmp(q.name, "history") && parse_id("SIGNATURE", pos[1], 1, &q.signature)) ||
+        (!strcmp(q.name, "diff") &&
+         (parse_id("RUN1", pos[1], 1, &q.run1) || parse_id("RUN2", pos[2], 1, &q.run2))))
+        return 2;
+    if (store_open(db_path, 0, &s, err, sizeof err)) {
+        fprintf(stderr, "divergence query: %s\n", err);
+        goto done;
+    }
+    int rc = query_run(s, &q, stdout, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "divergence query: %s\n", err);
+        status = rc > 0 ? 1 : 2;
+        goto done;
+    }
+    status = fflush(stdout) == 0 ? 0 : 2;
+done:
+    store_close(s);
+    return status;
+}

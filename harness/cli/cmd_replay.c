@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * divergence replay --db FILE ID [--plugin PATH]
+ *
+ * Re-runs one recorded reproducer on its plugin (the build recorded with
+ * the run, or --plugin) and shows expected vs actual. Exit 0 when the
+ * plugin now conforms on it, 1 when it still departs, 2 on errors.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/cli/commands.h"
+#include "harness/store/store.h"
+#include "harness/run/trial.h"
+#include "harness/judge/verdict.h"
+#include "harness/worker/worker.h"
+#include "oracle/dtype.h"
+#include "oracle/value.h"
+
+static void show_elem(uint32_t dtype, const char *label, uint64_t index, uint64_t a, uint64_t b,
+                      const oracle_elem *e, uint64_t actual)
+{
+    char sa[48], sb[48], se[48], sg[48], ha[24], hb[24], he[24], hg[24];
+    const char *want = e->kind == ORACLE_EXACT ? oracle_value_format(dtype, e->bits, se, sizeof se)
+                       : e->kind == ORACLE_ANY_NAN ? "nan (any)"
+                       : e->kind == ORACLE_ANY_INF ? "+inf or -inf"
+                                                   : "unspecified";
+    printf("  %s element %" PRIu64 ": %s (%s) / %s (%s): expected %s %s, got %s (%s)\n", label,
+           index, oracle_value_format(dtype, a, sa, sizeof sa), oracle_bits_format(dtype, a, ha, sizeof ha),
+           oracle_value_format(dtype, b, sb, sizeof sb), oracle_bits_format(dtype, b, hb, sizeof hb),
+           want, e->kind == ORACLE_EXACT ? oracle_bits_format(dtype, e->bits, he, sizeof he) : "",
+           oracle_value_format(dtype, actual, sg, sizeof sg), oracle_bits_format(dtype, actual, hg, sizeof hg));
+}
+
+typedef struct replay_ctx {
+    uint32_t dtype;
+    uint64_t shown;
+} replay_ctx;
+
+static int print_finding(void *ctx, const divcase *c, const verdict_example *ex)
+{
+    replay_ctx *rc = ctx;
+    if (ex->index == UINT64_MAX)
+        printf("  %s: %s\n", oracle_class_name(ex->cls), ex->note);
+    else if (rc->shown++ < 8) {
+        show_elem(rc->dtype, oracle_class_name(ex->cls), ex->index, ex->a, ex->b, &ex->expected,
+                  ex->actual);
+        if (ex->elements > 1)
+            printf("    (%" PRIu64 " elements of this case share the signature)\n", ex->elements);
+    }
+    (void)c;
+    return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    const char *db_path = NULL, *plugin = NULL, *id_text = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: divergence replay --db FILE ID [--plugin PATH]\n");
+            return 0;
+        }
+        if (!strcmp(argv[i], "--db") && i + 1 < argc)
+            db_path = argv[++i];
+        else if (!strcmp(argv[i], "--plugin") && i + 1 < argc)
+            plugin = argv[++i];
+        else if (argv[i][0] != '-' && !id_text)
+            id_text = argv[i];
+        else {
+            fprintf(stderr, "divergence replay: unexpected argument '%s'\n"
+                            "usage: divergence replay --db FILE ID [--plugin PATH]\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!id_text) {
+        fprintf(stderr, "usage: divergence replay --db FILE ID [--plugin PATH]\n");
+        return 2;
+    }
+    char *end;
+    errno = 0;
+    long long id = strtoll(id_text, &end, 10);
+    if (errno || *end || id <= 0) {
+        fprintf(stderr, "divergence replay: reproducer id '%s' is not a positive integer\n", id_text);
+        return 2;
+    }
+    if (!db_path)
+        db_path = STORE_DEFAULT_PATH;
+
+    int status = 2;
+    store *db = NULL;
+    worker *w = NULL;
+    trial t;
+    memset(&t, 0, sizeof t);
+    divcase c;
+    memset(&c, 0, sizeof c);
+    char msg[1024];
+    store_reproducer info;
+    if (store_open(db_path, STORE_READONLY, &db, msg, sizeof msg)) {
+        fprintf(stderr, "divergence replay: %s\n", msg);
+        goto done;
+    }
+    if (store_reproducer_load(db, id, &c, &info)) {
+        fprintf(stderr, "divergence replay: %s\n", store_errmsg(db));
+        goto done;
+    }
+    if (!plugin)
+        plugin = info.plugin_path;
+    if (!plugin[0]) {
+        fprintf(stderr, "divergence replay: reproducer %lld names no plugin build; pass --plugin\n", id);
+        goto done;
+    }
+    oracle_rules r;
+    oracle_error why;
+    if (oracle_rules_resolve(c.variant, c.dtype, &c.attrs, &r, &why)) {
+        fprintf(stderr, "divergence replay: reproducer %lld: %s\n", id, why.text);
+        goto done;
+    }
+    oracle_plan p;
+    int valid = oracle_plan_shapes(&r, &c.a_shape, &c.b_shape, &p, &why) == ORACLE_OK;
+    char attrs[160], sa[96], sb[96];
+    printf("reproducer %lld of signature %lld: %s, %s %s, class %s (recorded in run %lld)\n", id,
+           (long long)info.signature_id, info.implementation, r.variant->name,
+           oracle_dtype_tag(c.dtype), info.cls, (long long)info.run_id);
+    printf("  case %s: A %s, B %s, attrs %s\n", c.id, oracle_shape_format(&c.a_shape, sa, sizeof sa),
+           oracle_shape_format(&c.b_shape, sb, sizeof sb),
+           oracle_attrs_format(r.variant, &c.attrs, attrs, sizeof attrs));
+    if (info.expected[0])
+        printf("  recorded: expected %s, got %s\n", info.expected, info.actual);
+    if (info.note[0])
+        printf("  recorded note: %s\n", info.note);
+    printf("  replaying on %s\n", plugin);
+    if (!valid)
+        printf("  the oracle: invalid input (%s)\n", why.text);
+    verdict_profile prof;
+    verdict_profile_parse("exact", &prof, msg, sizeof msg);
+    worker_options wo;
+    worker_options_limited(&wo); /* as certify ran it */
+    if (worker_new(plugin, &wo, &w)) {
+        fprintf(stderr, "divergence replay: cannot create a worker for %s\n", plugin);
+        goto done;
+    }
+    trial_init(&t, w, &prof);
+    replay_ctx rc = {c.dtype, 0};
+    int conforms = trial_run(&t, &c, NULL, print_finding, &rc);
+    if (conforms < 0) {
+        fprintf(stderr, "divergence replay: %s\n", t.error);
+        goto done;
+    }
+    if (t.wr.outcome == WORKER_OUT_LOAD_ERROR) {
+        fprintf(stderr, "divergence replay: cannot load %s: %s\n", plugin,
+                worker_result_format(&t.wr, msg, sizeof msg));
+        goto done;
+    }
+    if (t.valid && info.element >= 0 && (uint64_t)info.element < t.plan.count && t.wr.computed) {
+        uint64_t ao, bo;
+        oracle_plan_offsets(&t.plan, (uint64_t)info.element, &ao, &bo);
+        show_elem(c.dtype, "recorded", (uint64_t)info.element, oracle_load(c.dtype, c.a, ao),
+                  oracle_load(c.dtype, c.b, bo), &t.expected[info.element],
+                  oracle_load(c.dtype, t.wr.out1, (uint64_t)info.element));
+    }
+    printf("  now: %s\n", conforms ? "conforms" : "still departs from the spec");
+    status = conforms ? 0 : 1;
+done:
+    divcase_free(&c);
+    trial_free(&t);
+    worker_free(w);
+    store_close(db);
+    return status;
+}

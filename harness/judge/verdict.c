@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: MIT */
+#include "harness/judge/verdict.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/base/alloc.h"
+#include "oracle/dtype.h"
+
+int verdict_profile_parse(const char *text, verdict_profile *p, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof p[0]);
+    if (!strcmp(text, "exact")) {
+        snprintf(p->name, sizeof p->name, "exact");
+        return 0;
+    }
+    if (!strcmp(text, "ftz")) {
+        snprintf(p->name, sizeof p->name, "ftz");
+        p->accept_ftz = 1;
+        return 0;
+    }
+    if (!strncmp(text, "ulp:", 4)) {
+        char *end;
+        unsigned long long n = strtoull(text + 4, &end, 10);
+        if (end != text + 4 && !*end && n >= 1 && n <= (UINT64_C(1) << 32)) {
+            snprintf(p->name, sizeof p->name, "ulp:%llu", n);
+            p->ulp_tolerance = n;
+            return 0;
+        }
+    }
+    snprintf(err, errlen, "profile '%s': expected exact, ftz or ulp:N (1 <= N <= 2^32)", text);
+    return -1;
+}
+
+uint32_t verdict_ulp_bucket(uint64_t ulps)
+{
+    if (ulps == UINT64_MAX)
+        return VERDICT_ULP_BUCKETS - 1;
+    if (ulps <= 1)
+        return 0;
+    uint32_t k = 64u - (uint32_t)__builtin_clzll(ulps - 1); /* ceil(log2(ulps)) */
+    return k > 20 ? 21 : k;
+}
+
+const char *verdict_ulp_bucket_label(uint32_t b, char *buf, size_t len)
+{
+    if (b == 0 || b == 1)
+        snprintf(buf, len, "%u", b + 1);
+    else if (b <= 20)
+        snprintf(buf, len, "%llu-%llu", (1ULL << (b - 1)) + 1, 1ULL << b);
+    else if (b == 21)
+        snprintf(buf, len, ">%llu", 1ULL << 20);
+    else if (b == 22)
+        snprintf(buf, len, "inf");
+    else
+        snprintf(buf, len, "?");
+    return buf;
+}
+
+/* The distinct signatures of one case. */
+#define MAX_SIGNATURES 64
+
+typedef struct case_findings {
+    verdict_example ex[MAX_SIGNATURES];
+    int n;
+} case_findings;
+
+static void add_finding(case_findings *f, verdict_tally *t, const verdict_example *ex)
+{
+    if (ex->accepted)
+        t->accepted[ex->cls]++;
+    else
+        t->counts[ex->cls]++;
+    for (int i = 0; i < f->n; i++) {
+        verdict_example *e = &f->ex[i];
+        if (e->cls == ex->cls && e->operand_a == ex->operand_a && e->operand_b == ex->operand_b) {
+            e->elements++;
+            return;
+        }
+    }
+    if (f->n < MAX_SIGNATURES) {
+        f->ex[f->n] = *ex;
+        f->ex[f->n].elements = 1;
+        f->n++;
+    }
+}
+
+/* A finding about the whole case (crash, shape, status). */
+static void case_level(case_findings *f, verdict_tally *t, uint32_t cls, const worker_result *wr,
+                       const char *note)
+{
+    verdict_example ex;
+    memset(&ex, 0, sizeof ex);
+    ex.cls = cls;
+    ex.index = UINT64_MAX;
+    ex.operand_a = ex.operand_b = ORACLE_OPERAND_COUNT;
+    if (note)
+        snprintf(ex.note, sizeof ex.note, "%s", note);
+    else if (wr)
+        worker_result_format(wr, ex.note, sizeof ex.note);
+    add_finding(f, t, &ex);
+}
+
+static int accepted_by(uint32_t cls, uint64_t ulps, uint32_t kind, const verdict_profile *prof,
+                       uint64_t declared)
+{
+    if (cls == ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT)
+        return prof->accept_ftz || (declared & DVG_DEV_FLUSH_SUBNORMAL_OUTPUT);
+    if (cls == ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO)
+        return prof->accept_ftz || (declared & DVG_DEV_SUBNORMAL_INPUT_ZERO);
+    if (cls == ORACLE_CLASS_WRONG_VALUE && kind == DVG_KIND_FLOAT)
+        return prof->ulp_tolerance && ulps <= prof->ulp_tolerance;
+    return 0;
+}
+
+/* Worker outcomes that end a case before any element is compared. */
+static uint32_t outcome_class(uint32_t outcome)
+{
+    switch (outcome) {
+    case WORKER_OUT_HANG: return ORACLE_CLASS_HANG;
+    case WORKER_OUT_OOB_WRITE: return ORACLE_CLASS_OOB_WRITE;
+    case WORKER_OUT_OOB_READ: return ORACLE_CLASS_OOB_READ;
+    case WORKER_OUT_INPUT_MUTATED: return ORACLE_CLASS_INPUT_MUTATED;
+    case WORKER_OUT_UNSUPPORTED: return ORACLE_CLASS_UNSUPPORTED_CLAIM;
+    case WORKER_OUT_FAILURE:
+    case WORKER_OUT_BAD_STATUS: return ORACLE_CLASS_FAILURE;
+    case WORKER_OUT_BAD_SHAPE: return ORACLE_CLASS_WRONG_SHAPE;
+    default: return ORACLE_CLASS_CRASH; /* CRASH, EXIT, PROTOCOL, LOAD_ERROR */
+    }
+}
+
+/* An element finding at output index i. */
+static void element_example(verdict_example *ex, const divcase *c, const oracle_plan *p,
+                            uint64_t i, uint32_t cls, const oracle_elem *e, uint64_t actual)
+{
+    uint64_t ao, bo;
+    memset(ex, 0, sizeof *ex);
+    oracle_plan_offsets(p, i, &ao, &bo);
+    ex->cls = cls;
+    ex->index = i;
+    ex->a = oracle_load(c->dtype, c->a, ao);
+    ex->b = oracle_load(c->dtype, c->b, bo);
+    ex->operand_a = oracle_operand_class(c->dtype, ex->a);
+    ex->operand_b = oracle_operand_class(c->dtype, ex->b);
+    ex->expected = *e;
+    ex->actual = actual;
+}
+
+static void compare_elements(const oracle_rules *r, const divcase *c, const oracle_plan *p,
+                             const oracle_elem *expected, const worker_result *wr,
+                             const verdict_profile *prof, uint64_t declared,
+                             int64_t int_div_zero_value, verdict_tally *t, case_findings *f)
+{
+    uint32_t dtype = r->dtype;
+    uint64_t mask = oracle_dtype_mask(dtype);
+    uint64_t declared_zero = (uint64_t)int_div_zero_value & mask;
+    int float_kind = r->kind == DVG_KIND_FLOAT;
+    t->elements += p->count;
+    for (uint64_t i = 0; i < p->count; i++) {
+        const oracle_elem *e = &expected[i];
+        uint64_t actual = oracle_load(dtype, wr->out1, i);
+        uint8_t flags = wr->flags ? wr->flags[i] : 0;
+        if (float_kind && e->kind == ORACLE_EXACT && flags == 0 &&
+            oracle_operand_class(dtype, e->bits) == ORACLE_OPERAND_SUBNORMAL)
+            t->subnormal_results++;
+        uint32_t cls;
+        uint64_t ulps = 0;
+        if (flags & WORKER_ELEM_UNWRITTEN)
+            cls = ORACLE_CLASS_NOT_WRITTEN;
+        else if (flags & WORKER_ELEM_NONDET)
+            cls = ORACLE_CLASS_NONDETERMINISTIC;
+        else if (oracle_elem_accepts(dtype, e, actual)) {
+            if (e->kind == ORACLE_UNSPECIFIED) {
+                t->unspecified++;
+                /* Differs from the preferred value; any NaN stands for a NaN. */
+                if (e->has_alt && actual != e->alt &&
+                    !(oracle_operand_class(dtype, e->alt) == ORACLE_OPERAND_NAN &&
+                      oracle_operand_class(dtype, actual) == ORACLE_OPERAND_NAN))
+                    t->unspecified_not_preferred++;
+                if (e->rule == ORACLE_RULE_INT_DIV_ZERO &&
+                    (declared & DVG_DEV_INT_DIV_ZERO_VALUE)) {
+                    t->declared_checked++;
+                    if (actual != declared_zero)
+                        goto declared_lie;
+                }
+            } else if (e->kind == ORACLE_ANY_INF) {
+                if ((actual >> (oracle_dtype(dtype)->bits - 1)) & 1)
+                    t->any_inf_negative++;
+                else
+                    t->any_inf_positive++;
+            }
+            continue;
+        } else {
+            uint64_t ao, bo;
+            oracle_plan_offsets(p, i, &ao, &bo); /* only for differing elements */
+            cls = oracle_classify(r, oracle_load(dtype, c->a, ao), oracle_load(dtype, c->b, bo), e,
+                                  actual, &ulps);
+            if (cls == ORACLE_CLASS_MATCH)
+                continue;
+        }
+        {
+            verdict_example ex;
+            element_example(&ex, c, p, i, cls, e, actual);
+            ex.ulps = ulps;
+            ex.accepted = accepted_by(cls, ulps, r->kind, prof, declared);
+            if (float_kind && cls == ORACLE_CLASS_WRONG_VALUE && ulps > t->max_ulps && ulps != UINT64_MAX)
+                t->max_ulps = ulps;
+            if (cls == ORACLE_CLASS_WRONG_VALUE)
+                t->ulp_hist[verdict_ulp_bucket(ulps)]++;
+            if (cls == ORACLE_CLASS_NONDETERMINISTIC)
+                snprintf(ex.note, sizeof ex.note, "run 1 gave 0x%" PRIx64 ", run 2 gave 0x%" PRIx64,
+                         actual, oracle_load(dtype, wr->out2, i));
+            add_finding(f, t, &ex);
+        }
+        continue;
+    declared_lie: {
+            verdict_example ex;
+            element_example(&ex, c, p, i, ORACLE_CLASS_WRONG_VALUE, e, actual);
+            ex.expected.kind = ORACLE_EXACT;
+            ex.expected.bits = declared_zero;
+            snprintf(ex.note, sizeof ex.note,
+                     "the descriptor declares integer x/0 = %" PRId64 ", the kernel gave another value",
+                     int_div_zero_value);
+            add_finding(f, t, &ex);
+        }
+    }
+}
+
+int verdict_case(const oracle_rules *r, const divcase *c, int valid, const oracle_plan *p,
+                 const oracle_elem *expected, const worker_result *wr,
+                 const verdict_profile *prof, uint64_t declared, int64_t int_div_zero_value,
+                 verdict_tally *t, verdict_sink sink, void *ctx)
+{
+    case_findings *f = dvg_calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    t->cases++;
+    switch (wr->outcome) {
+    case WORKER_OUT_OK:
+        if (!valid) {
+            case_level(f, t, ORACLE_CLASS_INVALID_ACCEPTED, NULL,
+                       "output_shape accepted shapes the spec makes invalid");
+        } else if (!wr->has_shape || !oracle_shape_equal(&wr->shape, &p->out)) {
+            char got[160], want[160], note[400];
+            if (wr->has_shape)
+                oracle_shape_format(&wr->shape, got, sizeof got);
+            else
+                snprintf(got, sizeof got, "no shape");
+            snprintf(note, sizeof note, "output_shape gave %s, the spec gives %s", got,
+                     oracle_shape_format(&p->out, want, sizeof want));
+            case_level(f, t, ORACLE_CLASS_WRONG_SHAPE, NULL, note);
+        } else if (wr->computed) {
+            compare_elements(r, c, p, expected, wr, prof, declared, int_div_zero_value, t, f);
+            if (wr->side_effects & (WORKER_SIDE_INPUT_A | WORKER_SIDE_INPUT_B))
+                case_level(f, t, ORACLE_CLASS_INPUT_MUTATED, wr, "an input's bytes changed during compute");
+            if (wr->side_effects & WORKER_SIDE_SLACK)
+                case_level(f, t, ORACLE_CLASS_OOB_WRITE, wr, "a byte before the output changed");
+        }
+        break;
+    case WORKER_OUT_INVALID_INPUT:
+        if (valid)
+            case_level(f, t, ORACLE_CLASS_VALID_REJECTED, wr, NULL);
+        break;
+    default:
+        if (!valid && wr->stage == WORKER_STAGE_SHAPE && wr->outcome == WORKER_OUT_UNSUPPORTED)
+            break; /* an invalid input answered 'unsupported': not a claim failure */
+        case_level(f, t, outcome_class(wr->outcome), wr, NULL);
+        break;
+    }
+    /* Process state a call left changed (the worker put it back, so the
+     * results of this and later cases are judged as computed from the
+     * state open() left). */
+    if (wr->side_effects & (WORKER_SIDE_FP_STATE | WORKER_SIDE_SIGNAL_STATE)) {
+        char leak[WORKER_MESSAGE_MAX], note[WORKER_MESSAGE_MAX];
+        worker_leak_describe(wr, leak, sizeof leak);
+        snprintf(note, sizeof note, "%.200s: %.280s", worker_stage_name(wr->stage), leak);
+        if (wr->side_effects & WORKER_SIDE_FP_STATE)
+            case_level(f, t, ORACLE_CLASS_FP_STATE_LEAKED, wr, note);
+        if (wr->side_effects & WORKER_SIDE_SIGNAL_STATE)
+            case_level(f, t, ORACLE_CLASS_SIGNAL_STATE_LEAKED, wr, note);
+    }
+    int conforms = 1;
+    for (int i = 0; i < f->n; i++) {
+        if (!f->ex[i].accepted)
+            conforms = 0;
+        if (sink && sink(ctx, c, &f->ex[i])) {
+            dvg_free(f);
+            return -1;
+        }
+    }
+    dvg_free(f);
+    return conforms;
+}
+
+int verdict_tally_failed(const verdict_tally *t)
+{
+    for (int i = 1; i < ORACLE_CLASS_COUNT; i++)
+        if (t->counts[i])
+            return 1;
+    return 0;
+}
+
+int verdict_tally_accepted(const verdict_tally *t)
+{
+    for (int i = 1; i < ORACLE_CLASS_COUNT; i++)
+        if (t->accepted[i])
+            return 1;
+    return 0;
+}
+
+const char *verdict_certificate(const verdict_tally *t, const verdict_profile *prof,
+                                uint64_t declared, int incomplete, char *buf, size_t len)
+{
+    const uint64_t *n = t->counts;
+    if (n[ORACLE_CLASS_UNSUPPORTED_CLAIM] && n[ORACLE_CLASS_UNSUPPORTED_CLAIM] >= t->cases / 2)
+        return "UNSUPPORTED";
+    if (n[ORACLE_CLASS_CRASH] || n[ORACLE_CLASS_HANG] || n[ORACLE_CLASS_OOB_WRITE] ||
+        n[ORACLE_CLASS_OOB_READ] || n[ORACLE_CLASS_INPUT_MUTATED])
+        return "CRASHED";
+    if (verdict_tally_failed(t))
+        return "NONCONFORMANT";
+    if (incomplete)
+        return "INCOMPLETE";
+    if (verdict_tally_accepted(t)) {
+        const char *name = prof->name;
+        if (!prof->accept_ftz && !prof->ulp_tolerance &&
+            (declared & (DVG_DEV_FLUSH_SUBNORMAL_OUTPUT | DVG_DEV_SUBNORMAL_INPUT_ZERO)))
+            name = "ftz (declared)";
+        snprintf(buf, len, "CONFORMANT under profile %s", name);
+        return buf;
+    }
+    return "CONFORMANT";
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/run/certify.h: certification of one plugin. For each claimed
+ * (variant, dtype) pair: the conformance cases of cases/, the edge-value
+ * cross product, and seeded random cases biased to edge values, each run in
+ * an isolated worker and judged against the oracle; findings go into the
+ * store; a certificate per claim is printed.
+ */
+#ifndef HARNESS_CERTIFY_H
+#define HARNESS_CERTIFY_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "harness/judge/verdict.h"
+
+#define CERTIFY_MAX_FILTERS 32
+
+typedef struct certify_options {
+    const char *plugin_path;
+    const char *config;            /* open() config; NULL: "" */
+    const char *db_path;           /* NULL: STORE_DEFAULT_PATH */
+    const char *cases_dir;         /* NULL: the source tree's cases/; "" none */
+    const char *args;              /* the command line, for the run record */
+    uint32_t variants[CERTIFY_MAX_FILTERS]; /* only these (none: all claimed) */
+    uint32_t n_variants;
+    uint32_t dtypes[CERTIFY_MAX_FILTERS];
+    uint32_t n_dtypes;
+    verdict_profile profile;
+    uint64_t seed;
+    uint32_t random_cases;         /* per claim */
+    uint32_t max_elements;         /* per random case */
+    uint32_t timeout_ms;           /* per plugin call */
+    uint32_t max_hangs;            /* a claim stops after this many hangs */
+    uint32_t shard_index;          /* --shard i/N: this process judges the */
+    uint32_t shard_count;          /* selected claims k with k % N == i (k
+                                      counts the selected claims in the
+                                      plugin's order); shard_count 0 or 1:
+                                      all of them */
+    int progress;                  /* 1: progress line on stderr */
+    int verbose;                   /* 1: every reproducer, not one per class */
+    uint64_t memory_limit;         /* bytes of address space the plugin's
+                                      worker may add (worker_options
+                                      .limit_as_bytes); 0: no limit */
+    uint32_t cpu_limit_s;          /* CPU seconds per plugin call; 0: none */
+    int resume;                    /* 1: continue the latest incomplete
+                                      certify run of the same command line
+                                      and plugin build (harness/run/resume.h):
+                                      the claims it certified are kept, the
+                                      others judged; none: a new run */
+} certify_options;
+
+/* Fills the defaults: profile exact, seed 1, 200 random cases of at most
+ * 64 elements per claim, 2 s timeout per plugin call, stop a claim at its
+ * first hang (CRASHED), progress when stderr is a terminal, and the
+ * worker's limits (worker_options_limited: confined, output captured,
+ * WORKER_LIMIT_AS of memory, WORKER_LIMIT_CPU_S per call). */
+void certify_options_default(certify_options *o);
+
+/*
+ * Runs the certification and prints the certificate table to `out` and
+ * errors to `err`. Each claim's cases depend on (seed, variant, dtype)
+ * alone, so the N shards of a seed together judge exactly the cases of the
+ * unsharded run, and `divergence db merge` of their databases gives its
+ * counts. A shard that holds no claim succeeds with an empty run. Returns the process exit status: 0 every claim holds,
+ * 1 a claim does not, 2 usage or environment errors (plugin fails to load,
+ * database cannot be opened, malformed case files).
+ */
+int certify_run(const certify_options *o, FILE *out, FILE *err);
+
+/* A claim's findings wait in memory and are recorded, with its counts and
+ * certificate, in one transaction when the claim is done: another writer of
+ * the same database never waits for a whole claim, and a claim is in the
+ * store entirely or not at all (what --resume relies on). Past this many
+ * bytes of held cases, further sightings of a signature are counted
+ * without their case. */
+#define CERTIFY_HELD_BYTES (UINT64_C(32) << 20)
+
+#endif /* HARNESS_CERTIFY_H */

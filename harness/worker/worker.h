@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/worker/worker.h: isolation. A worker is a child process that loads one
+ * plugin (an IUT, include/divergence/iut.h) with dlopen and runs its calls;
+ * the harness never calls plugin code itself, not even the entry symbol.
+ *
+ * Life of a worker
+ *   worker_new()    parent-side state only; no process yet.
+ *   worker_start()  forks the child, which drops what it does not need
+ *                   (PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG(SIGKILL), its own
+ *                   process group, inherited fds closed, no core dumps, the
+ *                   optional limits), dlopens the plugin, calls
+ *                   dvg_iut_descriptor(), validates the descriptor, calls
+ *                   open(config) and reports the description (worker_info)
+ *                   or a precise load error.
+ *   worker_run()    one case: output_shape, then, when the plugin's shape is
+ *                   the expected one, compute twice (see below).
+ *   worker_free()   asks the child to close the instance and exit; kills it
+ *                   when it does not within the timeout.
+ *
+ * After a crash, a hang, an exit or a protocol violation the child is gone
+ * and the worker is marked dead; the next worker_run() (or worker_start())
+ * spawns a fresh one. Nothing a plugin does ends or corrupts the harness:
+ * everything the child writes is bound-checked before use.
+ *
+ * Memory and isolation of one compute
+ *   Operands travel through a shared memory file (memfd) the worker keeps
+ *   and grows. In the child, each tensor is mapped into its own reservation
+ *   [guard page][data pages][guard page], kept from call to call while the
+ *   page counts stay the same (mapping costs more than a small compute),
+ *   the data placed so that it ends flush against the upper guard (for
+ *   sizes that are not a multiple of the page, the start is offset within
+ *   the first page). A and B are mapped PROT_READ from a read-only
+ *   descriptor, so the plugin cannot even mprotect them writable. The
+ *   output is pre-filled with a poison pattern (the page slack before it
+ *   too). output_shape writes into a buffer that ends flush against a
+ *   guard page as well.
+ *   compute runs TWICE, first into WORKER_POISON1 bytes, then into
+ *   WORKER_POISON2 bytes. An element equal to the poison in both runs is
+ *   "not written"; otherwise an element that differs between the runs is
+ *   "nondeterministic" (worker_result.flags, per element; i4/u4 per nibble).
+ *   A fault is classified by its address: in the guard after (or before) the
+ *   output an out-of-bounds write, in A's or B's pages input mutated, in an
+ *   input's guard an out-of-bounds read, elsewhere a crash. After each run
+ *   the parent also compares A and B with the case's bytes and the slack
+ *   before the output with the poison (writes that raised no signal).
+ *
+ * Process state. Every call starts from the FP environment loading and
+ * open() left (worker_info.fp_at_open says how that differs from the
+ * default). After each call the worker compares the FP environment with
+ * it, and after the last call of a case the signal dispositions that
+ * matter (the fault signals, the timers' signals, SIGPIPE, SIGCHLD, SIGINT,
+ * SIGTERM, SIGHUP), the signal mask and the interval timers; whatever a
+ * call left changed is reported (WORKER_SIDE_FP_STATE, _SIGNAL_STATE) and
+ * put back, so later calls, and their verdicts, do not depend on it.
+ *
+ * Timeouts: loading (dlopen, the entry, validation, open) and every later
+ * plugin call (output_shape, each compute, close) has its own deadline of
+ * worker_options.timeout_ms; when it passes, the child's process group is
+ * killed with SIGKILL: WORKER_OUT_HANG.
+ *
+ * Not thread-safe: one worker is driven by one thread at a time; different
+ * workers may be driven from different threads. PR_SET_PDEATHSIG fires when
+ * the *thread* that forked the child ends, so start a worker from a thread
+ * that outlives it. The child is forked without exec; worker_start calls
+ * fflush(NULL) first so no buffered output is duplicated, and the child
+ * leaves only through _exit (an exit() in the plugin is caught before the
+ * harness's atexit handlers run).
+ * A parent that sets SIGCHLD to SIG_IGN loses the children's wait statuses
+ * (EXIT and CRASH are then reported without them).
+ */
+#ifndef HARNESS_WORKER_H
+#define HARNESS_WORKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "divergence/iut.h"
+#include "harness/cases/divcase.h"
+#include "oracle/shape.h"
+
+#define WORKER_MESSAGE_MAX 512   /* bytes of worker_result.message, NUL included */
+#define WORKER_NAME_MAX 256      /* bytes of a plugin's name or version, NUL included */
+#define WORKER_MAX_CLAIMS 4096   /* a descriptor claiming more is refused */
+#define WORKER_CONFIG_MAX 4096   /* bytes of the open() config string, NUL excluded */
+
+/* The two poison bytes the output is pre-filled with (run 1, run 2). */
+#define WORKER_POISON1 0xA5u
+#define WORKER_POISON2 0x5Au
+
+#define WORKER_DEFAULT_TIMEOUT_MS 10000u
+#define WORKER_DEFAULT_MAX_BYTES (UINT64_C(1) << 30)
+
+/*
+ * What became of one request. X(ID, name): WORKER_OUT_<ID>, and the name
+ * worker_outcome_name() gives (used in reports and logs).
+ *   OK             every call made returned DVG_OK (whether compute ran at
+ *                  all: worker_result.computed);
+ *   INVALID_INPUT, UNSUPPORTED, FAILURE
+ *                  the plugin returned that status; `message` holds its
+ *                  last_error text (truncated to WORKER_MESSAGE_MAX - 1);
+ *   BAD_STATUS     a status that is not a DVG_ code (`status`);
+ *   BAD_SHAPE      output_shape returned DVG_OK with a rank above
+ *                  DVG_MAX_RANK or a negative (or unset) dimension;
+ *   CRASH          a signal (`signal`, `sig_code`, `fault_addr`) that is
+ *                  none of the classes below;
+ *   OOB_WRITE      a write outside the output: a fault in a guard page, or
+ *                  a changed byte in the slack before the output
+ *                  (`fault_region`, `fault_offset`);
+ *   OOB_READ       a read in the guard page before or after an input;
+ *   INPUT_MUTATED  a write into A or B (a fault in their pages, or their
+ *                  bytes changed after the call);
+ *   HANG           a call outlived timeout_ms; the child was killed;
+ *   EXIT           the child exited (exit() in the plugin: `exit_code`) or
+ *                  was killed by a signal it did not raise itself in a way
+ *                  the worker could record (`wait_status`);
+ *   PROTOCOL       the child broke the worker protocol (malformed message,
+ *                  closed its channel, lied about its state);
+ *   LOAD_ERROR     the plugin could not be loaded or opened (`load_error`).
+ */
+#define WORKER_OUTCOME_LIST(X)            \
+    X(OK, "ok")                           \
+    X(INVALID_INPUT, "invalid-input")     \
+    X(UNSUPPORTED, "unsupported")         \
+    X(FAILURE, "failure")                 \
+    X(BAD_STATUS, "bad-status")           \
+    X(BAD_SHAPE, "bad-shape")             \
+    X(CRASH, "crash")                     \
+    X(OOB_WRITE, "out-of-bounds-write")   \
+    X(OOB_READ, "out-of-bounds-read")     \
+    X(INPUT_MUTATED, "input-mutated")     \
+    X(HANG, "hang")                       \
+    X(EXIT, "exit")                       \
+    X(PROTOCOL, "protocol")               \
+    X(LOAD_ERROR, "load-error")
+
+#define WORKER_OUT_ENUM_(ID, name) WORKER_OUT_##ID,
+enum { WORKER_OUTCOME_LIST(WORKER_OUT_ENUM_) WORKER_OUT_COUNT_ };
+#undef WORKER_OUT_ENUM_
+
+/* Where an outcome arose (worker_result.stage). IDLE: between calls, e.g.
+ * a thread the plugin left running crashed after a call returned. */
+#define WORKER_STAGE_LIST(X)        \
+    X(NONE, "none")                 \
+    X(LOAD, "load")                 \
+    X(OPEN, "open")                 \
+    X(SHAPE, "output_shape")        \
+    X(COMPUTE1, "compute (run 1)")  \
+    X(COMPUTE2, "compute (run 2)")  \
+    X(IDLE, "between calls")        \
+    X(CLOSE, "close")
+
+#define WORKER_STAGE_ENUM_(ID, name) WORKER_STAGE_##ID,
+enum { WORKER_STAGE_LIST(WORKER_STAGE_ENUM_) WORKER_STAGE_COUNT_ };
+#undef WORKER_STAGE_ENUM_
+
+/* Which memory a fault or stray write hit (worker_result.fault_region). */
+#define WORKER_REGION_NONE  0u
+#define WORKER_REGION_A     1u
+#define WORKER_REGION_B     2u
+#define WORKER_REGION_OUT   3u
+#define WORKER_REGION_SHAPE 4u /* the rank/shape buffer of output_shape */
+
+/* Why a plugin did not load (worker_result.load_error with LOAD_ERROR). */
+#define WORKER_LOAD_LIST(X)                         \
+    X(NONE, "none")                                 \
+    X(SETUP, "worker setup failed")                 \
+    X(DLOPEN, "dlopen failed")                      \
+    X(NO_ENTRY, "missing entry symbol")             \
+    X(NULL_DESCRIPTOR, "entry returned NULL")       \
+    X(ABI, "ABI major version mismatch")            \
+    X(DESCRIPTOR, "invalid descriptor")             \
+    X(OPEN, "open failed")
+
+#define WORKER_LOAD_ENUM_(ID, name) WORKER_LOAD_##ID,
+enum { WORKER_LOAD_LIST(WORKER_LOAD_ENUM_) WORKER_LOAD_COUNT_ };
+#undef WORKER_LOAD_ENUM_
+
+/* Bits of worker_result.flags[i]. */
+#define WORKER_ELEM_UNWRITTEN 1u /* poison in both runs */
+#define WORKER_ELEM_NONDET    2u /* written, but run 1 != run 2 */
+
+/* Bits of worker_result.side_effects: what the checks after a compute that
+ * returned found (any run). */
+#define WORKER_SIDE_INPUT_A    1u /* A's bytes changed */
+#define WORKER_SIDE_INPUT_B    2u /* B's bytes changed */
+#define WORKER_SIDE_SLACK      4u /* a byte in the page before the output changed */
+#define WORKER_SIDE_PAD_NIBBLE 8u /* i4/u4 with an odd count: the unused high
+                                     nibble of the last byte changed (reported,
+                                     not an outcome) */
+#define WORKER_SIDE_FP_STATE  16u /* a call left the FP environment changed
+                                     (worker_result.fp_changed says what) */
+#define WORKER_SIDE_SIGNAL_STATE 32u /* a call left signal handlers, the signal
+                                     mask or a timer changed (sig_changed) */
+
+/* Bits of worker_result.fp_changed and worker_info.fp_at_open: what differs
+ * from the FP environment the call was given (the one in force after
+ * open(); the default environment for fp_at_open). */
+#define WORKER_FP_ROUNDING  1u  /* rounding mode (SSE or x87) */
+#define WORKER_FP_FTZ       2u  /* flush-to-zero (MXCSR.FZ, FPCR.FZ) */
+#define WORKER_FP_DAZ       4u  /* denormals-are-zero (MXCSR.DAZ) */
+#define WORKER_FP_TRAPS     8u  /* an exception trap enabled or disabled */
+#define WORKER_FP_PRECISION 16u /* x87 precision control */
+#define WORKER_FP_OTHER     32u /* any other control bit */
+
+/* Bits of worker_result.sig_changed. */
+#define WORKER_SIG_HANDLER 1u /* a disposition changed (sig_changed_signal: the first) */
+#define WORKER_SIG_MASK    2u /* the worker thread's signal mask changed */
+#define WORKER_SIG_TIMER   4u /* an interval timer (alarm, setitimer) was left armed */
+
+typedef struct worker_options {
+    /* The string open() receives (NULL means ""); copied by worker_new; at
+     * most WORKER_CONFIG_MAX bytes. */
+    const char *config;
+    /* Deadline of each plugin call in milliseconds, >= 1. Default 10000. */
+    uint32_t timeout_ms;
+    /* Quiet: 1 sends the plugin's stdout and stderr to /dev/null; 0 (the
+     * default) keeps stderr and sends stdout to stderr, so a plugin's
+     * chatter never lands in the harness's own stdout. */
+    int32_t quiet;
+    /* Largest byte size of A, B or C worker_run accepts. Default 1 GiB. */
+    uint64_t max_bytes;
+    /* Limits of the child, 0 = off (the default; worker_options_limited
+     * turns them on). RLIMIT_CORE is always 0.
+     *   limit_as_bytes  address space the child may add to what it has
+     *                   before it loads the plugin (RLIMIT_AS = its size
+     *                   then + this), the operand mappings included. Under
+     *                   AddressSanitizer, which reserves its shadow up
+     *                   front, only fresh mappings count (large blocks).
+     *   limit_cpu_s     CPU seconds of one plugin call, its threads
+     *                   included (the RLIMIT_CPU soft limit is moved to the
+     *                   child's usage + this before a call, at most once a
+     *                   second); past it the call is a HANG.
+     *   limit_nproc     RLIMIT_NPROC as it is (counts every process of the
+     *                   user, and root is exempt): prefer `confine`.
+     *   limit_fsize_bytes  RLIMIT_FSIZE: the largest file the plugin may
+     *                   write, its captured output included (SIGXFSZ: a
+     *                   CRASH). */
+    uint64_t limit_as_bytes;
+    uint32_t limit_cpu_s;
+    uint32_t limit_nproc;
+    uint64_t limit_fsize_bytes;
+    /* 1: a seccomp filter (x86-64, aarch64; where the kernel has one) takes
+     * from the plugin what a kernel never needs: creating processes (fork,
+     * vfork and clone without CLONE_THREAD fail with EAGAIN, clone3 with
+     * ENOSYS so the C library falls back to clone; threads stay allowed),
+     * exec (EACCES), signalling any process but its own (EPERM), ptrace,
+     * process_vm_readv/writev and pidfd_getfd/pidfd_send_signal (EPERM).
+     * worker_info.confined says whether it was installed. */
+    int32_t confine;
+    /* 1 (with quiet 0): the plugin's stdout and stderr go to a capture
+     * file; after each request the worker copies at most
+     * WORKER_OUTPUT_SHOW bytes of it to the harness's stderr (and at most
+     * WORKER_OUTPUT_TOTAL over its life), says how much more there was,
+     * and counts it in worker_result.output_bytes. A plugin that prints
+     * megabytes neither floods the harness's stderr nor blocks on it. */
+    int32_t capture_output;
+    /* The CPU the child runs on (harness/base/affinity.h), set before it loads
+     * the plugin; -1 (the default): wherever the system puts it. */
+    int32_t cpu;
+} worker_options;
+
+#define WORKER_OUTPUT_SHOW  4096u            /* bytes shown per request */
+#define WORKER_OUTPUT_TOTAL (UINT64_C(1) << 20) /* bytes shown per worker */
+
+/* Fills *o with the defaults above (no limits). */
+void worker_options_default(worker_options *o);
+
+/* The defaults plus the limits certify, fuzz and import run plugins under:
+ * confine, capture_output, WORKER_LIMIT_AS (8 GiB), WORKER_LIMIT_CPU_S
+ * (300 s per call), WORKER_LIMIT_FSIZE (64 MiB). */
+#define WORKER_LIMIT_AS    (UINT64_C(8) << 30)
+#define WORKER_LIMIT_CPU_S 300u
+#define WORKER_LIMIT_FSIZE (UINT64_C(64) << 20)
+void worker_options_limited(worker_options *o);
+
+/* What a loaded plugin said about itself (validated). */
+typedef struct worker_info {
+    char name[WORKER_NAME_MAX];        /* NUL-terminated, non-empty */
+    char version[WORKER_NAME_MAX];     /* NUL-terminated */
+    uint32_t descriptor_size;          /* dvg_descriptor.size as compiled */
+    uint16_t abi_major, abi_minor;
+    uint64_t deviations;               /* DVG_DEV_* bits */
+    int64_t int_div_zero_value;
+    uint32_t n_claims;                 /* <= WORKER_MAX_CLAIMS */
+    int32_t confined;                  /* 1: the seccomp filter is in force */
+    uint32_t fp_at_open;               /* WORKER_FP_* bits: how loading and
+                                          open() left the FP environment
+                                          (0: the default). Every call starts
+                                          from that environment. */
+    dvg_claim claims[WORKER_MAX_CLAIMS]; /* variant and dtype each known */
+} worker_info;
+
+/*
+ * The result of worker_start() or worker_run(). Zero it (or use
+ * WORKER_RESULT_INIT) before its first use; it may be reused for any number
+ * of calls (its buffers are kept and grown) and is released with
+ * worker_result_free().
+ */
+typedef struct worker_result {
+    uint32_t outcome;       /* WORKER_OUT_* */
+    uint32_t stage;         /* WORKER_STAGE_* where it arose */
+    int32_t status;         /* the plugin status behind INVALID_INPUT ..
+                               BAD_STATUS; 0 otherwise */
+    uint32_t load_error;    /* WORKER_LOAD_* with LOAD_ERROR */
+    char message[WORKER_MESSAGE_MAX]; /* one sentence: what happened (the
+                               plugin's last_error text for statuses) */
+
+    /* output_shape */
+    int32_t shape_status;   /* what it returned; -1 when it did not return */
+    uint32_t shape_rank;    /* the rank it reported, unchecked */
+    int32_t has_shape;      /* 1: shape_status DVG_OK and `shape` is valid */
+    oracle_shape shape;     /* the plugin's output shape */
+
+    /* compute: run only when the plugin's shape equals the expected one */
+    int32_t compute_status[2]; /* per run; -1 when it did not return */
+    int32_t computed;       /* 1: both runs returned DVG_OK; out1, out2 and
+                               flags hold `count` elements */
+    uint32_t dtype;         /* DVG_DTYPE_* of the output */
+    uint64_t count;         /* output elements */
+    uint64_t nbytes;        /* bytes of out1 and of out2 */
+    uint8_t *out1, *out2;   /* the outputs of run 1 and run 2, copied out of
+                               shared memory; owned by the result */
+    uint8_t *flags;         /* WORKER_ELEM_* per element; owned by the result */
+    uint64_t n_unwritten, n_nondet;
+    uint64_t first_unwritten, first_nondet; /* UINT64_MAX when none */
+    uint32_t side_effects;  /* WORKER_SIDE_* (FP_STATE and SIGNAL_STATE
+                               after any call: output_shape too) */
+    uint32_t fp_changed;    /* WORKER_FP_* left changed by a call */
+    uint32_t sig_changed;   /* WORKER_SIG_* left changed by a call */
+    int32_t sig_changed_signal; /* with WORKER_SIG_HANDLER: the signal */
+    uint64_t output_bytes;  /* bytes the plugin wrote to stdout/stderr
+                               (capture_output) during this request */
+
+    /* abnormal ends */
+    int32_t signal;         /* signal number, 0 when none */
+    int32_t sig_code;       /* si_code */
+    uint64_t fault_addr;    /* si_addr in the child */
+    int32_t fault_write;    /* 1 write, 0 read, -1 unknown */
+    uint32_t fault_region;  /* WORKER_REGION_* */
+    int64_t fault_offset;   /* byte offset of the fault from the start of the
+                               region's data (negative: before it) */
+    int32_t wait_status;    /* raw waitpid status, -1 when not reaped */
+    int32_t exit_code;      /* with EXIT: the exit status; -1 otherwise */
+
+    /* private: buffer capacities */
+    uint64_t cap_bytes_, cap_count_;
+} worker_result;
+
+#define WORKER_RESULT_INIT {0}
+
+typedef struct worker worker;
+
+/*
+ * Creates a worker for the plugin at `plugin_path` (a file name as dlopen
+ * takes it; give a path with a '/' to avoid the library search). No
+ * process is started. `o` may be NULL for the defaults; it is copied.
+ * Returns 0 and *out, or -1 on allocation failure, a config longer than
+ * WORKER_CONFIG_MAX, a timeout of 0, or when the shared memory file cannot
+ * be created.
+ */
+int worker_new(const char *plugin_path, const worker_options *o, worker **out);
+
+/* Stops the child (see worker_stop) and frees the worker. Accepts NULL. */
+void worker_free(worker *w);
+
+/*
+ * Starts the child (stopping a running one first), loads the plugin and
+ * opens an instance. Returns 0 when the worker is ready (worker_info
+ * valid), 1 when the plugin failed to load, open, or crashed, hung or
+ * exited doing so (r says how, stage LOAD or OPEN), -1 on a harness error
+ * (fork, memory; worker_errmsg). r may be NULL.
+ */
+int worker_start(worker *w, worker_result *r);
+
+/* Same as worker_start; named for the reader after a failure. */
+int worker_restart(worker *w, worker_result *r);
+
+/* Asks the child to close its instance and exit, waits up to timeout_ms,
+ * then kills it. No-op without a child. */
+void worker_stop(worker *w);
+
+/*
+ * Runs case `c` on the plugin: output_shape, then, when `expect` is not
+ * NULL and the plugin's shape equals *expect, compute into a poisoned
+ * buffer of that shape, twice. `expect` is the oracle's output shape; NULL
+ * means the oracle says the input is invalid (output_shape alone runs).
+ * Starts (or restarts) the child first when it is not running; when that
+ * fails, r holds the load failure.
+ *
+ * Returns 0 with *r filled (whatever the plugin did), or -1 on a harness
+ * error (malformed case: a_bytes/b_bytes not matching the shapes, unknown
+ * dtype; a size above max_bytes; memory; fork): worker_errmsg says which.
+ */
+int worker_run(worker *w, const divcase *c, const oracle_shape *expect,
+               worker_result *r);
+
+/* The loaded plugin's description, or NULL before a successful start.
+ * Owned by w; valid until the next start or worker_free. */
+const worker_info *worker_get_info(const worker *w);
+
+/* 1 when a child is running and ready for requests. */
+int worker_alive(const worker *w);
+
+/* Process id of the running child, 0 when none. */
+int worker_pid(const worker *w);
+
+/* Number of children started so far. */
+uint64_t worker_spawns(const worker *w);
+
+/* Text of the last harness error (never NULL). */
+const char *worker_errmsg(const worker *w);
+
+/* Frees the result's buffers and zeroes it. Accepts NULL. */
+void worker_result_free(worker_result *r);
+
+/* Names: "crash", "compute (run 1)", "SIGSEGV"/"signal 42", "dlopen failed";
+ * never NULL ("?" for unknown values). */
+const char *worker_outcome_name(uint32_t outcome);
+const char *worker_stage_name(uint32_t stage);
+const char *worker_signal_name(int sig);
+const char *worker_load_error_name(uint32_t load_error);
+
+/* What the WORKER_FP_* bits `fp` name ("rounding mode, flush-to-zero"),
+ * and what r's state leaks were ("rounding mode left changed"; "" when
+ * none), into buf (always NUL-terminated when len > 0). Return buf. */
+char *worker_fp_describe(uint32_t fp, char *buf, size_t len);
+char *worker_leak_describe(const worker_result *r, char *buf, size_t len);
+
+/* One line describing r ("crash in compute (run 1): SIGSEGV at 0x0") into
+ * buf (always NUL-terminated when len > 0). Returns buf. */
+char *worker_result_format(const worker_result *r, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------
+ * Batch mode (sweeps; since issue 7).
+ *
+ * A sweep sends thousands of large cases of one layout. worker_batch_run
+ * runs one of them with less work than worker_run and the same isolation
+ * (guard pages, read-only inputs, poison, deadlines, fault classes):
+ *  - operand bytes are copied into shared memory only when they changed:
+ *    with same_a (same_b) set, A (B) keeps the bytes of the previous call
+ *    with this batch state (same layout, same worker);
+ *  - output_shape is asked once per child and case layout, not per call;
+ *  - compute runs once, into the output filled with poison[0], and the
+ *    output stays in shared memory: *out points at it until the next call
+ *    on the worker, for the caller to read in place.
+ * The caller, who compares every element anyway, looks for poison[0]
+ * there. When some element holds it - unwritten, or a genuine result that
+ * happens to equal the poison - or when it wants a nondeterminism sample,
+ * worker_batch_rerun runs compute a second time into poison[1] and fills
+ * r->out1 (run 1), r->out2 (run 2) and r->flags exactly as worker_run
+ * does. Poison patterns that no correct kernel produces (a signalling NaN
+ * for floats) keep reruns rare.
+ *
+ * A worker that runs batches runs nothing else between two calls that set
+ * same_a or same_b (worker_run reuses the same shared memory).
+ * ---------------------------------------------------------------------- */
+typedef struct worker_batch {
+    /* Set before the first call; read by every call. */
+    uint64_t poison[2];   /* element bits the output holds before run 1 and
+                             run 2 (zero-extended; i4/u4: the pattern byte);
+                             they must differ */
+    int32_t check_inputs; /* 1: compare A and B with the case's bytes after
+                             each run (writes that raised no signal) */
+    /* Set before each call. */
+    int32_t same_a, same_b; /* 1: A's (B's) bytes are those of the previous
+                               call with this state */
+    int32_t out_restored;   /* 1: since the last call the caller has put
+                               poison[0] back into every element of its
+                               output (sweep_view.repoison): when that call
+                               was a first run of this layout that left the
+                               bytes around the output untouched and nothing
+                               else ran on w since, worker_batch_run does not
+                               fill the output again. Every call resets it */
+    /* private: what the worker keeps between calls */
+    uint64_t spawn_;
+    uint64_t fresh_spawn_;  /* (spawn, request) of the last clean first run */
+    uint32_t fresh_seq_;    /* 0: none */
+    int32_t shape_ok_, have_operands_;
+    uint32_t variant_, dtype_;
+    dvg_attrs attrs_;
+    oracle_shape a_shape_, b_shape_, out_shape_;
+    uint64_t region_[12];
+} worker_batch;
+
+/*
+ * Runs case `c` (valid: the oracle planned it, `expect` its output shape)
+ * once, as above. Returns 0 with *r filled as worker_run fills it -
+ * r->computed is 1 when compute returned DVG_OK, and then *out points at
+ * the r->nbytes output bytes in shared memory, valid until the next call on
+ * w (the caller may write them: out_restored); r->out1, r->out2 and
+ * r->flags are not filled - or -1 on a harness
+ * error (worker_errmsg). Starts the child when needed, as worker_run does.
+ */
+int worker_batch_run(worker *w, worker_batch *bt, const divcase *c, const oracle_shape *expect,
+                     worker_result *r, uint8_t **out);
+
+/*
+ * After worker_batch_run of the same (w, bt, c, expect) left r->computed
+ * at 1: copies run 1's output to r->out1, runs compute again into
+ * poison[1], and fills r->out2, r->flags, n_unwritten and n_nondet as
+ * worker_run does (r->computed stays 1 when run 2 returned DVG_OK; any
+ * other end of run 2 is reported in r as worker_run reports it). Returns 0,
+ * or -1 on a harness error.
+ */
+int worker_batch_rerun(worker *w, worker_batch *bt, const divcase *c, const oracle_shape *expect,
+                       worker_result *r);
+
+#endif /* HARNESS_WORKER_H */
