@@ -46,7 +46,7 @@ int cmd_explain(int argc, char **argv)
             usage(stdout);
             return 0;
         }
-    char *rest[argc > 0 ? argc : 1];
+    char **rest = argv; /* the operands, compacted in place */
     int n_rest;
     target t;
     if (target_parse(argc, argv, &t, rest, &n_rest, stderr))

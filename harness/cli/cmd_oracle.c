@@ -167,7 +167,7 @@ int cmd_oracle(int argc, char **argv)
                    "unspecified\n");
             return 0;
         }
-    char *rest[argc > 0 ? argc : 1];
+    char **rest = argv; /* the operands, compacted in place */
     int n_rest;
     target t;
     if (target_parse(argc, argv, &t, rest, &n_rest, stderr))

@@ -19,7 +19,8 @@ typedef struct target {
 /*
  * Consumes --variant, --dtype and --attr options from argv[1..argc-1] and
  * moves the remaining arguments, in order, to rest[0..*n_rest-1] (rest has
- * room for argc entries). Prints one clear message to `errors` and returns
+ * room for argc entries; it may be argv itself: argument i is read before
+ * rest[i - 1] is written). Prints one clear message to `errors` and returns
  * 2 on a missing or unknown variant or dtype, a dtype outside the variant,
  * or a bad attribute; 0 on success with t->rules resolved.
  */

@@ -45,11 +45,11 @@
 
 #define MAX_SESSIONS 16
 
-typedef struct session {
+typedef struct cached_session {
     int64_t opset;
     int32_t elem;
     OrtSession *s;
-} session;
+} cached_session;
 
 static dvg_claim claims[DVG_VARIANT_COUNT * DVG_DTYPE_COUNT];
 static dvg_descriptor descriptor;
@@ -59,7 +59,7 @@ struct dvg_iut {
     OrtEnv *env;
     OrtSessionOptions *options;
     OrtMemoryInfo *cpu;
-    session sessions[MAX_SESSIONS];
+    cached_session sessions[MAX_SESSIONS];
     int n_sessions;
     char error[512];
 };
@@ -201,7 +201,7 @@ static OrtSession *session_for(dvg_iut *iut, int64_t opset, int32_t elem)
         return NULL;
     if (iut->n_sessions == MAX_SESSIONS) { /* never with the claims made */
         iut->ort->ReleaseSession(iut->sessions[0].s);
-        memmove(iut->sessions, iut->sessions + 1, (MAX_SESSIONS - 1) * sizeof(session));
+        memmove(iut->sessions, iut->sessions + 1, (MAX_SESSIONS - 1) * sizeof(cached_session));
         iut->n_sessions--;
     }
     iut->sessions[iut->n_sessions].opset = opset;

@@ -54,7 +54,7 @@ static dvg_tensor tensor(uint32_t dtype, uint32_t rank, const int64_t *dims, con
     t.rank = rank; /* may exceed DVG_MAX_RANK, to be refused */
     for (uint32_t k = 0; k < rank && k < DVG_MAX_RANK; k++)
         t.shape[k] = dims[k];
-    t.data = (void *)data;
+    t.data = (void *)(uintptr_t)data; /* the ABI's tensor is not const */
     t.nbytes = nbytes;
     return t;
 }

@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -86,7 +87,7 @@ static Onnx__ValueInfoProto *value_info(const char *name)
 {
     Onnx__ValueInfoProto *vi = calloc(1, sizeof *vi);
     onnx__value_info_proto__init(vi);
-    vi->name = (char *)name;
+    vi->name = (char *)(uintptr_t)name; /* protobuf-c's fields are not const */
     return vi;
 }
 
@@ -118,7 +119,7 @@ static void write_model(const char *dir, int64_t opset, int64_t broadcast, int64
     node.input = node_in;
     node.n_output = 1;
     node.output = node_out;
-    node.op_type = (char *)op_type;
+    node.op_type = (char *)(uintptr_t)op_type;
     if (broadcast >= 0) {
         onnx__attribute_proto__init(&at[n_at]);
         at[n_at].name = "broadcast";
