@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains SHA-256 as FIPS 180-4 defines it: the block
+ * compression, the padding, and the whole-file helper the store uses to
+ * name a plugin build. No dependency beyond libc; the tests check it
+ * against the FIPS examples.
+ */
 #include "harness/base/sha256.h"
 
 #include <errno.h>

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the life of a division case: allocation of its
+ * operand buffers through the allocation hook, deep copies, and freeing.
+ * What a case means is in divcase.h.
+ */
 #include "harness/cases/divcase.h"
 
 #include <stdlib.h>

@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the parsing of `--variant V --dtype T [--attr k=v]`
+ * shared by `divergence explain` and `divergence oracle`: it resolves the
+ * variant and dtype through the oracle's tables, checks the attributes and
+ * builds the rules, and leaves every other argument to the command.
+ */
 #include "harness/cli/target.h"
 
 #include <string.h>
