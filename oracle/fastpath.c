@@ -10,8 +10,9 @@
  * whose last place is the target's smallest subnormal (subnormal results):
  * both round to nearest, ties to even. f32 is widened and narrowed with
  * host casts, f64 divided directly. Every batch runs in the IEEE default
- * environment (round to nearest, no traps, FTZ and DAZ clear); the
- * caller's environment, flags included, is restored after. The f16 and
+ * environment of oracle/fpenv.h (round to nearest, no traps, FTZ and DAZ
+ * clear); the caller's environment, flags included, is restored after.
+ * The f16 and
  * bf16 conversions have been checked on all 2^32 pairs of each format
  * (bench/bench_f16_exhaustive, also a long test).
  *
@@ -21,7 +22,6 @@
  */
 #include "oracle/fastpath.h"
 
-#include <fenv.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -29,16 +29,8 @@
 
 #include "divergence/iut.h"
 #include "oracle/exact.h"
-
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__SSE__)
-#include <xmmintrin.h>
-#define HAVE_MXCSR 1
-/* MXCSR: all six exceptions masked, round to nearest, FTZ (bit 15) and DAZ
- * (bit 6) clear, no flags: the power-on default. */
-#define MXCSR_DEFAULT 0x1F80u
-#else
-#define HAVE_MXCSR 0
-#endif
+#include "oracle/fpenv.h"
+#include "oracle/prng.h"
 
 /* Default NaNs, the same patterns the exact path returns. */
 #define F16_DEFAULT_NAN  0x7E00u
@@ -48,43 +40,6 @@
 
 /* Size of the slices the self-check divides at a time. */
 #define CHUNK 1024
-
-/* ------------------------------------------------------------------------
- * The FP environment guard.
- * ---------------------------------------------------------------------- */
-
-typedef struct fp_guard {
-    fenv_t env;
-#if HAVE_MXCSR
-    unsigned int mxcsr;
-#endif
-} fp_guard;
-
-/* Saves the caller's environment and installs the IEEE default one:
- * FE_DFL_ENV (round to nearest, every trap masked, no flags; glibc also
- * clears flush-to-zero there, e.g. AArch64's FPCR.FZ), then on x86 the
- * MXCSR explicitly, since FTZ and DAZ are outside C's fenv model. */
-static void guard_enter(fp_guard *g)
-{
-#if HAVE_MXCSR
-    g->mxcsr = _mm_getcsr();
-#endif
-    fegetenv(&g->env);
-    fesetenv(FE_DFL_ENV);
-    fesetround(FE_TONEAREST);
-#if HAVE_MXCSR
-    _mm_setcsr(MXCSR_DEFAULT);
-#endif
-}
-
-/* Restores what guard_enter saved: rounding mode, traps, flags, FTZ/DAZ. */
-static void guard_leave(const fp_guard *g)
-{
-    fesetenv(&g->env);
-#if HAVE_MXCSR
-    _mm_setcsr(g->mxcsr);
-#endif
-}
 
 /* ------------------------------------------------------------------------
  * Conversions. All are written as straight-line code with selects instead
@@ -192,7 +147,7 @@ static inline uint64_t narrow16(double q, int ebits, int fbits, uint64_t nan)
  * The kernels: BLOCK elements each, in three loops over local arrays
  * (widen, divide, narrow) that the compiler can vectorise; on x86-64 with
  * GCC or Clang they are also built for AVX2 and picked at load time.
- * They run between guard_enter and guard_leave; noinline keeps the
+ * They run between oracle_fpenv_enter and _leave; noinline keeps the
  * divisions inside that window.
  * ---------------------------------------------------------------------- */
 
@@ -292,7 +247,7 @@ int oracle_fastpath_div(uint32_t dtype, const uint64_t *a, const uint64_t *b,
 {
     kernel_fn *kernel;
     uint64_t one; /* 1.0, the padding of a partial block */
-    fp_guard g;
+    oracle_fpenv g;
 
     switch (dtype) {
     case DVG_DTYPE_F16:  kernel = kernel_f16;  one = 0x3C00u;               break;
@@ -303,9 +258,9 @@ int oracle_fastpath_div(uint32_t dtype, const uint64_t *a, const uint64_t *b,
     }
     if (n == 0)
         return 0;
-    guard_enter(&g);
+    oracle_fpenv_enter(&g);
     run_kernel(kernel, one, a, b, n, out);
-    guard_leave(&g);
+    oracle_fpenv_leave(&g);
     return 0;
 }
 
@@ -349,15 +304,6 @@ static int is_nan(uint32_t dtype, uint64_t v)
     case DVG_DTYPE_F32:  return f32_is_nan((uint32_t)v);
     default:             return f64_is_nan(v);
     }
-}
-
-/* splitmix64: the self-check's fixed-seed generator. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
 }
 
 /*
@@ -446,10 +392,10 @@ static int check_format(const float_format *f)
         }
     }
     for (size_t i = 0; i < SELFCHECK_RANDOM; i++) {
-        uint64_t r = next_random(&state);
+        uint64_t r = oracle_prng_next(&state);
         /* Half uniform bits, half an operand from the edge table. */
         a[n] = r & mask;
-        b[n] = next_random(&state) & mask;
+        b[n] = oracle_prng_next(&state) & mask;
         if (i & 1) {
             if (r >> 63)
                 a[n] = edges[(r >> 32) % n_edges];

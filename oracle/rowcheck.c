@@ -10,7 +10,6 @@
  */
 #include "oracle/rowcheck.h"
 
-#include <fenv.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +17,13 @@
 #include "oracle/compare.h"
 #include "oracle/dtype.h"
 #include "oracle/expect.h"
+#include "oracle/fpenv.h"
+#include "oracle/prng.h"
 #include "oracle/variant.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define HAVE_AVX2 1
-#define MXCSR_DEFAULT 0x1F80u /* round to nearest, every exception masked, FTZ/DAZ clear */
 #else
 #define HAVE_AVX2 0
 #endif
@@ -645,37 +645,6 @@ static int kernel_repoisons(uint32_t dtype) { (void)dtype; return 0; }
 static int cpu_ok(void) { return 0; }
 #endif /* HAVE_AVX2 */
 
-/* ------------------------------------------------------------------------
- * The FP environment guard (as oracle/fastpath.c's).
- * ---------------------------------------------------------------------- */
-typedef struct fp_guard {
-    fenv_t env;
-#if HAVE_AVX2
-    unsigned int mxcsr;
-#endif
-} fp_guard;
-
-static void guard_enter(fp_guard *g)
-{
-#if HAVE_AVX2
-    g->mxcsr = _mm_getcsr();
-#endif
-    fegetenv(&g->env);
-    fesetenv(FE_DFL_ENV);
-    fesetround(FE_TONEAREST);
-#if HAVE_AVX2
-    _mm_setcsr(MXCSR_DEFAULT);
-#endif
-}
-
-static void guard_leave(const fp_guard *g)
-{
-    fesetenv(&g->env);
-#if HAVE_AVX2
-    _mm_setcsr(g->mxcsr);
-#endif
-}
-
 int oracle_rowcheck_vector(const oracle_row *row, uint32_t *list, oracle_row_result *res)
 {
     kernel_fn *k = kernel_of(row->rules->dtype);
@@ -688,10 +657,10 @@ int oracle_rowcheck_vector(const oracle_row *row, uint32_t *list, oracle_row_res
      * IEEE's: every element is listed. */
     if (route && !row->fixed_is_a && is_float_zero(r->dtype, row->fixed))
         return oracle_rowcheck_scalar(row, list, res);
-    fp_guard g;
-    guard_enter(&g);
+    oracle_fpenv g;
+    oracle_fpenv_enter(&g);
     uint32_t done = k(row, route, list, res);
-    guard_leave(&g);
+    oracle_fpenv_leave(&g);
     if (!kernel_repoisons(r->dtype))
         repoison_unlisted(row, 0, done, list, res->listed);
     if (done < row->n) {
@@ -723,14 +692,6 @@ enum { STATE_UNKNOWN = 0, STATE_ON, STATE_OFF };
 static int state_[DVG_DTYPE_COUNT];
 static pthread_mutex_t state_lock_ = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t next_random(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
 /* Fixed operands worth checking: zeros, ones, extremes, NaN, inf,
  * subnormals (floats), INT_MIN, -1 (integers), plus a few random ones. */
 static uint32_t fixed_values(uint32_t dtype, uint64_t *out, uint64_t *state)
@@ -754,7 +715,7 @@ static uint32_t fixed_values(uint32_t dtype, uint64_t *out, uint64_t *state)
             out[n++] = vals[i] & mask;
     }
     for (int i = 0; i < 2; i++)
-        out[n++] = next_random(state) & mask;
+        out[n++] = oracle_prng_next(state) & mask;
     (void)d;
     return n;
 }
@@ -923,7 +884,7 @@ static int check_dtype(uint32_t dtype)
     uint64_t *a = sc.a, *b = sc.b;
     oracle_elem *e = sc.e;
     for (uint32_t i = 0; ok && i < n; i++) {
-        uint64_t x = d->bits <= 8 ? i : d->bits == 16 ? i * 16 + (i % 16) : next_random(&state);
+        uint64_t x = d->bits <= 8 ? i : d->bits == 16 ? i * 16 + (i % 16) : oracle_prng_next(&state);
         if (d->bits > 8 && i < n_fixed)
             x = fixed[i];
         oracle_store(dtype, v, i, x & mask);

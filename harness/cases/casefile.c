@@ -29,6 +29,7 @@
 
 #include "harness/base/alloc.h"
 #include "oracle/dtype.h"
+#include "oracle/prng.h"
 #include "oracle/requirements.h"
 #include "oracle/rules.h"
 #include "oracle/shape.h"
@@ -507,14 +508,6 @@ int casefile_parse_value(uint32_t dtype, const char *token, uint64_t *bits, char
  * Generators
  * ------------------------------------------------------------------------- */
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
 /* The edge values `random` draws from a quarter of the time: the float and
  * integer edge classes of SEMANTICS.md. Returns the count (<= 32). */
 static size_t edge_values(uint32_t dtype, uint64_t *out)
@@ -733,9 +726,9 @@ static int fill_values(parser *p, const char *what, const token *t,
         uint64_t edges[32], state = (uint64_t)seed, mask = oracle_dtype_mask(k->dtype);
         size_t n_edges = edge_values(k->dtype, edges);
         for (uint64_t i = 0; i < count; i++) {
-            uint64_t r = splitmix64(&state);
+            uint64_t r = oracle_prng_next(&state);
             v.bits = (!uniform && (r & 3) == 0) ? edges[(r >> 2) % n_edges]
-                                                 : splitmix64(&state) & mask;
+                                                 : oracle_prng_next(&state) & mask;
             v.kind = ORACLE_EXACT;
             sink_put(k, i, v);
         }

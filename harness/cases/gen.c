@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the seeded case generator (see gen.h): streams of
+ * oracle/prng.h's splitmix64, operand values biased to the edge values
+ * of each dtype, and shapes drawn for every broadcasting rule,
+ * valid and deliberately invalid. Everything is integer arithmetic on
+ * bits, so a (seed, stream, index) names the same case on every machine.
+ */
 #include "harness/cases/gen.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "oracle/dtype.h"
+#include "oracle/prng.h"
 #include "oracle/variant.h"
 
 void gen_seed(gen_rng *g, uint64_t seed, uint64_t stream)
@@ -15,15 +23,12 @@ void gen_seed(gen_rng *g, uint64_t seed, uint64_t stream)
 
 uint64_t gen_next(gen_rng *g)
 {
-    uint64_t z = (g->state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
+    return oracle_prng_next(&g->state);
 }
 
 uint64_t gen_below(gen_rng *g, uint64_t n)
 {
-    return n ? gen_next(g) % n : 0;
+    return oracle_prng_below(&g->state, n);
 }
 
 /* ---- edge values --------------------------------------------------------- */
