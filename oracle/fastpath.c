@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "divergence/iut.h"
+#include "oracle/edges.h"
 #include "oracle/exact.h"
 #include "oracle/fpenv.h"
 #include "oracle/prng.h"
@@ -307,13 +308,14 @@ static int is_nan(uint32_t dtype, uint64_t v)
 }
 
 /*
- * The edge table of a format, both signs: zeros, smallest and largest
- * subnormal and their neighbours, smallest normal and its neighbours,
- * largest finite, infinities, a quiet and a signalling NaN, 1 and its
- * neighbours, powers of two across the range, and significands whose
- * quotients fall on or next to ties (3, 5, 7, 1.5, all-ones). Returns the
- * count written (at most 128).
+ * The operands the self-check crosses: the edge values of the format
+ * (oracle/edges.h), then, both signs, what a division check needs beyond
+ * them: more subnormals and smallest normals and their neighbours, the
+ * largest finite's neighbour, powers of two across the range, and
+ * significands whose quotients fall on or next to ties (1.5, 5, 4/3,
+ * near 1.5). Returns the count written (at most SELFCHECK_EDGES).
  */
+#define SELFCHECK_EDGES 128
 static size_t edge_table(const float_format *f, uint64_t *out)
 {
     const uint64_t frac_mask = ((uint64_t)1 << f->fbits) - 1;
@@ -323,23 +325,12 @@ static size_t edge_table(const float_format *f, uint64_t *out)
     const uint64_t top = (uint64_t)1 << (f->fbits - 1);
 #define EXPF(e) ((uint64_t)(e) << f->fbits)
     const uint64_t mags[] = {
-        0,                                  /* zero */
-        1, 2, 3,                            /* smallest subnormals */
-        top, top | 1,                       /* mid subnormals */
-        frac_mask - 1, frac_mask,           /* largest subnormals */
-        EXPF(1), EXPF(1) | 1, EXPF(1) | frac_mask, EXPF(2),     /* smallest normals */
-        EXPF(exp_all_ones - 1) | frac_mask,                     /* largest finite */
-        EXPF(exp_all_ones - 1) | (frac_mask - 1),
-        EXPF(exp_all_ones - 1),
-        EXPF(exp_all_ones),                                     /* infinity */
-        EXPF(exp_all_ones) | top,                               /* quiet NaN */
-        EXPF(exp_all_ones) | 1,                                 /* signalling NaN */
-        EXPF(bias), EXPF(bias) | 1, EXPF(bias - 1) | frac_mask, /* 1 and neighbours */
-        EXPF(bias + 1), EXPF(bias - 1),                         /* 2, 0.5 */
-        EXPF(bias) | top, EXPF(bias + 1) | top,                 /* 1.5, 3 */
+        2, 3, top | 1, frac_mask - 1,                           /* subnormals */
+        EXPF(1) | frac_mask, EXPF(2),                           /* smallest normals */
+        EXPF(exp_all_ones - 1) | (frac_mask - 1),               /* below the largest */
+        EXPF(bias) | top,                                       /* 1.5 */
         EXPF(bias + 2) | (top >> 1),                            /* 5 */
-        EXPF(bias + 2) | top | (top >> 1),                      /* 7 */
-        EXPF(bias) | frac_mask, EXPF(bias) | (frac_mask >> 1),  /* near 2, near 1.5 */
+        EXPF(bias) | (frac_mask >> 1),                          /* near 1.5 */
         EXPF(bias) | (0x5555555555555555u & frac_mask),         /* 4/3 */
         EXPF(bias) | (0xAAAAAAAAAAAAAAAAu & frac_mask),
         EXPF(bias + f->fbits), EXPF(bias - f->fbits),           /* 2^+-p */
@@ -347,7 +338,9 @@ static size_t edge_table(const float_format *f, uint64_t *out)
         EXPF(bias / 2), EXPF(bias + bias / 2),
     };
 #undef EXPF
-    size_t n = 0;
+    size_t n;
+    const uint64_t *edges = oracle_edge_values(f->dtype, &n);
+    memcpy(out, edges, n * sizeof *out);
     for (size_t i = 0; i < sizeof mags / sizeof mags[0]; i++) {
         out[n++] = mags[i];
         out[n++] = mags[i] | sign;
@@ -375,7 +368,7 @@ static size_t compare_chunk(uint32_t dtype, const uint64_t *a, const uint64_t *b
 #define SELFCHECK_RANDOM 100000
 static int check_format(const float_format *f)
 {
-    uint64_t edges[128], a[CHUNK], b[CHUNK];
+    uint64_t edges[SELFCHECK_EDGES], a[CHUNK], b[CHUNK];
     uint64_t mask = f->ebits + f->fbits == 63 ? ~(uint64_t)0
                                                : ((uint64_t)1 << (f->ebits + f->fbits + 1)) - 1;
     uint64_t state = 0x6469766572676Eu ^ f->dtype; /* fixed seed */

@@ -16,6 +16,7 @@
 
 #include "oracle/compare.h"
 #include "oracle/dtype.h"
+#include "oracle/edges.h"
 #include "oracle/expect.h"
 #include "oracle/fpenv.h"
 #include "oracle/prng.h"
@@ -692,31 +693,18 @@ enum { STATE_UNKNOWN = 0, STATE_ON, STATE_OFF };
 static int state_[DVG_DTYPE_COUNT];
 static pthread_mutex_t state_lock_ = PTHREAD_MUTEX_INITIALIZER;
 
-/* Fixed operands worth checking: zeros, ones, extremes, NaN, inf,
- * subnormals (floats), INT_MIN, -1 (integers), plus a few random ones. */
+/* Fixed operands worth checking: the dtype's edge values (oracle/edges.h)
+ * and two random ones. Returns the count (<= ORACLE_EDGE_MAX_VALUES + 2). */
 static uint32_t fixed_values(uint32_t dtype, uint64_t *out, uint64_t *state)
 {
-    const oracle_dtype_info *d = oracle_dtype(dtype);
-    uint64_t mask = oracle_dtype_mask(dtype), sign = (mask >> 1) + 1;
+    uint64_t mask = oracle_dtype_mask(dtype);
+    size_t n_edges;
+    const uint64_t *edges = oracle_edge_values(dtype, &n_edges);
     uint32_t n = 0;
-    oracle_float_format f;
-    if (oracle_float_format_of(dtype, &f)) {
-        uint64_t exp_all = ((uint64_t)1 << f.exp_bits) - 1, frac = ((uint64_t)1 << f.frac_bits) - 1;
-        uint64_t one = (exp_all >> 1) << f.frac_bits;
-        const uint64_t mags[] = {0, 1, frac, one, one | 1, (exp_all - 1) << f.frac_bits | frac,
-                                 exp_all << f.frac_bits, (exp_all << f.frac_bits) | 1};
-        for (size_t i = 0; i < sizeof mags / sizeof mags[0]; i++) {
-            out[n++] = mags[i];
-            out[n++] = mags[i] | sign;
-        }
-    } else {
-        const uint64_t vals[] = {0, 1, 2, 3, 7, mask, mask - 1, sign, sign - 1, sign + 1};
-        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
-            out[n++] = vals[i] & mask;
-    }
+    for (size_t i = 0; i < n_edges; i++)
+        out[n++] = edges[i];
     for (int i = 0; i < 2; i++)
         out[n++] = oracle_prng_next(state) & mask;
-    (void)d;
     return n;
 }
 
@@ -872,7 +860,7 @@ static int check_dtype(uint32_t dtype)
      * varied, for wider ones random bits */
     uint32_t n = d->bits <= 8 ? (uint32_t)1 << d->bits : 4096;
     uint64_t mask = oracle_dtype_mask(dtype), state = 0x726f77636865636bu ^ dtype;
-    uint64_t fixed[64];
+    uint64_t fixed[ORACLE_EDGE_MAX_VALUES + 2];
     oracle_rules rules[32];
     uint32_t n_fixed = fixed_values(dtype, fixed, &state);
     uint32_t n_rules = rule_set(dtype, rules, 32);
