@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the facts about element types the rest of the oracle
+ * reads (see dtype.h): the table of dtypes made from the one X-macro of
+ * include/divergence, loading and storing elements of every width (4-bit
+ * ones two to a byte, low nibble first), and the field layout of the float
+ * formats.
+ */
 #include "oracle/dtype.h"
 
 #include <string.h>
@@ -123,4 +130,10 @@ int oracle_float_format_of(uint32_t dtype, oracle_float_format *f)
     case DVG_DTYPE_F64: *f = (oracle_float_format){11, 52}; return 1;
     default: return 0;
     }
+}
+
+uint64_t oracle_float_pack(oracle_float_format f, uint64_t sign, uint64_t exp, uint64_t frac)
+{
+    return (sign << (f.exp_bits + f.frac_bits)) | (exp << f.frac_bits) |
+           (frac & ((UINT64_C(1) << f.frac_bits) - 1));
 }

@@ -51,6 +51,11 @@ typedef struct oracle_float_format {
 /* 1 with *f filled for a float dtype, 0 for any other. */
 int oracle_float_format_of(uint32_t dtype, oracle_float_format *f);
 
+/* The bits of the float of format f with sign (0 or 1), biased exponent
+ * `exp` (0 .. 2^exp_bits - 1) and fraction `frac` (only its low frac_bits
+ * bits are used). */
+uint64_t oracle_float_pack(oracle_float_format f, uint64_t sign, uint64_t exp, uint64_t frac);
+
 /* Sign-extends integer bits of a signed dtype to int64 (unsigned: as is). */
 int64_t oracle_int_value(uint32_t dtype, uint64_t bits);
 

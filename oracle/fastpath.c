@@ -10,8 +10,9 @@
  * whose last place is the target's smallest subnormal (subnormal results):
  * both round to nearest, ties to even. f32 is widened and narrowed with
  * host casts, f64 divided directly. Every batch runs in the IEEE default
- * environment (round to nearest, no traps, FTZ and DAZ clear); the
- * caller's environment, flags included, is restored after. The f16 and
+ * environment of oracle/fpenv.h (round to nearest, no traps, FTZ and DAZ
+ * clear); the caller's environment, flags included, is restored after.
+ * The f16 and
  * bf16 conversions have been checked on all 2^32 pairs of each format
  * (bench/bench_f16_exhaustive, also a long test).
  *
@@ -21,24 +22,16 @@
  */
 #include "oracle/fastpath.h"
 
-#include <fenv.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "divergence/iut.h"
+#include "oracle/edges.h"
 #include "oracle/exact.h"
-
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__SSE__)
-#include <xmmintrin.h>
-#define HAVE_MXCSR 1
-/* MXCSR: all six exceptions masked, round to nearest, FTZ (bit 15) and DAZ
- * (bit 6) clear, no flags: the power-on default. */
-#define MXCSR_DEFAULT 0x1F80u
-#else
-#define HAVE_MXCSR 0
-#endif
+#include "oracle/fpenv.h"
+#include "oracle/prng.h"
 
 /* Default NaNs, the same patterns the exact path returns. */
 #define F16_DEFAULT_NAN  0x7E00u
@@ -48,43 +41,6 @@
 
 /* Size of the slices the self-check divides at a time. */
 #define CHUNK 1024
-
-/* ------------------------------------------------------------------------
- * The FP environment guard.
- * ---------------------------------------------------------------------- */
-
-typedef struct fp_guard {
-    fenv_t env;
-#if HAVE_MXCSR
-    unsigned int mxcsr;
-#endif
-} fp_guard;
-
-/* Saves the caller's environment and installs the IEEE default one:
- * FE_DFL_ENV (round to nearest, every trap masked, no flags; glibc also
- * clears flush-to-zero there, e.g. AArch64's FPCR.FZ), then on x86 the
- * MXCSR explicitly, since FTZ and DAZ are outside C's fenv model. */
-static void guard_enter(fp_guard *g)
-{
-#if HAVE_MXCSR
-    g->mxcsr = _mm_getcsr();
-#endif
-    fegetenv(&g->env);
-    fesetenv(FE_DFL_ENV);
-    fesetround(FE_TONEAREST);
-#if HAVE_MXCSR
-    _mm_setcsr(MXCSR_DEFAULT);
-#endif
-}
-
-/* Restores what guard_enter saved: rounding mode, traps, flags, FTZ/DAZ. */
-static void guard_leave(const fp_guard *g)
-{
-    fesetenv(&g->env);
-#if HAVE_MXCSR
-    _mm_setcsr(g->mxcsr);
-#endif
-}
 
 /* ------------------------------------------------------------------------
  * Conversions. All are written as straight-line code with selects instead
@@ -192,7 +148,7 @@ static inline uint64_t narrow16(double q, int ebits, int fbits, uint64_t nan)
  * The kernels: BLOCK elements each, in three loops over local arrays
  * (widen, divide, narrow) that the compiler can vectorise; on x86-64 with
  * GCC or Clang they are also built for AVX2 and picked at load time.
- * They run between guard_enter and guard_leave; noinline keeps the
+ * They run between oracle_fpenv_enter and _leave; noinline keeps the
  * divisions inside that window.
  * ---------------------------------------------------------------------- */
 
@@ -292,7 +248,7 @@ int oracle_fastpath_div(uint32_t dtype, const uint64_t *a, const uint64_t *b,
 {
     kernel_fn *kernel;
     uint64_t one; /* 1.0, the padding of a partial block */
-    fp_guard g;
+    oracle_fpenv g;
 
     switch (dtype) {
     case DVG_DTYPE_F16:  kernel = kernel_f16;  one = 0x3C00u;               break;
@@ -303,9 +259,9 @@ int oracle_fastpath_div(uint32_t dtype, const uint64_t *a, const uint64_t *b,
     }
     if (n == 0)
         return 0;
-    guard_enter(&g);
+    oracle_fpenv_enter(&g);
     run_kernel(kernel, one, a, b, n, out);
-    guard_leave(&g);
+    oracle_fpenv_leave(&g);
     return 0;
 }
 
@@ -351,23 +307,15 @@ static int is_nan(uint32_t dtype, uint64_t v)
     }
 }
 
-/* splitmix64: the self-check's fixed-seed generator. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
 /*
- * The edge table of a format, both signs: zeros, smallest and largest
- * subnormal and their neighbours, smallest normal and its neighbours,
- * largest finite, infinities, a quiet and a signalling NaN, 1 and its
- * neighbours, powers of two across the range, and significands whose
- * quotients fall on or next to ties (3, 5, 7, 1.5, all-ones). Returns the
- * count written (at most 128).
+ * The operands the self-check crosses: the edge values of the format
+ * (oracle/edges.h), then, both signs, what a division check needs beyond
+ * them: more subnormals and smallest normals and their neighbours, the
+ * largest finite's neighbour, powers of two across the range, and
+ * significands whose quotients fall on or next to ties (1.5, 5, 4/3,
+ * near 1.5). Returns the count written (at most SELFCHECK_EDGES).
  */
+#define SELFCHECK_EDGES 128
 static size_t edge_table(const float_format *f, uint64_t *out)
 {
     const uint64_t frac_mask = ((uint64_t)1 << f->fbits) - 1;
@@ -377,23 +325,12 @@ static size_t edge_table(const float_format *f, uint64_t *out)
     const uint64_t top = (uint64_t)1 << (f->fbits - 1);
 #define EXPF(e) ((uint64_t)(e) << f->fbits)
     const uint64_t mags[] = {
-        0,                                  /* zero */
-        1, 2, 3,                            /* smallest subnormals */
-        top, top | 1,                       /* mid subnormals */
-        frac_mask - 1, frac_mask,           /* largest subnormals */
-        EXPF(1), EXPF(1) | 1, EXPF(1) | frac_mask, EXPF(2),     /* smallest normals */
-        EXPF(exp_all_ones - 1) | frac_mask,                     /* largest finite */
-        EXPF(exp_all_ones - 1) | (frac_mask - 1),
-        EXPF(exp_all_ones - 1),
-        EXPF(exp_all_ones),                                     /* infinity */
-        EXPF(exp_all_ones) | top,                               /* quiet NaN */
-        EXPF(exp_all_ones) | 1,                                 /* signalling NaN */
-        EXPF(bias), EXPF(bias) | 1, EXPF(bias - 1) | frac_mask, /* 1 and neighbours */
-        EXPF(bias + 1), EXPF(bias - 1),                         /* 2, 0.5 */
-        EXPF(bias) | top, EXPF(bias + 1) | top,                 /* 1.5, 3 */
+        2, 3, top | 1, frac_mask - 1,                           /* subnormals */
+        EXPF(1) | frac_mask, EXPF(2),                           /* smallest normals */
+        EXPF(exp_all_ones - 1) | (frac_mask - 1),               /* below the largest */
+        EXPF(bias) | top,                                       /* 1.5 */
         EXPF(bias + 2) | (top >> 1),                            /* 5 */
-        EXPF(bias + 2) | top | (top >> 1),                      /* 7 */
-        EXPF(bias) | frac_mask, EXPF(bias) | (frac_mask >> 1),  /* near 2, near 1.5 */
+        EXPF(bias) | (frac_mask >> 1),                          /* near 1.5 */
         EXPF(bias) | (0x5555555555555555u & frac_mask),         /* 4/3 */
         EXPF(bias) | (0xAAAAAAAAAAAAAAAAu & frac_mask),
         EXPF(bias + f->fbits), EXPF(bias - f->fbits),           /* 2^+-p */
@@ -401,7 +338,9 @@ static size_t edge_table(const float_format *f, uint64_t *out)
         EXPF(bias / 2), EXPF(bias + bias / 2),
     };
 #undef EXPF
-    size_t n = 0;
+    size_t n;
+    const uint64_t *edges = oracle_edge_values(f->dtype, &n);
+    memcpy(out, edges, n * sizeof *out);
     for (size_t i = 0; i < sizeof mags / sizeof mags[0]; i++) {
         out[n++] = mags[i];
         out[n++] = mags[i] | sign;
@@ -429,7 +368,7 @@ static size_t compare_chunk(uint32_t dtype, const uint64_t *a, const uint64_t *b
 #define SELFCHECK_RANDOM 100000
 static int check_format(const float_format *f)
 {
-    uint64_t edges[128], a[CHUNK], b[CHUNK];
+    uint64_t edges[SELFCHECK_EDGES], a[CHUNK], b[CHUNK];
     uint64_t mask = f->ebits + f->fbits == 63 ? ~(uint64_t)0
                                                : ((uint64_t)1 << (f->ebits + f->fbits + 1)) - 1;
     uint64_t state = 0x6469766572676Eu ^ f->dtype; /* fixed seed */
@@ -446,10 +385,10 @@ static int check_format(const float_format *f)
         }
     }
     for (size_t i = 0; i < SELFCHECK_RANDOM; i++) {
-        uint64_t r = next_random(&state);
+        uint64_t r = oracle_prng_next(&state);
         /* Half uniform bits, half an operand from the edge table. */
         a[n] = r & mask;
-        b[n] = next_random(&state) & mask;
+        b[n] = oracle_prng_next(&state) & mask;
         if (i & 1) {
             if (r >> 63)
                 a[n] = edges[(r >> 32) % n_edges];

@@ -10,20 +10,21 @@
  */
 #include "oracle/rowcheck.h"
 
-#include <fenv.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "oracle/compare.h"
 #include "oracle/dtype.h"
+#include "oracle/edges.h"
 #include "oracle/expect.h"
+#include "oracle/fpenv.h"
+#include "oracle/prng.h"
 #include "oracle/variant.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define HAVE_AVX2 1
-#define MXCSR_DEFAULT 0x1F80u /* round to nearest, every exception masked, FTZ/DAZ clear */
 #else
 #define HAVE_AVX2 0
 #endif
@@ -645,37 +646,6 @@ static int kernel_repoisons(uint32_t dtype) { (void)dtype; return 0; }
 static int cpu_ok(void) { return 0; }
 #endif /* HAVE_AVX2 */
 
-/* ------------------------------------------------------------------------
- * The FP environment guard (as oracle/fastpath.c's).
- * ---------------------------------------------------------------------- */
-typedef struct fp_guard {
-    fenv_t env;
-#if HAVE_AVX2
-    unsigned int mxcsr;
-#endif
-} fp_guard;
-
-static void guard_enter(fp_guard *g)
-{
-#if HAVE_AVX2
-    g->mxcsr = _mm_getcsr();
-#endif
-    fegetenv(&g->env);
-    fesetenv(FE_DFL_ENV);
-    fesetround(FE_TONEAREST);
-#if HAVE_AVX2
-    _mm_setcsr(MXCSR_DEFAULT);
-#endif
-}
-
-static void guard_leave(const fp_guard *g)
-{
-    fesetenv(&g->env);
-#if HAVE_AVX2
-    _mm_setcsr(g->mxcsr);
-#endif
-}
-
 int oracle_rowcheck_vector(const oracle_row *row, uint32_t *list, oracle_row_result *res)
 {
     kernel_fn *k = kernel_of(row->rules->dtype);
@@ -688,10 +658,10 @@ int oracle_rowcheck_vector(const oracle_row *row, uint32_t *list, oracle_row_res
      * IEEE's: every element is listed. */
     if (route && !row->fixed_is_a && is_float_zero(r->dtype, row->fixed))
         return oracle_rowcheck_scalar(row, list, res);
-    fp_guard g;
-    guard_enter(&g);
+    oracle_fpenv g;
+    oracle_fpenv_enter(&g);
     uint32_t done = k(row, route, list, res);
-    guard_leave(&g);
+    oracle_fpenv_leave(&g);
     if (!kernel_repoisons(r->dtype))
         repoison_unlisted(row, 0, done, list, res->listed);
     if (done < row->n) {
@@ -723,39 +693,18 @@ enum { STATE_UNKNOWN = 0, STATE_ON, STATE_OFF };
 static int state_[DVG_DTYPE_COUNT];
 static pthread_mutex_t state_lock_ = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t next_random(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-/* Fixed operands worth checking: zeros, ones, extremes, NaN, inf,
- * subnormals (floats), INT_MIN, -1 (integers), plus a few random ones. */
+/* Fixed operands worth checking: the dtype's edge values (oracle/edges.h)
+ * and two random ones. Returns the count (<= ORACLE_EDGE_MAX_VALUES + 2). */
 static uint32_t fixed_values(uint32_t dtype, uint64_t *out, uint64_t *state)
 {
-    const oracle_dtype_info *d = oracle_dtype(dtype);
-    uint64_t mask = oracle_dtype_mask(dtype), sign = (mask >> 1) + 1;
+    uint64_t mask = oracle_dtype_mask(dtype);
+    size_t n_edges;
+    const uint64_t *edges = oracle_edge_values(dtype, &n_edges);
     uint32_t n = 0;
-    oracle_float_format f;
-    if (oracle_float_format_of(dtype, &f)) {
-        uint64_t exp_all = ((uint64_t)1 << f.exp_bits) - 1, frac = ((uint64_t)1 << f.frac_bits) - 1;
-        uint64_t one = (exp_all >> 1) << f.frac_bits;
-        const uint64_t mags[] = {0, 1, frac, one, one | 1, (exp_all - 1) << f.frac_bits | frac,
-                                 exp_all << f.frac_bits, (exp_all << f.frac_bits) | 1};
-        for (size_t i = 0; i < sizeof mags / sizeof mags[0]; i++) {
-            out[n++] = mags[i];
-            out[n++] = mags[i] | sign;
-        }
-    } else {
-        const uint64_t vals[] = {0, 1, 2, 3, 7, mask, mask - 1, sign, sign - 1, sign + 1};
-        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
-            out[n++] = vals[i] & mask;
-    }
+    for (size_t i = 0; i < n_edges; i++)
+        out[n++] = edges[i];
     for (int i = 0; i < 2; i++)
-        out[n++] = next_random(state) & mask;
-    (void)d;
+        out[n++] = oracle_prng_next(state) & mask;
     return n;
 }
 
@@ -911,7 +860,7 @@ static int check_dtype(uint32_t dtype)
      * varied, for wider ones random bits */
     uint32_t n = d->bits <= 8 ? (uint32_t)1 << d->bits : 4096;
     uint64_t mask = oracle_dtype_mask(dtype), state = 0x726f77636865636bu ^ dtype;
-    uint64_t fixed[64];
+    uint64_t fixed[ORACLE_EDGE_MAX_VALUES + 2];
     oracle_rules rules[32];
     uint32_t n_fixed = fixed_values(dtype, fixed, &state);
     uint32_t n_rules = rule_set(dtype, rules, 32);
@@ -923,7 +872,7 @@ static int check_dtype(uint32_t dtype)
     uint64_t *a = sc.a, *b = sc.b;
     oracle_elem *e = sc.e;
     for (uint32_t i = 0; ok && i < n; i++) {
-        uint64_t x = d->bits <= 8 ? i : d->bits == 16 ? i * 16 + (i % 16) : next_random(&state);
+        uint64_t x = d->bits <= 8 ? i : d->bits == 16 ? i * 16 + (i % 16) : oracle_prng_next(&state);
         if (d->bits > 8 && i < n_fixed)
             x = fixed[i];
         oracle_store(dtype, v, i, x & mask);

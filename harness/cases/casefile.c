@@ -11,6 +11,8 @@
  * A line that begins with a blank continues the VALUE of the key above it.
  * A block is read whole, then checked and expanded into divcases by
  * build_block(); the first problem stops the parse with "FILE:LINE: ...".
+ * Each value token is the oracle's case-file literal (oracle/value.h:
+ * oracle_value_parse_literal), rounding included.
  */
 #include "harness/cases/casefile.h"
 
@@ -18,7 +20,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fenv.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,9 +30,11 @@
 
 #include "harness/base/alloc.h"
 #include "oracle/dtype.h"
+#include "oracle/prng.h"
 #include "oracle/requirements.h"
 #include "oracle/rules.h"
 #include "oracle/shape.h"
+#include "oracle/value.h"
 #include "oracle/variant.h"
 
 /* ---------------------------------------------------------------------------
@@ -147,168 +150,6 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 }
 
 /* ---------------------------------------------------------------------------
- * Floating-point formats and values
- * ------------------------------------------------------------------------- */
-
-
-static uint64_t f_sign(oracle_float_format f) { return UINT64_C(1) << (f.exp_bits + f.frac_bits); }
-static uint64_t f_inf(oracle_float_format f) { return ((UINT64_C(1) << f.exp_bits) - 1) << f.frac_bits; }
-static uint64_t f_mant(oracle_float_format f) { return (UINT64_C(1) << f.frac_bits) - 1; }
-
-static int clz64(uint64_t x)
-{
-    int n = 0;
-    while (!(x >> 63)) {
-        x <<= 1;
-        n++;
-    }
-    return n;
-}
-
-/*
- * Rounds sign * (sig + sticky) * 2^exp to nearest, ties to even, in format f
- * (subnormals kept, overflow to inf): `sticky` says that nonzero bits lie
- * below sig's last bit. sig != 0. Integer arithmetic only.
- */
-static uint64_t round_pack(int sign, uint64_t sig, int exp, int sticky, oracle_float_format f)
-{
-    const int bias = (1 << (f.exp_bits - 1)) - 1, emin = 1 - bias, emax = bias;
-    const uint64_t s = sign ? f_sign(f) : 0;
-    int lz = clz64(sig);
-    sig <<= lz;
-    int e = exp - lz + 63; /* value = (sig / 2^63) * 2^e */
-    if (e > emax)
-        return s | f_inf(f);
-    int shift = 63 - f.frac_bits + (e < emin ? emin - e : 0);
-    uint64_t keep, rem, half;
-    if (shift > 64)
-        return s; /* below half the smallest subnormal */
-    if (shift == 64) {
-        keep = 0;
-        rem = sig;
-        half = UINT64_C(1) << 63;
-    } else {
-        keep = sig >> shift;
-        rem = sig & ((UINT64_C(1) << shift) - 1);
-        half = UINT64_C(1) << (shift - 1);
-    }
-    if (rem > half || (rem == half && (sticky || (keep & 1))))
-        keep++;
-    if (e < emin)
-        return s | keep; /* keep == 2^mbits is the smallest normal */
-    if (keep >> (f.frac_bits + 1)) {
-        keep >>= 1;
-        if (++e > emax)
-            return s | f_inf(f);
-    }
-    return s | ((uint64_t)(e + bias) << f.frac_bits) | (keep & f_mant(f));
-}
-
-/* Float bits of a named value ("max", "min_sub", ...), sign applied. */
-static int float_named(oracle_float_format f, const char *name, int neg, int expect, uint64_t *bits)
-{
-    uint64_t v;
-    if (!strcmp(name, "inf"))
-        v = f_inf(f);
-    else if (!strcmp(name, "nan") && !expect)
-        v = f_inf(f) | (UINT64_C(1) << (f.frac_bits - 1));
-    else if (!strcmp(name, "snan") && !expect)
-        v = f_inf(f) | (UINT64_C(1) << (f.frac_bits - 2));
-    else if (!strcmp(name, "max"))
-        v = f_inf(f) - 1;
-    else if (!strcmp(name, "min_normal"))
-        v = UINT64_C(1) << f.frac_bits;
-    else if (!strcmp(name, "max_sub"))
-        v = f_mant(f);
-    else if (!strcmp(name, "min_sub"))
-        v = 1;
-    else
-        return 0;
-    *bits = v | (neg ? f_sign(f) : 0);
-    return 1;
-}
-
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
-static int is_xdigit(char c) { return isxdigit((unsigned char)c) != 0; }
-
-/* Decimal ([0-9]+(.[0-9]*)?|.[0-9]+)([eE][+-]?[0-9]+)? or C99 hex float
- * 0x[h]*(.[h]*)?(p[+-]?[0-9]+)? (at least one digit). `s` has no sign.
- * Sets *nonzero when a significand digit is not 0. */
-static int number_syntax(const char *s, int *nonzero)
-{
-    int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-    const char *q = hex ? s + 2 : s;
-    int digits = 0;
-    *nonzero = 0;
-    for (; hex ? is_xdigit(*q) : is_digit(*q); q++, digits++)
-        *nonzero |= *q != '0';
-    if (*q == '.')
-        for (q++; hex ? is_xdigit(*q) : is_digit(*q); q++, digits++)
-            *nonzero |= *q != '0';
-    if (!digits)
-        return 0;
-    if (*q == (hex ? 'p' : 'e') || *q == (hex ? 'P' : 'E')) {
-        q++;
-        if (*q == '+' || *q == '-')
-            q++;
-        if (!is_digit(*q))
-            return 0;
-        while (is_digit(*q))
-            q++;
-    }
-    return *q == '\0';
-}
-
-static uint64_t double_bits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-/*
- * Correctly rounded (nearest, ties to even) conversion of the unsigned
- * decimal or hex-float text `s` to format f. f64: glibc's strtod, which is
- * correctly rounded in the current rounding mode. Narrower formats: strtod
- * rounded toward zero and upward gives the truncation and whether it was
- * exact; the truncation with its last bit forced to 1 when inexact (round
- * to odd) rounds to the same narrow value as the decimal itself, because
- * binary64 carries at least two bits more than any narrower format.
- */
-static uint64_t decimal_to_format(const char *s, oracle_float_format f)
-{
-    int saved = fegetround();
-    uint64_t dz;
-    int sticky = 0;
-    if (f.frac_bits == 52) {
-        fesetround(FE_TONEAREST);
-        dz = double_bits(strtod(s, NULL));
-    } else {
-        fesetround(FE_TOWARDZERO);
-        dz = double_bits(strtod(s, NULL));
-        fesetround(FE_UPWARD);
-        uint64_t du = double_bits(strtod(s, NULL));
-        sticky = dz != du;
-    }
-    fesetround(saved);
-    dz &= ~(UINT64_C(1) << 63);
-    uint32_t e = (uint32_t)(dz >> 52) & 0x7ff;
-    uint64_t frac = dz & ((UINT64_C(1) << 52) - 1);
-    if (f.frac_bits == 52)
-        return dz;
-    if (e == 0x7ff)
-        return f_inf(f);
-    if (e == 0 && frac == 0)
-        return sticky ? round_pack(0, 1, -1075, 1, f) : 0; /* below 2^-1074 */
-    uint64_t sig = e ? frac | (UINT64_C(1) << 52) : frac;
-    int exp = (e ? (int)e : 1) - 1075;
-    /* Round to odd into binary64, then to nearest even into f. */
-    if (sticky)
-        sig |= 1;
-    return round_pack(0, sig, exp, 0, f);
-}
-
-/* ---------------------------------------------------------------------------
  * One value token
  * ------------------------------------------------------------------------- */
 
@@ -319,178 +160,23 @@ typedef struct value {
     uint8_t kind; /* ORACLE_EXACT .. ORACLE_UNSPECIFIED */
 } value;
 
-static int why_(char *why, size_t len, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-static int why_(char *why, size_t len, const char *fmt, ...)
-{
-    if (why && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
-static int parse_hex_bits(uint32_t dtype, const char *t, uint64_t *bits, char *why, size_t len)
-{
-    const oracle_dtype_info *d = oracle_dtype(dtype);
-    const char *q = t + 2;
-    uint64_t v = 0;
-    if (!*q)
-        return why_(why, len, "'%s' has no hex digits", t);
-    for (; *q; q++) {
-        if (!is_xdigit(*q))
-            return why_(why, len, "'%s': '%c' is not a hex digit", t, *q);
-        if (v >> 60)
-            return why_(why, len, "'%s' does not fit in the %u bits of %s", t,
-                        (unsigned)d->bits, d->tag);
-        v = v * 16 + (uint64_t)(is_digit(*q) ? *q - '0' : tolower((unsigned char)*q) - 'a' + 10);
-    }
-    if (v & ~oracle_dtype_mask(dtype))
-        return why_(why, len, "'%s' does not fit in the %u bits of %s", t, (unsigned)d->bits,
-                    d->tag);
-    *bits = v;
-    return 0;
-}
-
-static int parse_float(uint32_t dtype, const char *t, int expect, value *out, char *why,
-                       size_t len)
-{
-    oracle_float_format f = {0, 0};
-    const char *tag = oracle_dtype_tag(dtype);
-    if (!oracle_float_format_of(dtype, &f))
-        return why_(why, len, "%s is not a float type", tag);
-    if (expect && !strcmp(t, "nan")) {
-        *out = (value){f_inf(f) | (UINT64_C(1) << (f.frac_bits - 1)), ORACLE_ANY_NAN};
-        return 0;
-    }
-    if (expect && !strcmp(t, "any-inf")) {
-        *out = (value){f_inf(f), ORACLE_ANY_INF};
-        return 0;
-    }
-    const char *s = t;
-    int neg = 0;
-    if (*s == '-' || *s == '+')
-        neg = *s++ == '-';
-    if (expect && (!strcmp(s, "nan") || !strcmp(s, "snan")))
-        return why_(why, len,
-                    "'%s' as an expected value: a quotient's NaN is any NaN, write 'nan' "
-                    "(or raw bits 0x... for one pattern)", t);
-    uint64_t bits;
-    if (float_named(f, s, neg, expect, &bits)) {
-        *out = (value){bits, ORACLE_EXACT};
-        return 0;
-    }
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && !strpbrk(s, ".pP")) {
-        if (s != t)
-            return why_(why, len, "'%s': raw hex bits take no sign", t);
-        if (parse_hex_bits(dtype, t, &bits, why, len))
-            return -1;
-        *out = (value){bits, ORACLE_EXACT};
-        return 0;
-    }
-    int nonzero;
-    if (!number_syntax(s, &nonzero))
-        return why_(why, len,
-                    "'%s' is not a value of %s (a decimal, a hex float 0x1.8p-3, raw bits "
-                    "0x..., inf, -inf, nan, snan, max, min_normal, max_sub, min_sub%s)",
-                    t, tag, expect ? ", any-inf, unspecified" : "");
-    bits = decimal_to_format(s, f);
-    if ((bits & ~f_sign(f)) == f_inf(f))
-        return why_(why, len,
-                    "'%s' overflows %s (write inf for infinity, max for the largest finite "
-                    "value)", t, tag);
-    if (bits == 0 && nonzero)
-        return why_(why, len,
-                    "'%s' is too small for %s: it rounds to zero (write 0, or min_sub for the "
-                    "smallest subnormal)", t, tag);
-    *out = (value){bits | (neg ? f_sign(f) : 0), ORACLE_EXACT};
-    return 0;
-}
-
-/* Range of an integer dtype as text, "[-128, 127]". */
-static void int_range_text(uint32_t dtype, char *buf, size_t len)
-{
-    const oracle_dtype_info *d = oracle_dtype(dtype);
-    if (d->kind == DVG_KIND_UNSIGNED)
-        snprintf(buf, len, "[0, %" PRIu64 "]", oracle_dtype_mask(dtype));
-    else
-        snprintf(buf, len, "[-%" PRIu64 ", %" PRIu64 "]", UINT64_C(1) << (d->bits - 1),
-                 (UINT64_C(1) << (d->bits - 1)) - 1);
-}
-
-static int parse_int(uint32_t dtype, const char *t, value *out, char *why, size_t len)
-{
-    const oracle_dtype_info *d = oracle_dtype(dtype);
-    uint64_t mask = oracle_dtype_mask(dtype);
-    uint64_t smax = d->kind == DVG_KIND_SIGNED ? mask >> 1 : mask; /* largest value */
-    uint64_t nmax = d->kind == DVG_KIND_SIGNED ? smax + 1 : 0;      /* largest |negative| */
-    char range[64];
-    if (!strcmp(t, "min")) {
-        *out = (value){d->kind == DVG_KIND_SIGNED ? (smax + 1) & mask : 0, ORACLE_EXACT};
-        return 0;
-    }
-    if (!strcmp(t, "max")) {
-        *out = (value){smax, ORACLE_EXACT};
-        return 0;
-    }
-    if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
-        if (parse_hex_bits(dtype, t, &out->bits, why, len))
-            return -1;
-        out->kind = ORACLE_EXACT;
-        return 0;
-    }
-    const char *s = t;
-    int neg = 0;
-    if (*s == '-' || *s == '+')
-        neg = *s++ == '-';
-    if (!is_digit(*s))
-        goto not_int;
-    uint64_t mag = 0;
-    int over = 0;
-    for (; *s; s++) {
-        if (!is_digit(*s))
-            goto not_int;
-        unsigned dgt = (unsigned)(*s - '0');
-        if (mag > (UINT64_MAX - dgt) / 10)
-            over = 1;
-        else
-            mag = mag * 10 + dgt;
-    }
-    if (over || (neg ? mag > nmax : mag > smax)) {
-        int_range_text(dtype, range, sizeof range);
-        return why_(why, len, "%s is out of the range of %s %s", t, d->tag, range);
-    }
-    *out = (value){(neg ? 0 - mag : mag) & mask, ORACLE_EXACT};
-    return 0;
-not_int:
-    return why_(why, len,
-                "'%s' is not a value of %s (an integer, raw bits 0x..., min or max)", t, d->tag);
-}
-
-/* One token as an operand (expect 0) or an expected value (expect 1). */
+/* One token as an operand (expect 0) or an expected value (expect 1): the
+ * oracle's case-file literal (oracle_value_parse_literal), the reason in
+ * why[0..len) on failure. */
 static int parse_token(uint32_t dtype, const char *t, int expect, value *out, char *why,
                        size_t len)
 {
-    const oracle_dtype_info *d = oracle_dtype(dtype);
-    if (!d)
-        return why_(why, len, "unknown dtype");
-    if (!strcmp(t, "unspecified")) {
-        if (!expect)
-            return why_(why, len, "'unspecified' is an expected value, not an operand");
-        *out = (value){0, ORACLE_UNSPECIFIED};
-        return 0;
+    oracle_error err;
+    uint32_t kind;
+    if (oracle_value_parse_literal(dtype, t, expect, &out->bits, &kind, &err) != ORACLE_OK) {
+        if (why && len)
+            snprintf(why, len, "%s", err.text);
+        return -1;
     }
-    if (!strcmp(t, "invalid"))
-        return why_(why, len, "'invalid' stands alone: write 'expect: invalid'");
-    if (d->kind == DVG_KIND_FLOAT)
-        return parse_float(dtype, t, expect, out, why, len);
-    return parse_int(dtype, t, out, why, len);
+    out->kind = (uint8_t)kind;
+    return 0;
 }
 
 int casefile_parse_value(uint32_t dtype, const char *token, uint64_t *bits, char *why,
@@ -506,14 +192,6 @@ int casefile_parse_value(uint32_t dtype, const char *token, uint64_t *bits, char
 /* ---------------------------------------------------------------------------
  * Generators
  * ------------------------------------------------------------------------- */
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
 
 /* The edge values `random` draws from a quarter of the time: the float and
  * integer edge classes of SEMANTICS.md. Returns the count (<= 32). */
@@ -593,40 +271,6 @@ static int parse_i64(const char *t, int64_t *out)
     return 0;
 }
 
-/* The integer x as an exact value of dtype, or -1 when it is not one. */
-static int exact_from_i64(uint32_t dtype, int64_t x, uint64_t *bits)
-{
-    const oracle_dtype_info *d = oracle_dtype(dtype);
-    uint64_t mask = oracle_dtype_mask(dtype);
-    oracle_float_format f;
-    if (oracle_float_format_of(dtype, &f)) {
-        uint64_t mag = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
-        if (!mag) {
-            *bits = 0;
-            return 0;
-        }
-        uint64_t r = round_pack(x < 0, mag, 0, 0, f);
-        /* exact when no bit below the kept significand was dropped */
-        int lz = clz64(mag), width = 64 - lz;
-        int dropped = width > f.frac_bits + 1 ? width - (f.frac_bits + 1) : 0;
-        if ((r & ~f_sign(f)) >= f_inf(f) ||
-            (dropped && (mag & ((UINT64_C(1) << dropped) - 1))))
-            return -1;
-        *bits = r;
-        return 0;
-    }
-    if (d->kind == DVG_KIND_UNSIGNED) {
-        if (x < 0 || (uint64_t)x > mask)
-            return -1;
-    } else if (d->bits < 64) {
-        int64_t hi = (int64_t)(mask >> 1), lo = -hi - 1;
-        if (x < lo || x > hi)
-            return -1;
-    }
-    *bits = (uint64_t)x & mask;
-    return 0;
-}
-
 /*
  * Fills `count` values of `what` ("a", "b", "expect") from tokens t[0..n-1]:
  * a generator, or exactly `count` values (checked by the caller). For
@@ -636,7 +280,7 @@ static int fill_values(parser *p, const char *what, const token *t,
                        size_t n, uint64_t count, const sink *k, int expect,
                        casefile_run **runs, uint32_t *n_runs)
 {
-    char why[300];
+    char why[sizeof ((oracle_error *)0)->text]; /* the oracle's reason, whole */
     const char *tag = oracle_dtype_tag(k->dtype);
     value v;
     int rc = -1;
@@ -676,7 +320,7 @@ static int fill_values(parser *p, const char *what, const token *t,
                             t[2].s);
             x = start;
             for (uint64_t i = 0; i < count; i++) {
-                if (exact_from_i64(k->dtype, x, &v.bits))
+                if (oracle_value_from_int(k->dtype, x, &v.bits) != ORACLE_OK)
                     return fail(p, line, "%s: iota element %" PRIu64 " is %" PRId64
                                 ", not a value of %s", what, i, x, tag);
                 v.kind = ORACLE_EXACT;
@@ -733,9 +377,9 @@ static int fill_values(parser *p, const char *what, const token *t,
         uint64_t edges[32], state = (uint64_t)seed, mask = oracle_dtype_mask(k->dtype);
         size_t n_edges = edge_values(k->dtype, edges);
         for (uint64_t i = 0; i < count; i++) {
-            uint64_t r = splitmix64(&state);
+            uint64_t r = oracle_prng_next(&state);
             v.bits = (!uniform && (r & 3) == 0) ? edges[(r >> 2) % n_edges]
-                                                 : splitmix64(&state) & mask;
+                                                 : oracle_prng_next(&state) & mask;
             v.kind = ORACLE_EXACT;
             sink_put(k, i, v);
         }

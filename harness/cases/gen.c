@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the seeded case generator (see gen.h): streams of
+ * oracle/prng.h's splitmix64, operand values biased to the oracle's edge
+ * values (oracle/edges.h), and shapes drawn for every broadcasting rule,
+ * valid and deliberately invalid. Everything is integer arithmetic on
+ * bits, so a (seed, stream, index) names the same case on every machine.
+ */
 #include "harness/cases/gen.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "oracle/dtype.h"
+#include "oracle/edges.h"
+#include "oracle/prng.h"
 #include "oracle/variant.h"
 
 void gen_seed(gen_rng *g, uint64_t seed, uint64_t stream)
@@ -15,117 +24,19 @@ void gen_seed(gen_rng *g, uint64_t seed, uint64_t stream)
 
 uint64_t gen_next(gen_rng *g)
 {
-    uint64_t z = (g->state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
+    return oracle_prng_next(&g->state);
 }
 
 uint64_t gen_below(gen_rng *g, uint64_t n)
 {
-    return n ? gen_next(g) % n : 0;
+    return oracle_prng_below(&g->state, n);
 }
 
-/* ---- edge values --------------------------------------------------------- */
-
-
-static uint64_t fpack(oracle_float_format f, uint64_t sign, uint64_t exp, uint64_t frac)
-{
-    return (sign << (f.exp_bits + f.frac_bits)) | (exp << f.frac_bits) | (frac & ((UINT64_C(1) << f.frac_bits) - 1));
-}
-
-#define MAX_EDGES 48
-static uint64_t edge_tables[DVG_DTYPE_COUNT][MAX_EDGES];
-static size_t edge_counts[DVG_DTYPE_COUNT];
-
-static void build_float_edges(uint32_t dtype, oracle_float_format f, uint64_t *t, size_t *n)
-{
-    uint64_t bias = (UINT64_C(1) << (f.exp_bits - 1)) - 1, emax = (UINT64_C(1) << f.exp_bits) - 1;
-    uint64_t fmax = (UINT64_C(1) << f.frac_bits) - 1;
-    const uint64_t mags[] = {
-        fpack(f, 0, 0, 0),                 /* 0 */
-        fpack(f, 0, 0, 1),                 /* smallest subnormal */
-        fpack(f, 0, 0, fmax),              /* largest subnormal */
-        fpack(f, 0, 0, UINT64_C(1) << (f.frac_bits - 1)), /* mid subnormal */
-        fpack(f, 0, 1, 0),                 /* smallest normal */
-        fpack(f, 0, 1, 1),
-        fpack(f, 0, emax - 1, fmax),       /* largest finite */
-        fpack(f, 0, emax - 1, 0),
-        fpack(f, 0, emax, 0),              /* inf */
-        fpack(f, 0, bias, 0),              /* 1 */
-        fpack(f, 0, bias, 1),              /* 1 + ulp */
-        fpack(f, 0, bias - 1, fmax),       /* largest below 1 */
-        fpack(f, 0, bias + 1, 0),          /* 2 */
-        fpack(f, 0, bias + 1, UINT64_C(1) << (f.frac_bits - 1)), /* 3 */
-        fpack(f, 0, bias - 1, 0),          /* 0.5 */
-        fpack(f, 0, bias + 2, UINT64_C(3) << (f.frac_bits - 2)), /* 7 */
-        fpack(f, 0, bias, fmax),           /* 2 - ulp */
-    };
-    size_t k = 0;
-    for (size_t i = 0; i < sizeof mags / sizeof mags[0]; i++) {
-        t[k++] = mags[i];
-        t[k++] = mags[i] | (UINT64_C(1) << (f.exp_bits + f.frac_bits));
-    }
-    t[k++] = fpack(f, 0, emax, UINT64_C(1) << (f.frac_bits - 1)); /* quiet NaN */
-    t[k++] = fpack(f, 1, emax, UINT64_C(1) << (f.frac_bits - 1)); /* negative quiet NaN */
-    t[k++] = fpack(f, 0, emax, 1);                            /* signaling NaN */
-    (void)dtype;
-    *n = k;
-}
-
-static void build_int_edges(uint32_t dtype, uint64_t *t, size_t *n)
-{
-    const oracle_dtype_info *d = oracle_dtype(dtype);
-    uint64_t mask = oracle_dtype_mask(dtype);
-    size_t k = 0;
-    t[k++] = 0;
-    t[k++] = 1;
-    t[k++] = 2;
-    t[k++] = 3;
-    t[k++] = 7 & mask;
-    t[k++] = mask;     /* -1, or UINT_MAX */
-    t[k++] = mask - 1; /* -2, or UINT_MAX - 1 */
-    t[k++] = (mask - 2) & mask;
-    t[k++] = (mask - 6) & mask; /* -7 */
-    t[k++] = mask >> 1;         /* INT_MAX */
-    t[k++] = (mask >> 1) + 1;   /* INT_MIN, or 2^(n-1) */
-    t[k++] = ((mask >> 1) + 2) & mask;
-    t[k++] = ((mask >> 1) - 1) & mask;
-    if (d->bits >= 64) {
-        /* Large int64 values that lose exactness through double. */
-        t[k++] = (UINT64_C(1) << 53) + 1;
-        t[k++] = (uint64_t)-(int64_t)((UINT64_C(1) << 53) + 1);
-        t[k++] = (UINT64_C(1) << 62) + 3;
-        t[k++] = UINT64_C(0x7ffffffffffffc01);
-        t[k++] = UINT64_C(0x8000000000000001);
-    } else if (d->bits >= 32) {
-        t[k++] = (UINT64_C(1) << 24) + 1; /* inexact in float */
-        t[k++] = ((uint64_t)-(int64_t)((UINT64_C(1) << 24) + 1)) & mask;
-    }
-    *n = k;
-}
+/* ---- values ------------------------------------------------------------- */
 
 const uint64_t *gen_edge_values(uint32_t dtype, size_t *n)
 {
-    if (!oracle_dtype(dtype)) {
-        *n = 0;
-        return NULL;
-    }
-    if (!edge_counts[dtype]) {
-        /* Built on first use; the result is the same in every thread, so a
-         * race only writes identical values. */
-        uint64_t t[MAX_EDGES];
-        size_t k = 0;
-        oracle_float_format f;
-        if (oracle_float_format_of(dtype, &f))
-            build_float_edges(dtype, f, t, &k);
-        else
-            build_int_edges(dtype, t, &k);
-        memcpy(edge_tables[dtype], t, k * sizeof t[0]);
-        __atomic_store_n(&edge_counts[dtype], k, __ATOMIC_RELEASE);
-    }
-    *n = __atomic_load_n(&edge_counts[dtype], __ATOMIC_ACQUIRE);
-    return edge_tables[dtype];
+    return oracle_edge_values(dtype, n);
 }
 
 uint64_t gen_value(gen_rng *g, uint32_t dtype)
@@ -148,7 +59,7 @@ uint64_t gen_value(gen_rng *g, uint32_t dtype)
         uint64_t fmax = (UINT64_C(1) << f.frac_bits) - 1, r = gen_next(g);
         const uint64_t fracs[] = {0, 1, fmax, fmax - 1, UINT64_C(1) << (f.frac_bits - 1),
                                   (UINT64_C(1) << (f.frac_bits - 1)) + 1, r & fmax, (r & fmax) | 1};
-        return fpack(f, gen_below(g, 2), exps[gen_below(g, sizeof exps / sizeof exps[0])],
+        return oracle_float_pack(f, gen_below(g, 2), exps[gen_below(g, sizeof exps / sizeof exps[0])],
                      fracs[gen_below(g, sizeof fracs / sizeof fracs[0])]);
     }
     if (pick == 5 && !is_float) /* small magnitudes: remainders, floor vs trunc */

@@ -3,8 +3,8 @@
  * harness/cases/gen.h: seeded random cases biased to the edge values of
  * SEMANTICS.md ("Edge values every generator must reach") and to every
  * broadcasting rule, valid and invalid. The same (seed, stream, index)
- * gives the same case on every machine: a splitmix64 generator, no host
- * floating point, no global state.
+ * gives the same case on every machine: the splitmix64 generator of
+ * oracle/prng.h, no host floating point, no global state.
  */
 #ifndef HARNESS_GEN_H
 #define HARNESS_GEN_H
@@ -23,8 +23,9 @@ uint64_t gen_next(gen_rng *g);
 /* Uniform in [0, n) (n > 0). */
 uint64_t gen_below(gen_rng *g, uint64_t n);
 
-/* The edge values of a dtype as zero-extended bits: *n receives their
- * count. The table is static; the pointer stays valid. */
+/* The edge values of a dtype as zero-extended bits: oracle_edge_values
+ * (oracle/edges.h), the table gen_value and gen_edge_case draw from; *n
+ * receives their count. The table is static; the pointer stays valid. */
 const uint64_t *gen_edge_values(uint32_t dtype, size_t *n);
 
 /* One operand value: an edge value, a value near one, a float with a

@@ -23,6 +23,7 @@
 #include "harness/store/store.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
+#include "oracle/edges.h"
 #include "oracle/fastpath.h"
 #include "oracle/rowcheck.h"
 #include "oracle/value.h"
@@ -347,49 +348,26 @@ static int cmp_u64(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-/* The edge table of a float dtype, TestFloat's way: boundary exponents
- * crossed with significand patterns (runs of ones from either end, single
- * bits and single zeros, alternating bits), both signs, sorted, unique. */
+/* The edge table of a float dtype, TestFloat's way: the oracle's boundary
+ * exponents crossed with its significand patterns (oracle/edges.h), both
+ * signs, sorted, unique. */
 static int edge_table(space *sp)
 {
     oracle_float_format f;
     if (!oracle_float_format_of(sp->dtype, &f))
         return -1;
     const int F = f.frac_bits;
-    const uint64_t frac_mask = (UINT64_C(1) << F) - 1;
-    const int64_t all_ones = ((int64_t)1 << f.exp_bits) - 1, bias = all_ones >> 1, p = F + 1;
-    const int64_t exps[] = {
-        0, 1, 2, 3, p / 2, p, bias - p - 1, bias - p, bias - p / 2, bias - 2, bias - 1,
-        bias, bias + 1, bias + 2, bias + p / 2, bias + p, bias + p + 1,
-        all_ones - p - 1, all_ones - 4, all_ones - 3, all_ones - 2, all_ones - 1, all_ones,
-    };
-    uint64_t sigs[6 + 4 * 64];
-    uint32_t n_sigs = 0;
-    sigs[n_sigs++] = 0;
-    sigs[n_sigs++] = frac_mask;
-    sigs[n_sigs++] = UINT64_C(0x5555555555555555) & frac_mask;
-    sigs[n_sigs++] = UINT64_C(0xAAAAAAAAAAAAAAAA) & frac_mask;
-    sigs[n_sigs++] = UINT64_C(0x3333333333333333) & frac_mask;
-    sigs[n_sigs++] = UINT64_C(0xF0F0F0F0F0F0F0F0) & frac_mask;
-    for (int i = 1; i < F; i++) {
-        sigs[n_sigs++] = (UINT64_C(1) << i) - 1;
-        sigs[n_sigs++] = frac_mask ^ ((UINT64_C(1) << i) - 1);
-    }
-    for (int i = 0; i < F; i++) {
-        sigs[n_sigs++] = UINT64_C(1) << i;
-        sigs[n_sigs++] = frac_mask ^ (UINT64_C(1) << i);
-    }
-    uint32_t n_exps = sizeof exps / sizeof exps[0];
+    uint64_t exps[ORACLE_EDGE_MAX_EXPONENTS], sigs[ORACLE_EDGE_MAX_SIGNIFICANDS];
+    uint32_t n_exps = (uint32_t)oracle_edge_exponents(sp->dtype, exps);
+    uint32_t n_sigs = (uint32_t)oracle_edge_significands(sp->dtype, sigs);
     uint64_t *t = dvg_malloc((size_t)n_exps * n_sigs * 2 * sizeof *t);
     if (!t)
         return -1;
     uint64_t n = 0;
     for (uint32_t i = 0; i < n_exps; i++) {
-        if (exps[i] < 0 || exps[i] > all_ones)
-            continue;
         for (uint32_t s = 0; s < n_sigs; s++)
             for (uint64_t sign = 0; sign < 2; sign++)
-                t[n++] = (sign << (f.exp_bits + F)) | ((uint64_t)exps[i] << F) | sigs[s];
+                t[n++] = (sign << (f.exp_bits + F)) | (exps[i] << F) | sigs[s];
     }
     qsort(t, (size_t)n, sizeof *t, cmp_u64);
     uint64_t u = 0;
