@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * reports/model.h: what a report shows, read from the store once and
- * shared by every writer (HTML, JUnit XML, Markdown, JSON). Private to
- * reports/.
+ * shared by every writer (HTML, JUnit XML, Markdown, JSON), with the
+ * lookups the writers make over it. Private to reports/. The writers
+ * stand on this header alone (and reports/escape.h); none of them calls
+ * back into the dispatcher (reports/report.c).
  *
  * Every string is owned by the model (freed by report_model_free) and
  * never NULL unless its comment says so; every string came from the
@@ -130,5 +132,46 @@ const char *report_replay_command(const report_model *m, int64_t id, char *buf, 
 /* Label of a run's shards: "" when unsharded, "shard 1/4", "4 shards
  * merged (0-3 of 4)". Writes buf and returns it. */
 const char *report_shard_label(const report_model *m, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------
+ * Lookups over a loaded model, shared by the writers.
+ * ---------------------------------------------------------------------- */
+
+/* The class counts of claim k (implementation, variant, dtype): they are
+ * m->counts[*first .. *first + *n) (counts are sorted by claim); *n is 0
+ * when the claim has none. */
+void report_claim_counts(const report_model *m, const report_key *k, size_t *first, size_t *n);
+
+/* The ULP-error histogram of claim k, or NULL when it has none. The
+ * pointer is into m and lives as long as m. */
+const report_hist *report_claim_hist(const report_model *m, const report_key *k);
+
+/* 1 when a and b name the same (implementation, variant, dtype). */
+int report_same_claim(const report_key *a, const report_key *b);
+
+/* *held: the certificates of the model whose claim holds; *total: all of
+ * them. */
+void report_claim_totals(const report_model *m, size_t *held, size_t *total);
+
+/* The plugin version of an implementation in this run ("" if none). */
+const char *report_version_of(const report_model *m, const char *implementation);
+
+/* The distinct implementations of the run (plugins, certificates, counts,
+ * findings, in that order of first appearance), at most max, written to
+ * out[] as pointers into m. Returns how many. */
+size_t report_implementations(const report_model *m, const char **out, size_t max);
+
+/* The rows (variants, in variant order) and columns (dtypes, in dtype
+ * order) of the certificate matrix of `impl`, at most max (and
+ * REPORT_MAX_AXIS) each, written to rows[] / cols[] as pointers into m,
+ * their numbers to *nr / *nc. */
+#define REPORT_MAX_AXIS 64
+void report_matrix_axes(const report_model *m, const char *impl, const char **rows, size_t *nr,
+                        const char **cols, size_t *nc, size_t max);
+
+/* The certificate of (impl, variant, dtype), or NULL. The pointer is into
+ * m. */
+const report_cert *report_find_cert(const report_model *m, const char *impl, const char *variant,
+                                    const char *dtype);
 
 #endif /* REPORTS_MODEL_H */

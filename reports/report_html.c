@@ -5,6 +5,7 @@
 
 #include "harness/judge/verdict.h"
 #include "reports/escape.h"
+#include "reports/model.h"
 #include "reports/report_format.h"
 
 #ifndef DVG_VERSION

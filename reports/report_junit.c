@@ -6,6 +6,7 @@
 
 #include "harness/base/alloc.h"
 #include "reports/escape.h"
+#include "reports/model.h"
 #include "reports/report_format.h"
 
 static void attr(FILE *f, const char *name, const char *value)

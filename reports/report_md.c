@@ -5,6 +5,7 @@
 
 #include "harness/judge/verdict.h"
 #include "reports/escape.h"
+#include "reports/model.h"
 #include "reports/report_format.h"
 
 /* A fenced code block holding `text` as it is: the fence is longer than

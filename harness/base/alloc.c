@@ -1,19 +1,30 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the one allocation hook of the harness
+ * (harness/base/alloc.h): malloc, calloc, realloc and strdup that count
+ * every allocation and fail the Nth (and, sticky, every one after it) when
+ * a test asks. The counter and the settings are C11 atomics: the job
+ * threads of a certify or fuzz run allocate at the same time, and each
+ * allocation takes its own number.
+ */
 #include "harness/base/alloc.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t alloc_count;
-static uint64_t fail_at;
-static int fail_sticky;
+static _Atomic uint64_t alloc_count;
+static _Atomic uint64_t fail_at;
+static atomic_int fail_sticky;
 
 static int should_fail(void)
 {
-    alloc_count++;
-    if (fail_at == 0)
+    /* Relaxed: the count orders nothing else, it only numbers the calls. */
+    uint64_t nth = atomic_fetch_add_explicit(&alloc_count, 1, memory_order_relaxed) + 1;
+    uint64_t at = atomic_load_explicit(&fail_at, memory_order_acquire);
+    if (at == 0)
         return 0;
-    return fail_sticky ? alloc_count >= fail_at : alloc_count == fail_at;
+    return atomic_load_explicit(&fail_sticky, memory_order_relaxed) ? nth >= at : nth == at;
 }
 
 void *dvg_malloc(size_t n)
@@ -47,14 +58,16 @@ void dvg_free(void *p)
 
 uint64_t dvg_alloc_fail_at(uint64_t nth, int sticky)
 {
-    uint64_t made = alloc_count;
-    alloc_count = 0;
-    fail_at = nth;
-    fail_sticky = sticky;
+    /* Turned off first, so no allocation between the steps fails by the
+     * old setting against the new count. */
+    atomic_store(&fail_at, 0);
+    uint64_t made = atomic_exchange(&alloc_count, 0);
+    atomic_store(&fail_sticky, sticky);
+    atomic_store(&fail_at, nth);
     return made;
 }
 
 uint64_t dvg_alloc_count(void)
 {
-    return alloc_count;
+    return atomic_load(&alloc_count);
 }

@@ -2,6 +2,11 @@
 /*
  * harness/base/alloc.h: the one allocation hook. All heap memory of the harness
  * goes through these functions, so tests can fail the Nth allocation.
+ *
+ * Every function may be called from any thread: the count of allocations
+ * is atomic, each allocation takes its own number. When several threads
+ * allocate at once, which of them makes the Nth allocation depends on
+ * scheduling.
  */
 #ifndef HARNESS_ALLOC_H
 #define HARNESS_ALLOC_H

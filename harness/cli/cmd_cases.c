@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "harness/base/alloc.h"
+#include "harness/base/datadir.h"
 #include "harness/cases/casefile.h"
 #include "harness/cli/commands.h"
 #include "oracle/dtype.h"
@@ -34,13 +35,14 @@ static int usage(FILE *to)
 {
     fprintf(to,
             "usage: divergence cases [--dir PATH] [--matrix | --check] [--max-elements N]\n"
-            "  --dir PATH        a .case file or a directory of them (default: %s/cases)\n"
+            "  --dir PATH        a .case file or a directory of them (default: the data\n"
+            "                    directory's cases/, see DIVERGENCE_DATA_DIR)\n"
             "  --matrix          requirements of the spec table and how many cases cite each\n"
             "  --check           check that the oracle agrees with every expectation written\n"
             "                    in the files; exit 1 on any disagreement\n"
             "  --max-elements N  largest tensor of a case (default %" PRIu64 ")\n"
             "without --matrix or --check: list the cases\n",
-            DVG_SOURCE_DIR, CASEFILE_DEFAULT_MAX_ELEMENTS);
+            CASEFILE_DEFAULT_MAX_ELEMENTS);
     return 2;
 }
 
@@ -247,7 +249,8 @@ static int check_cases(const casefile_set *s, uint64_t max_elements)
 
 int cmd_cases(int argc, char **argv)
 {
-    const char *dir = DVG_SOURCE_DIR "/cases";
+    const char *dir = NULL;
+    char found[DATADIR_PATH_MAX], where[2 * DATADIR_PATH_MAX];
     int matrix = 0, check = 0;
     uint64_t max_elements = CASEFILE_DEFAULT_MAX_ELEMENTS;
     for (int i = 1; i < argc; i++) {
@@ -278,6 +281,12 @@ int cmd_cases(int argc, char **argv)
         fprintf(stderr, "divergence cases: --matrix and --check are separate runs\n");
         return usage(stderr);
     }
+    if (!dir && datadir_find("cases", found, sizeof found, where, sizeof where)) {
+        fprintf(stderr, "divergence cases: %s; --dir PATH names the cases\n", where);
+        return 2;
+    }
+    if (!dir)
+        dir = found;
     casefile_set *set = NULL;
     casefile_error err;
     if (casefile_load(dir, max_elements, &set, &err)) {

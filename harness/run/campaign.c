@@ -14,6 +14,7 @@
 #include "harness/cases/decode.h"
 #include "harness/base/affinity.h"
 #include "harness/base/alloc.h"
+#include "harness/base/datadir.h"
 #include "harness/cases/gen.h"
 #include "harness/worker/narrow.h"
 #include "harness/run/resume.h"
@@ -122,9 +123,9 @@ static int corpus_load(const char *dir, corpus *c, FILE *err)
         if (rc == 0 && names[i]->d_name[0] != '.' && c->n < MAX_CORPUS_FILES) {
             char path[4096];
             struct stat st;
-            snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
+            int w = snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
             const char *why = NULL;
-            if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (w < (int)sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
                 if (read_file(path, MAX_CORPUS_BYTES, &c->data[c->n], &c->size[c->n], &why) == 0)
                     c->n++;
                 else
@@ -978,9 +979,15 @@ int campaign_run(const campaign_options *o, FILE *out, FILE *err)
                 sh.info->name);
         goto done;
     }
-    const char *corpus_dir = o->corpus_dir ? o->corpus_dir : DVG_SOURCE_DIR "/corpus/div";
-    if (corpus_dir[0] && (o->corpus_dir || access(corpus_dir, F_OK) == 0) &&
-        corpus_load(corpus_dir, &sh.corpus, err))
+    char corpus_found[DATADIR_PATH_MAX], where[2 * DATADIR_PATH_MAX];
+    const char *corpus_dir = o->corpus_dir ? o->corpus_dir : corpus_found;
+    if (!o->corpus_dir &&
+        datadir_find("corpus/div", corpus_found, sizeof corpus_found, where, sizeof where)) {
+        fprintf(err, "divergence fuzz: %s; --corpus DIR names the corpus, --corpus \"\" none\n",
+                where);
+        goto done;
+    }
+    if (corpus_dir[0] && corpus_load(corpus_dir, &sh.corpus, err))
         goto done;
     if (open_run(&sh, "fuzz", err))
         goto done;

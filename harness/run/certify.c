@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "harness/base/alloc.h"
+#include "harness/base/datadir.h"
 #include "harness/cases/casefile.h"
 #include "harness/cases/gen.h"
 #include "harness/worker/narrow.h"
@@ -578,7 +579,14 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
         }
     }
 
-    const char *cases_dir = o->cases_dir ? o->cases_dir : DVG_SOURCE_DIR "/cases";
+    char cases_found[DATADIR_PATH_MAX], where[2 * DATADIR_PATH_MAX];
+    const char *cases_dir = o->cases_dir ? o->cases_dir : cases_found;
+    if (!o->cases_dir &&
+        datadir_find("cases", cases_found, sizeof cases_found, where, sizeof where)) {
+        fprintf(err, "divergence certify: %s; --cases DIR names the cases, --cases \"\" none\n",
+                where);
+        goto done;
+    }
     if (cases_dir[0] && access(cases_dir, F_OK) == 0) {
         casefile_error ce;
         if (casefile_load(cases_dir, CASEFILE_DEFAULT_MAX_ELEMENTS, &cf.cases, &ce)) {

@@ -19,7 +19,7 @@ typedef struct certify_options {
     const char *plugin_path;
     const char *config;            /* open() config; NULL: "" */
     const char *db_path;           /* NULL: STORE_DEFAULT_PATH */
-    const char *cases_dir;         /* NULL: the source tree's cases/; "" none */
+    const char *cases_dir;         /* NULL: the data directory's cases/; "" none */
     const char *args;              /* the command line, for the run record */
     uint32_t variants[CERTIFY_MAX_FILTERS]; /* only these (none: all claimed) */
     uint32_t n_variants;
