@@ -12,11 +12,11 @@
  * requests (output_shape, compute into guarded mappings of the operands,
  * quit) until the parent quits it or goes.
  *
- * The handlers reach the control block through child_ctl, the one static
- * the child keeps: set by child_main before any handler is installed, read
- * by child_on_fault and child_on_exit only. They record into the block and
- * _exit, so neither the plugin nor the harness's atexit handlers run after
- * them.
+ * The handlers reach the control block through child_ctl, the only
+ * writable file-scope variable of the worker: set by child_main before
+ * any handler is installed, read by child_on_fault and child_on_exit
+ * only. They record into the block and _exit, so neither the plugin nor
+ * the harness's atexit handlers run after them.
  */
 #include "harness/worker/worker_internal.h"
 

@@ -89,7 +89,9 @@ static uint64_t child_vm_bytes(size_t page)
 /* Moves the RLIMIT_CPU soft limit to `budget` seconds past what the child
  * has used so far: the limit of one call (limit_cpu_s). Re-armed at most
  * once a second of wall time (two syscalls less per call): a call gets its
- * budget less what the worker used in the second before it. */
+ * budget less what the worker used in the second before it. Its two
+ * function-local statics live in the child only: the parent never calls
+ * it, so every child starts from them unarmed. */
 void child_cpu_budget(uint32_t budget)
 {
     static int64_t armed_at;
