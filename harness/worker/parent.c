@@ -381,8 +381,7 @@ void worker_stop(worker *w)
     if (w->ready && w->sock >= 0) {
         w->ctl->req.op = OP_QUIT;
         w->ctl->req.seq = ++w->seq;
-        token t = {TOKEN_MAGIC, w->seq, OP_QUIT, 0};
-        if (send(w->sock, &t, sizeof t, MSG_NOSIGNAL) == (ssize_t)sizeof t)
+        if (wire_send_token(w->sock, w->seq, OP_QUIT) == 0)
             child_wait_exit(w, worker_now_ms() + w->opt.timeout_ms);
     }
     worker_reap_child(w);
