@@ -21,6 +21,7 @@
 #include "harness/worker/narrow.h"
 #include "harness/base/sha256.h"
 #include "harness/store/store.h"
+#include "harness/worker/batch.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 #include "oracle/edges.h"

@@ -1,4 +1,15 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * harness/worker/narrow.c: crash narrowing (narrow.h).
+ *
+ * This file contains the narrowing of a case whose run ended in a
+ * failure (a crash, hang, exit, out-of-bounds access, ...) down to the
+ * output element that causes it: the comparison that says whether a run
+ * reproduces the failure, the 1-D sub-case of a range of output elements
+ * built from the oracle's broadcasting plan, and the bisection that runs
+ * those sub-cases through worker_run until one element is left, neither
+ * half of the range reproduces, or the step budget is spent.
+ */
 #include "harness/worker/narrow.h"
 
 #include <stdarg.h>

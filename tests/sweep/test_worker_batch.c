@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "harness/worker/batch.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 #include "oracle/expect.h"

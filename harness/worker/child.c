@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/worker/child.c: the worker process.
+ *
+ * This file contains everything the forked child runs after fork()
+ * returns 0, except its sandbox (sandbox.c) and the state checks around
+ * each call (child_state.c): child_main, which puts itself in its own
+ * process group, sets PR_SET_PDEATHSIG, installs the fault handlers (on
+ * an alternate stack) and the exit handler, calls the sandbox set-up,
+ * maps the guarded shape buffer, dlopens the plugin, validates its
+ * descriptor, opens an instance and says hello; then serves the parent's
+ * requests (output_shape, compute into guarded mappings of the operands,
+ * quit) until the parent quits it or goes.
+ *
+ * The handlers reach the control block through child_ctl, the only
+ * writable file-scope variable of the worker: set by child_main before
+ * any handler is installed, read by child_on_fault and child_on_exit
+ * only. They record into the block and _exit, so neither the plugin nor
+ * the harness's atexit handlers run after them.
+ */
+#include "harness/worker/worker_internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fenv.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "harness/base/affinity.h"
+
+/* Descriptor size of ABI 1.0: everything up to and including `close`. */
+#define DESCRIPTOR_V1_0_SIZE (offsetof(dvg_descriptor, close) + sizeof(void (*)(void)))
+
+static ctl_block *child_ctl; /* the child's view, for its handlers */
+
+static void child_on_fault(int sig, siginfo_t *si, void *ucv)
+{
+    ctl_block *b = child_ctl;
+    b->fault.signo = sig;
+    b->fault.code = si->si_code;
+    b->fault.addr = (uint64_t)(uintptr_t)si->si_addr;
+    b->fault.write = -1;
+#if defined(__x86_64__) && defined(REG_ERR)
+    if (sig == SIGSEGV || sig == SIGBUS) {
+        ucontext_t *uc = ucv;
+        b->fault.write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
+    }
+#else
+    (void)ucv;
+#endif
+    b->fault.seq = b->cur_seq;
+    b->fault.stage = b->cur_stage;
+    __atomic_store_n(&b->fault.magic, FAULT_MAGIC, __ATOMIC_RELEASE);
+    _exit(CHILD_EXIT_FAULT + sig);
+}
+
+/* Runs first among the exit handlers (registered before the plugin is
+ * loaded, after the harness's), so the harness's never run in the child. */
+static void child_on_exit(int status, void *arg)
+{
+    (void)arg;
+    ctl_block *b = child_ctl;
+    b->exitrec.status = status;
+    b->exitrec.seq = b->cur_seq;
+    b->exitrec.stage = b->cur_stage;
+    __atomic_store_n(&b->exitrec.magic, EXIT_MAGIC, __ATOMIC_RELEASE);
+    _exit(status & 0xff);
+}
+
+static void child_send(int sock, uint32_t seq, uint32_t op)
+{
+    if (wire_send_token(sock, seq, op) != 0)
+        _exit(CHILD_EXIT_CHANNEL); /* the parent is gone, or the plugin broke fd 3 */
+}
+
+static void child_stage(ctl_block *b, uint32_t seq, uint32_t stage)
+{
+    __atomic_store_n(&b->cur_seq, seq, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->cur_stage, stage, __ATOMIC_SEQ_CST);
+}
+static void child_signals(size_t page)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            sigaction(sig, &sa, NULL); /* EINVAL for reserved ones: fine */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+
+    size_t stack_size = 16 * page > 65536 ? 16 * page : 65536;
+    void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack != MAP_FAILED) {
+        stack_t ss;
+        memset(&ss, 0, sizeof ss);
+        ss.ss_sp = stack;
+        ss.ss_size = stack_size;
+        sigaltstack(&ss, NULL);
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = child_on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigfillset(&sa.sa_mask);
+    for (size_t i = 0; i < WIRE_FAULT_SIGNALS; i++)
+        sigaction(wire_fault_signals[i], &sa, NULL);
+}
+
+static void hello_fail(ctl_hello *h, uint32_t code, uint32_t stage, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void hello_fail(ctl_hello *h, uint32_t code, uint32_t stage, const char *fmt, ...)
+{
+    va_list ap;
+    h->load_error = code;
+    h->load_stage = stage;
+    va_start(ap, fmt);
+    vsnprintf(h->message, sizeof h->message, fmt, ap);
+    va_end(ap);
+}
+
+/* Copies a plugin string into dst; 0, or -1 when it is longer than
+ * cap - 1 bytes. */
+static int child_copy_string(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap);
+    if (n >= cap)
+        return -1;
+    memcpy(dst, src, n + 1);
+    return 0;
+}
+
+/* Validates a descriptor; fills the hello or fails it. Returns 0 when valid. */
+static int child_check_descriptor(const dvg_descriptor *d, ctl_hello *h)
+{
+    if (d->size < offsetof(dvg_descriptor, name)) {
+        hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                   "descriptor size %u is too small to hold its version", d->size);
+        return -1;
+    }
+    h->descriptor_size = d->size;
+    h->abi_major = d->abi_major;
+    h->abi_minor = d->abi_minor;
+    if (d->abi_major != DVG_ABI_MAJOR) {
+        hello_fail(h, WORKER_LOAD_ABI, WORKER_STAGE_LOAD, "ABI major %u, harness speaks %d",
+                   (unsigned)d->abi_major, DVG_ABI_MAJOR);
+        return -1;
+    }
+    if (d->size < DESCRIPTOR_V1_0_SIZE) {
+        hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                   "descriptor size %u is smaller than ABI 1.0's %u bytes", d->size,
+                   (unsigned)DESCRIPTOR_V1_0_SIZE);
+        return -1;
+    }
+    static const struct {
+        size_t offset;
+        const char *name;
+    } pointers[] = {
+        {offsetof(dvg_descriptor, name), "name"},
+        {offsetof(dvg_descriptor, version), "version"},
+        {offsetof(dvg_descriptor, open), "open"},
+        {offsetof(dvg_descriptor, output_shape), "output_shape"},
+        {offsetof(dvg_descriptor, compute), "compute"},
+        {offsetof(dvg_descriptor, last_error), "last_error"},
+        {offsetof(dvg_descriptor, close), "close"},
+    };
+    for (size_t i = 0; i < sizeof pointers / sizeof pointers[0]; i++) {
+        void *p;
+        memcpy(&p, (const char *)d + pointers[i].offset, sizeof p);
+        if (!p) {
+            hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                       "descriptor field %s is NULL", pointers[i].name);
+            return -1;
+        }
+    }
+    if (child_copy_string(h->name, sizeof h->name, d->name) != 0) {
+        hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                   "descriptor name is longer than %d bytes", WORKER_NAME_MAX - 1);
+        return -1;
+    }
+    if (!h->name[0]) {
+        hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD, "descriptor name is empty");
+        return -1;
+    }
+    if (child_copy_string(h->version, sizeof h->version, d->version) != 0) {
+        hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                   "descriptor version is longer than %d bytes", WORKER_NAME_MAX - 1);
+        return -1;
+    }
+    if (d->n_claims > WORKER_MAX_CLAIMS) {
+        hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                   "descriptor n_claims %u exceeds the maximum of %d", d->n_claims,
+                   WORKER_MAX_CLAIMS);
+        return -1;
+    }
+    if (d->n_claims && !d->claims) {
+        hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                   "descriptor claims is NULL with n_claims %u", d->n_claims);
+        return -1;
+    }
+    for (uint32_t i = 0; i < d->n_claims; i++) {
+        dvg_claim c = d->claims[i];
+        if (c.variant == DVG_VARIANT_NONE || c.variant >= DVG_VARIANT_COUNT) {
+            hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                       "claim %u: unknown variant %u", i, c.variant);
+            return -1;
+        }
+        if (c.dtype == DVG_DTYPE_NONE || c.dtype >= DVG_DTYPE_COUNT) {
+            hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                       "claim %u: unknown dtype %u", i, c.dtype);
+            return -1;
+        }
+        h->claims[i] = c;
+    }
+    h->n_claims = d->n_claims;
+    const uint64_t known = DVG_DEV_FLUSH_SUBNORMAL_OUTPUT | DVG_DEV_SUBNORMAL_INPUT_ZERO |
+                           DVG_DEV_NAN_CANONICAL | DVG_DEV_INT_DIV_ZERO_VALUE;
+    if ((d->deviations & ~known) && d->abi_minor <= DVG_ABI_MINOR) {
+        hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                   "descriptor deviations has unknown bits 0x%llx",
+                   (unsigned long long)(d->deviations & ~known));
+        return -1;
+    }
+    h->deviations = d->deviations;
+    h->int_div_zero_value = d->int_div_zero_value;
+    return 0;
+}
+
+/* Why a file the loader refused is no plugin for this machine, as far as
+ * its ELF header tells (the loader's own word can be "No such file" for an
+ * ELF of another machine): "" when the header looks right or cannot be
+ * read. Returns buf. */
+static const char *elf_hint(const char *path, char *buf, size_t len)
+{
+    unsigned char e[20];
+    buf[0] = '\0';
+    int fd = strchr(path, '/') ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+    if (fd < 0)
+        return buf;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, e, sizeof e) : -1;
+    close(fd);
+    if (n < 0)
+        return buf;
+#if defined(__x86_64__)
+    const unsigned machine = 62; /* EM_X86_64 */
+#elif defined(__aarch64__)
+    const unsigned machine = 183; /* EM_AARCH64 */
+#else
+    const unsigned machine = 0;
+#endif
+    if (n < 20 || memcmp(e, "\177ELF", 4) != 0)
+        snprintf(buf, len, " (not an ELF file)");
+    else if (e[4] != (sizeof(void *) == 8 ? 2 : 1))
+        snprintf(buf, len, " (a %d-bit ELF file; this harness is %d-bit)", e[4] == 1 ? 32 : 64,
+                 (int)sizeof(void *) * 8);
+    else if (machine && (unsigned)(e[18] | e[19] << 8) != machine)
+        snprintf(buf, len, " (an ELF file for machine %u; this one is %u)",
+                 (unsigned)(e[18] | e[19] << 8), machine);
+    else if ((e[16] | e[17] << 8) != 3) /* ET_DYN */
+        snprintf(buf, len, " (an ELF file of type %u, not a shared object)",
+                 (unsigned)(e[16] | e[17] << 8));
+    return buf;
+}
+
+/* Maps one tensor into [guard][data pages][guard]; 0 or -1. */
+static int child_map(int fd, const ctl_region *r, int prot, size_t page, ctl_map *m)
+{
+    size_t total = (size_t)(r->pages + 2) * page;
+    uint8_t *lo = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                       -1, 0);
+    if (lo == MAP_FAILED)
+        return -1;
+    if (r->pages) {
+        void *p = mmap(lo + page, (size_t)r->pages * page, prot, MAP_SHARED | MAP_FIXED, fd,
+                       (off_t)r->off);
+        if (p == MAP_FAILED) {
+            munmap(lo, total);
+            return -1;
+        }
+    }
+    m->lo = (uint64_t)(uintptr_t)lo;
+    m->page = m->lo + page;
+    m->data = m->page + r->pad;
+    m->end = m->data + r->nbytes;
+    m->hi = m->lo + total;
+    return 0;
+}
+
+static void child_unmap(ctl_map *m)
+{
+    if (m->lo)
+        munmap((void *)(uintptr_t)m->lo, (size_t)(m->hi - m->lo));
+    memset(m, 0, sizeof *m);
+}
+
+/* Keeps mapping *m when it has the layout `want` asks for (only the data's
+ * place within its pages moves), maps it afresh otherwise. 0 or -1. */
+static int child_fit(int fd, const ctl_region *want, ctl_region *have, int prot, size_t page,
+                     ctl_map *m)
+{
+    if (m->lo && have->off == want->off && have->pages == want->pages) {
+        m->data = m->page + want->pad;
+        m->end = m->data + want->nbytes;
+        *have = *want;
+        return 0;
+    }
+    child_unmap(m);
+    if (child_map(fd, want, prot, page, m) != 0)
+        return -1;
+    *have = *want;
+    return 0;
+}
+
+static void child_tensor(const ctl_request *q, int which, void *data, uint64_t nbytes,
+                         dvg_tensor *t)
+{
+    memset(t, 0, sizeof *t);
+    t->dtype = q->dtype;
+    t->rank = q->rank[which] <= DVG_MAX_RANK ? q->rank[which] : DVG_MAX_RANK;
+    for (uint32_t k = 0; k < t->rank; k++)
+        t->shape[k] = q->shape[which][k];
+    t->data = data;
+    t->nbytes = nbytes;
+}
+
+static void child_last_error(const dvg_descriptor *d, dvg_iut *iut, char *dst)
+{
+    const char *e = d->last_error(iut);
+    wire_copy_text(dst, WORKER_MESSAGE_MAX, e ? e : "(last_error returned NULL)");
+}
+
+void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b)
+{
+    child_ctl = b;
+    {
+        struct rlimit rl;
+        volatile char here = 0;
+        b->stack_top = (uint64_t)(uintptr_t)&here;
+        b->stack_limit = getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                             ? (uint64_t)rl.rlim_cur
+                             : 0;
+    }
+    setpgid(0, 0);
+    affinity_pin_process(w->opt.cpu);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(CHILD_EXIT_SETUP);
+    child_signals(w->page);
+    int rofd;
+    child_fds(sock_in, w->memfd, w->opt.capture_output ? w->outfd : -1, w->opt.quiet, &rofd);
+    const int sock = 3, memfd = 4;
+    child_limits(&w->opt, w->page);
+    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    int confined = w->opt.confine ? child_confine() : 0;
+    on_exit(child_on_exit, NULL);
+    fesetenv(FE_DFL_ENV);
+    fp_state fp_default;
+    child_take_fp(&fp_default);
+
+    /* output_shape writes into a page that ends flush against a guard. */
+    size_t page = w->page;
+    uint8_t *shape_page = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ctl_hello *h = &b->hello;
+    if (shape_page == MAP_FAILED || mprotect(shape_page + page, page, PROT_NONE) != 0) {
+        hello_fail(h, WORKER_LOAD_SETUP, WORKER_STAGE_LOAD, "cannot map the shape buffer: %s",
+                   strerror(errno));
+        child_send(sock, 0, OP_HELLO);
+        _exit(0);
+    }
+    int64_t *out_shape = (int64_t *)(shape_page + page) - DVG_MAX_RANK;
+    uint32_t *out_rank = (uint32_t *)shape_page;
+    b->map[R_SHAPE].lo = (uint64_t)(uintptr_t)shape_page;
+    b->map[R_SHAPE].page = b->map[R_SHAPE].lo;
+    b->map[R_SHAPE].data = (uint64_t)(uintptr_t)out_shape;
+    b->map[R_SHAPE].end = b->map[R_SHAPE].lo + page;
+    b->map[R_SHAPE].hi = b->map[R_SHAPE].lo + 2 * page;
+
+    /* Load, look up, validate, open. */
+    child_stage(b, 0, WORKER_STAGE_LOAD);
+    dlerror();
+    void *handle = dlopen(w->path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char *e = dlerror();
+        char hint[160];
+        hello_fail(h, WORKER_LOAD_DLOPEN, WORKER_STAGE_LOAD, "dlopen: %s%s",
+                   e ? e : "unknown error", elf_hint(w->path, hint, sizeof hint));
+        child_send(sock, 0, OP_HELLO);
+        _exit(0);
+    }
+    dlerror();
+    void *sym = dlsym(handle, DVG_ENTRY_SYMBOL);
+    if (!sym) {
+        hello_fail(h, WORKER_LOAD_NO_ENTRY, WORKER_STAGE_LOAD, "missing entry symbol %s",
+                   DVG_ENTRY_SYMBOL);
+        child_send(sock, 0, OP_HELLO);
+        _exit(0);
+    }
+    dvg_entry_fn entry;
+    memcpy(&entry, &sym, sizeof entry);
+    const dvg_descriptor *d = entry();
+    if (!d) {
+        hello_fail(h, WORKER_LOAD_NULL_DESCRIPTOR, WORKER_STAGE_LOAD,
+                   "%s() returned NULL", DVG_ENTRY_SYMBOL);
+        child_send(sock, 0, OP_HELLO);
+        _exit(0);
+    }
+    if (child_check_descriptor(d, h) != 0) {
+        child_send(sock, 0, OP_HELLO);
+        _exit(0);
+    }
+    child_stage(b, 0, WORKER_STAGE_OPEN);
+    dvg_iut *iut = NULL;
+    int32_t st = d->open(w->config, &iut);
+    child_stage(b, 0, WORKER_STAGE_IDLE);
+    if (st != DVG_OK) {
+        hello_fail(h, WORKER_LOAD_OPEN, WORKER_STAGE_OPEN, "open(\"%.200s\") returned %d",
+                   w->config, (int)st);
+        child_send(sock, 0, OP_HELLO);
+        _exit(0);
+    }
+    /* What every call starts from: the state loading and open() left. */
+    call_base cb;
+    child_take_fp(&cb.fp);
+    child_take_signals(&cb.sig);
+    cb.cpu_s = w->opt.limit_cpu_s;
+    h->fp_at_open = child_diff_fp(&fp_default, &cb.fp);
+    h->confined = (uint32_t)confined;
+    h->load_error = WORKER_LOAD_NONE;
+    child_send(sock, 0, OP_HELLO);
+
+    /* Serve. The operand mappings are kept while the layout stays the
+     * same (mapping costs more than a small compute). */
+    ctl_map m[3];
+    ctl_region held[3];
+    memset(m, 0, sizeof m);
+    memset(held, 0, sizeof held);
+    for (;;) {
+        token t;
+        ssize_t n;
+        do
+            n = recv(sock, &t, sizeof t, 0);
+        while (n < 0 && errno == EINTR);
+        if (n != (ssize_t)sizeof t || t.magic != TOKEN_MAGIC)
+            _exit(0); /* the parent closed its end, or is not our parent */
+        ctl_request q = b->req; /* a copy the plugin cannot change */
+        ctl_reply *rep = &b->rep;
+        memset(rep, 0, sizeof *rep);
+        rep->seq = q.seq;
+        if (q.op == OP_QUIT) {
+            child_stage(b, q.seq, WORKER_STAGE_CLOSE);
+            d->close(iut);
+            _exit(0);
+        } else if (q.op == OP_SHAPE) {
+            dvg_tensor ta, tb;
+            child_tensor(&q, 0, NULL, q.region[R_A].nbytes, &ta);
+            child_tensor(&q, 1, NULL, q.region[R_B].nbytes, &tb);
+            *out_rank = UINT32_MAX;
+            for (int k = 0; k < DVG_MAX_RANK; k++)
+                out_shape[k] = INT64_MIN;
+            child_begin_call(&cb);
+            child_stage(b, q.seq, WORKER_STAGE_SHAPE);
+            st = d->output_shape(iut, q.variant, &q.attrs, &ta, &tb, out_rank, out_shape);
+            rep->status = st;
+            rep->rank = *out_rank;
+            memcpy(rep->shape, out_shape, sizeof rep->shape);
+            if (st != DVG_OK)
+                child_last_error(d, iut, rep->message);
+            child_stage(b, q.seq, WORKER_STAGE_IDLE);
+            child_end_call(&cb, &q, rep);
+        } else if (q.op == OP_COMPUTE) {
+            static const int prot[3] = {PROT_READ, PROT_READ, PROT_READ | PROT_WRITE};
+            const int fds[3] = {rofd, rofd, memfd};
+            int mapped = 1;
+            for (int i = 0; i < 3 && mapped; i++)
+                mapped = child_fit(fds[i], &q.region[i], &held[i], prot[i], page, &m[i]) == 0;
+            if (!mapped) {
+                for (int i = 0; i < 3; i++)
+                    child_unmap(&m[i]);
+                memset(b->map, 0, 3 * sizeof b->map[0]);
+                rep->internal = 1;
+                snprintf(rep->message, sizeof rep->message,
+                         "the worker cannot map the operands: %s", strerror(errno));
+            } else {
+                for (int i = 0; i < 3; i++)
+                    b->map[i] = m[i];
+                dvg_tensor ta, tb, tc;
+                child_tensor(&q, 0, (void *)(uintptr_t)m[R_A].data, q.region[R_A].nbytes, &ta);
+                child_tensor(&q, 1, (void *)(uintptr_t)m[R_B].data, q.region[R_B].nbytes, &tb);
+                child_tensor(&q, 2, (void *)(uintptr_t)m[R_OUT].data, q.region[R_OUT].nbytes,
+                             &tc);
+                child_begin_call(&cb);
+                child_stage(b, q.seq, q.stage);
+                st = d->compute(iut, q.variant, &q.attrs, &ta, &tb, &tc);
+                rep->status = st;
+                if (st != DVG_OK)
+                    child_last_error(d, iut, rep->message);
+                child_stage(b, q.seq, WORKER_STAGE_IDLE);
+                child_end_call(&cb, &q, rep);
+            }
+        } else {
+            rep->internal = 1;
+            snprintf(rep->message, sizeof rep->message, "the worker got an unknown request %u",
+                     q.op);
+        }
+        child_send(sock, q.seq, q.op);
+    }
+}

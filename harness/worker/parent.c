@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/worker/parent.c: the parent's side of a worker.
+ *
+ * This file contains the life of a worker as the harness sees it:
+ * worker_new and worker_free, the options, the accessors, spawning a
+ * child (worker_start: the control block, the socket pair, fork, the
+ * pidfd, the hello and its validation), stopping it (worker_stop), waiting
+ * for a child with a deadline, reaping it, and one request-reply round
+ * (worker_call_child) that every run goes through. What a child's end
+ * means is fault.c's; what a request holds is request.c's.
+ */
+#include "harness/worker/worker_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness/base/alloc.h"
+
+void worker_set_err(worker *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->err, sizeof w->err, fmt, ap);
+    va_end(ap);
+}
+
+/* ------------------------------------------------------------------------
+ * The parent: processes
+ * ---------------------------------------------------------------------- */
+
+/* 1 when the child has exited (not yet reaped, or reaped by someone else). */
+static int child_exited(worker *w)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return errno == ECHILD;
+    return si.si_pid == w->pid;
+}
+
+/* Waits until the child exits or `deadline` (worker_now_ms) passes: 1 exited. */
+static int child_wait_exit(worker *w, int64_t deadline)
+{
+    for (;;) {
+        if (child_exited(w))
+            return 1;
+        int64_t left = deadline - worker_now_ms();
+        if (left <= 0)
+            return 0;
+        if (left > 1000)
+            left = 1000;
+        if (w->pidfd >= 0) {
+            struct pollfd p = {w->pidfd, POLLIN, 0};
+            poll(&p, 1, (int)left);
+        } else {
+            struct timespec ts = {0, 2 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* Kills what is left of the child's process group, reaps the child and
+ * returns its wait status (-1 when it cannot be had). The control block
+ * stays mapped for the caller to read; worker_release_child drops it. */
+int worker_reap_child(worker *w)
+{
+    int st = -1;
+    if (!w->pid)
+        return -1;
+    /* The child is not reaped yet, so its pid still names it and its group. */
+    kill(-w->pid, SIGKILL);
+    kill(w->pid, SIGKILL);
+    pid_t got;
+    do
+        got = waitpid(w->pid, &st, 0);
+    while (got < 0 && errno == EINTR);
+    if (got != w->pid)
+        st = -1;
+    w->pid = 0;
+    w->ready = 0;
+    return st;
+}
+
+void worker_release_child(worker *w)
+{
+    if (w->sock >= 0)
+        close(w->sock);
+    if (w->pidfd >= 0)
+        close(w->pidfd);
+    w->sock = w->pidfd = -1;
+    if (w->ctl)
+        munmap(w->ctl, w->ctl_size);
+    w->ctl = NULL;
+    w->ready = 0;
+}
+
+/* Copies what the plugin wrote to its captured stdout/stderr since the
+ * last look to the harness's stderr (WORKER_OUTPUT_SHOW bytes per request,
+ * about WORKER_OUTPUT_TOTAL per worker), counts it in r (may be NULL) and
+ * empties the capture file. */
+static void drain_output(worker *w, worker_result *r)
+{
+    struct stat st;
+    if (w->outfd < 0 || fstat(w->outfd, &st) != 0 || st.st_size <= 0)
+        return;
+    uint64_t size = (uint64_t)st.st_size;
+    if (r)
+        r->output_bytes += size;
+    char buf[WORKER_OUTPUT_SHOW + 256];
+    size_t n = 0;
+    if (w->out_shown < WORKER_OUTPUT_TOTAL) {
+        size_t show = size < WORKER_OUTPUT_SHOW ? (size_t)size : WORKER_OUTPUT_SHOW;
+        ssize_t got = pread(w->outfd, buf, show, 0);
+        n = got > 0 ? (size_t)got : 0;
+        if (n < size) {
+            n += (size_t)snprintf(buf + n, sizeof buf - n,
+                                  "%s[divergence: the plugin wrote %llu bytes to stdout/stderr "
+                                  "in one request; the first %zu are shown]\n",
+                                  n && buf[n - 1] != '\n' ? "\n" : "",
+                                  (unsigned long long)size, n);
+        }
+        w->out_shown += n;
+        if (w->out_shown >= WORKER_OUTPUT_TOTAL && n < sizeof buf)
+            n += (size_t)snprintf(buf + n, sizeof buf - n,
+                                  "[divergence: %llu bytes of plugin output shown; the rest of "
+                                  "this worker's is not]\n",
+                                  (unsigned long long)w->out_shown);
+    }
+    if (n) {
+        ssize_t put = write(2, buf, n < sizeof buf ? n : sizeof buf - 1);
+        (void)put;
+    }
+    if (ftruncate(w->outfd, 0) != 0) {
+        /* nothing to do: the next look counts the bytes again */
+    }
+}
+
+enum { WAIT_REPLY, WAIT_DIED, WAIT_HANG, WAIT_BAD };
+
+/* Waits up to timeout_ms for the child's token `seq`/`op`. */
+static int await_token(worker *w, uint32_t seq, uint32_t op, const char **detail)
+{
+    int64_t deadline = worker_now_ms() + w->opt.timeout_ms;
+    *detail = "";
+    for (;;) {
+        int64_t left = deadline - worker_now_ms();
+        if (left <= 0)
+            return WAIT_HANG;
+        int slice = (int)(left > 1000 ? 1000 : left);
+        if (w->pidfd < 0 && slice > 20)
+            slice = 20; /* no pidfd: look at the child between slices */
+        struct pollfd p[2] = {{w->sock, POLLIN, 0}, {w->pidfd, POLLIN, 0}};
+        int np = w->pidfd >= 0 ? 2 : 1;
+        int n = poll(p, (nfds_t)np, slice);
+        if (n < 0 && errno != EINTR) {
+            *detail = "poll failed";
+            return WAIT_BAD;
+        }
+        if (n > 0 && (p[0].revents & POLLIN)) {
+            token t;
+            ssize_t got = recv(w->sock, &t, sizeof t, MSG_DONTWAIT | MSG_TRUNC);
+            if (got == 0)
+                goto dying;
+            if (got < 0) {
+                if (errno == EAGAIN || errno == EINTR)
+                    continue;
+                goto dying;
+            }
+            if (got != (ssize_t)sizeof t || t.magic != TOKEN_MAGIC || t.seq != seq ||
+                t.op != op) {
+                *detail = "the worker sent a malformed or out-of-order message";
+                return WAIT_BAD;
+            }
+            return WAIT_REPLY;
+        }
+        if (n > 0 && (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
+            goto dying;
+        if (n > 0 && np == 2 && p[1].revents)
+            goto dying;
+        if (np == 1 && child_exited(w))
+            goto dying;
+    }
+dying:
+    /* The channel closed: the child should be exiting. */
+    if (child_wait_exit(w, deadline))
+        return WAIT_DIED;
+    *detail = "the worker closed its channel but kept running";
+    return WAIT_BAD;
+}
+
+/* Sends the request in ctl->req and waits for its reply. Returns 0 with
+ * the reply in ctl->rep, or 1 after filling r with the child's end. */
+int worker_call_child(worker *w, uint32_t op, uint32_t stage, worker_result *r)
+{
+    uint32_t seq = ++w->seq;
+    w->ctl->req.op = op;
+    w->ctl->req.seq = seq;
+    w->ctl->req.stage = stage;
+    int sent = wire_send_token(w->sock, seq, op);
+    const char *detail = "";
+    int got;
+    if (sent != 0) {
+        /* Dead already (a thread of the plugin, between calls). */
+        got = child_wait_exit(w, worker_now_ms() + w->opt.timeout_ms) ? WAIT_DIED : WAIT_BAD;
+        detail = "the worker stopped reading requests";
+        stage = WORKER_STAGE_IDLE;
+    } else {
+        got = await_token(w, seq, op, &detail);
+    }
+    drain_output(w, r);
+    if (got == WAIT_REPLY)
+        return 0;
+    worker_lose_child(w, got == WAIT_HANG ? 1 : got == WAIT_BAD ? 2 : 0, stage, detail, r);
+    return 1;
+}
+
+/* Validates the hello the child wrote; fills w->info. 0, or -1 with r. */
+static int take_hello(worker *w, worker_result *r)
+{
+    ctl_hello *h = dvg_malloc(sizeof *h);
+    int rc = -1;
+    if (!h) {
+        worker_set_err(w, "out of memory");
+        return -2;
+    }
+    memcpy(h, &w->ctl->hello, sizeof *h);
+    wire_sanitize_text(h->message, sizeof h->message);
+    if (h->load_error != WORKER_LOAD_NONE) {
+        r->outcome = WORKER_OUT_LOAD_ERROR;
+        r->load_error = h->load_error < WORKER_LOAD_COUNT_ ? h->load_error : WORKER_LOAD_SETUP;
+        r->stage = h->load_stage == WORKER_STAGE_OPEN ? WORKER_STAGE_OPEN : WORKER_STAGE_LOAD;
+        wire_copy_text(r->message, sizeof r->message, h->message);
+        goto done;
+    }
+    const char *bad = NULL;
+    if (memchr(h->name, 0, sizeof h->name) == NULL || !h->name[0])
+        bad = "name";
+    else if (memchr(h->version, 0, sizeof h->version) == NULL)
+        bad = "version";
+    else if (h->n_claims > WORKER_MAX_CLAIMS)
+        bad = "n_claims";
+    else if (h->abi_major != DVG_ABI_MAJOR)
+        bad = "abi_major";
+    for (uint32_t i = 0; !bad && i < h->n_claims; i++)
+        if (h->claims[i].variant == DVG_VARIANT_NONE ||
+            h->claims[i].variant >= DVG_VARIANT_COUNT || h->claims[i].dtype == DVG_DTYPE_NONE ||
+            h->claims[i].dtype >= DVG_DTYPE_COUNT)
+            bad = "claims";
+    if (bad) {
+        r->outcome = WORKER_OUT_PROTOCOL;
+        r->stage = WORKER_STAGE_LOAD;
+        worker_set_msg(r, "the worker's description has a bad %s", bad);
+        goto done;
+    }
+    worker_info *info = &w->info;
+    memset(info, 0, sizeof *info);
+    memcpy(info->name, h->name, sizeof info->name);
+    memcpy(info->version, h->version, sizeof info->version);
+    wire_sanitize_text(info->name, sizeof info->name);
+    wire_sanitize_text(info->version, sizeof info->version);
+    info->descriptor_size = h->descriptor_size;
+    info->abi_major = h->abi_major;
+    info->abi_minor = h->abi_minor;
+    info->deviations = h->deviations;
+    info->int_div_zero_value = h->int_div_zero_value;
+    info->n_claims = h->n_claims;
+    info->confined = h->confined == 1;
+    info->fp_at_open = h->fp_at_open & (WORKER_FP_OTHER * 2 - 1);
+    memcpy(info->claims, h->claims, h->n_claims * sizeof h->claims[0]);
+    w->has_info = 1;
+    rc = 0;
+done:
+    dvg_free(h);
+    return rc;
+}
+
+int worker_start(worker *w, worker_result *r)
+{
+    worker_result scratch;
+    int sv[2] = {-1, -1};
+    int rc = -1;
+    if (!r) {
+        memset(&scratch, 0, sizeof scratch);
+        r = &scratch;
+    }
+    worker_stop(w);
+    worker_reset_result(r);
+    w->has_info = 0;
+
+    w->ctl_size = (sizeof(ctl_block) + w->page - 1) / w->page * w->page;
+    void *ctl = mmap(NULL, w->ctl_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+                     0);
+    if (ctl == MAP_FAILED) {
+        worker_set_err(w, "cannot map the control block: %s", strerror(errno));
+        goto done;
+    }
+    w->ctl = ctl;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+        worker_set_err(w, "socketpair: %s", strerror(errno));
+        worker_release_child(w);
+        goto done;
+    }
+    fflush(NULL);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        worker_set_err(w, "fork: %s", strerror(errno));
+        close(sv[0]);
+        close(sv[1]);
+        worker_release_child(w);
+        goto done;
+    }
+    if (pid == 0) {
+        close(sv[0]);
+        child_main(w, parent, sv[1], w->ctl);
+    }
+    close(sv[1]);
+    setpgid(pid, pid); /* also done by the child; whoever is first wins */
+    w->pid = pid;
+    w->sock = sv[0];
+    w->spawns++;
+#ifdef SYS_pidfd_open
+    w->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (w->pidfd >= 0)
+        fcntl(w->pidfd, F_SETFD, FD_CLOEXEC);
+#else
+    w->pidfd = -1;
+#endif
+    w->seq = 0;
+    const char *detail = "";
+    int got = await_token(w, 0, OP_HELLO, &detail);
+    drain_output(w, r);
+    if (got != WAIT_REPLY) {
+        uint32_t stage = __atomic_load_n(&w->ctl->cur_stage, __ATOMIC_SEQ_CST);
+        if (stage != WORKER_STAGE_OPEN)
+            stage = WORKER_STAGE_LOAD;
+        worker_lose_child(w, got == WAIT_HANG ? 1 : got == WAIT_BAD ? 2 : 0, stage, detail, r);
+        rc = 1;
+        goto done;
+    }
+    int t = take_hello(w, r);
+    if (t != 0) {
+        /* After a load error the child is exiting anyway. */
+        worker_reap_child(w);
+        worker_release_child(w);
+        rc = t == -2 ? -1 : 1;
+        goto done;
+    }
+    w->ready = 1;
+    rc = 0;
+done:
+    if (r == &scratch)
+        worker_result_free(&scratch);
+    return rc;
+}
+
+int worker_restart(worker *w, worker_result *r)
+{
+    return worker_start(w, r);
+}
+
+void worker_stop(worker *w)
+{
+    if (!w || !w->pid) {
+        if (w)
+            worker_release_child(w);
+        return;
+    }
+    if (w->ready && w->sock >= 0) {
+        w->ctl->req.op = OP_QUIT;
+        w->ctl->req.seq = ++w->seq;
+        if (wire_send_token(w->sock, w->seq, OP_QUIT) == 0)
+            child_wait_exit(w, worker_now_ms() + w->opt.timeout_ms);
+    }
+    worker_reap_child(w);
+    worker_release_child(w);
+    drain_output(w, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * The parent: lifetime and requests
+ * ---------------------------------------------------------------------- */
+
+void worker_options_default(worker_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->config = "";
+    o->timeout_ms = WORKER_DEFAULT_TIMEOUT_MS;
+    o->max_bytes = WORKER_DEFAULT_MAX_BYTES;
+    o->cpu = -1;
+}
+
+void worker_options_limited(worker_options *o)
+{
+    worker_options_default(o);
+    o->confine = 1;
+    o->capture_output = 1;
+    o->limit_as_bytes = WORKER_LIMIT_AS;
+    o->limit_cpu_s = WORKER_LIMIT_CPU_S;
+    o->limit_fsize_bytes = WORKER_LIMIT_FSIZE;
+}
+
+int worker_new(const char *plugin_path, const worker_options *o, worker **out)
+{
+    worker_options def;
+    if (!o) {
+        worker_options_default(&def);
+        o = &def;
+    }
+    const char *config = o->config ? o->config : "";
+    if (!plugin_path || o->timeout_ms == 0 || strlen(config) > WORKER_CONFIG_MAX)
+        return -1;
+    worker *w = dvg_calloc(1, sizeof *w);
+    if (!w)
+        return -1;
+    w->memfd = w->sock = w->pidfd = w->outfd = -1;
+    w->opt = *o;
+    if (!w->opt.max_bytes)
+        w->opt.max_bytes = WORKER_DEFAULT_MAX_BYTES;
+    w->path = dvg_strdup(plugin_path);
+    w->config = dvg_strdup(config);
+    w->opt.config = w->config;
+    long page = sysconf(_SC_PAGESIZE);
+    w->page = page > 0 ? (size_t)page : 4096;
+    /* Sealed against shrinking at once (size 0): it only ever grows, and a
+     * plugin that truncated it (fd 4) cannot make the parent's mapping
+     * fault. F_SEAL_SEAL: nor can it add seals that stop the growth. */
+    w->memfd = memfd_create("divergence-operands", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (w->memfd >= 0 && fcntl(w->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
+        close(w->memfd);
+        w->memfd = -1;
+    }
+    if (w->opt.capture_output && !w->opt.quiet)
+        w->outfd = memfd_create("divergence-plugin-output", MFD_CLOEXEC);
+    if (!w->path || !w->config || w->memfd < 0 ||
+        (w->opt.capture_output && !w->opt.quiet && w->outfd < 0)) {
+        worker_free(w);
+        return -1;
+    }
+    *out = w;
+    return 0;
+}
+
+void worker_free(worker *w)
+{
+    if (!w)
+        return;
+    worker_stop(w);
+    if (w->arena)
+        munmap(w->arena, (size_t)w->arena_size);
+    if (w->memfd >= 0)
+        close(w->memfd);
+    if (w->outfd >= 0)
+        close(w->outfd);
+    dvg_free(w->path);
+    dvg_free(w->config);
+    dvg_free(w);
+}
+
+const worker_info *worker_get_info(const worker *w)
+{
+    return w->has_info ? &w->info : NULL;
+}
+
+int worker_alive(const worker *w)
+{
+    return w->pid != 0 && w->ready;
+}
+
+int worker_pid(const worker *w)
+{
+    return (int)w->pid;
+}
+
+uint64_t worker_spawns(const worker *w)
+{
+    return w->spawns;
+}
+
+const char *worker_errmsg(const worker *w)
+{
+    return w->err;
+}
+

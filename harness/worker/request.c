@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/worker/request.c: what worker_run and the batch runs share.
+ *
+ * This file contains the parent's operand arena (the memfd both sides map:
+ * grown, shrunk by punching holes) and the layout of the tensors in it,
+ * the result's output buffers, the request a case makes, and the reading
+ * of a reply into a result: a plugin status, the process state a call
+ * left changed, the outcome of side effects found after a run, and the
+ * per-element flags of two runs.
+ */
+#include "harness/worker/worker_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/base/alloc.h"
+#include "oracle/dtype.h"
+
+/* Makes the arena at least `need` bytes. The memfd is sealed against
+ * shrinking, so a large idle arena gives its memory back by punching a
+ * hole past what is needed, keeping its size. */
+int worker_fit_arena(worker *w, uint64_t need)
+{
+    uint64_t size = w->arena_size;
+    if (need <= size) {
+        if (size > (UINT64_C(64) << 20) && need < w->arena_live / 4) {
+            uint64_t keep = (need + w->page - 1) / w->page * w->page;
+            if (fallocate(w->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)keep,
+                          (off_t)(size - keep)) == 0)
+                w->arena_live = keep;
+        }
+        if (need > w->arena_live)
+            w->arena_live = need;
+        return 0;
+    }
+    size = need;
+    /* Small arenas double, so a run of growing cases remaps rarely. */
+    uint64_t twice = w->arena_size * 2;
+    if (twice > need && twice <= (UINT64_C(64) << 20))
+        size = twice;
+    if (w->arena)
+        munmap(w->arena, (size_t)w->arena_size);
+    w->arena = NULL;
+    w->arena_size = w->arena_live = 0;
+    struct stat st;
+    if (fstat(w->memfd, &st) != 0 ||
+        ((uint64_t)st.st_size < size && ftruncate(w->memfd, (off_t)size) != 0)) {
+        worker_set_err(w, "cannot size the operand memory to %llu bytes: %s",
+                (unsigned long long)size, strerror(errno));
+        return -1;
+    }
+    void *p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, w->memfd, 0);
+    if (p == MAP_FAILED) {
+        worker_set_err(w, "cannot map %llu bytes of operand memory: %s", (unsigned long long)size,
+                strerror(errno));
+        return -1;
+    }
+    w->arena = p;
+    w->arena_size = size;
+    w->arena_live = need;
+    return 0;
+}
+
+void worker_layout_region(ctl_region *g, uint64_t off, uint64_t nbytes, size_t page)
+{
+    g->off = off;
+    g->nbytes = nbytes;
+    g->pages = (nbytes + page - 1) / page;
+    g->pad = g->pages * page - nbytes;
+}
+
+int worker_fit_buffers(worker *w, worker_result *r, uint64_t nbytes, uint64_t count)
+{
+    if (nbytes > r->cap_bytes_ || !r->out1 || !r->out2) {
+        uint64_t n = nbytes ? nbytes : 1;
+        uint8_t *a = dvg_realloc(r->out1, (size_t)n);
+        if (a)
+            r->out1 = a;
+        uint8_t *b = a ? dvg_realloc(r->out2, (size_t)n) : NULL;
+        if (b)
+            r->out2 = b;
+        if (!a || !b) {
+            worker_set_err(w, "out of memory for %llu output bytes", (unsigned long long)nbytes);
+            return -1;
+        }
+        r->cap_bytes_ = n;
+    }
+    if (count > r->cap_count_ || !r->flags) {
+        uint64_t n = count ? count : 1;
+        uint8_t *f = dvg_realloc(r->flags, (size_t)n);
+        if (!f) {
+            worker_set_err(w, "out of memory for %llu element flags", (unsigned long long)count);
+            return -1;
+        }
+        r->flags = f;
+        r->cap_count_ = n;
+    }
+    return 0;
+}
+
+static uint32_t status_outcome(int32_t st)
+{
+    switch (st) {
+    case DVG_OK:
+        return WORKER_OUT_OK;
+    case DVG_INVALID_INPUT:
+        return WORKER_OUT_INVALID_INPUT;
+    case DVG_UNSUPPORTED:
+        return WORKER_OUT_UNSUPPORTED;
+    case DVG_FAILURE:
+        return WORKER_OUT_FAILURE;
+    default:
+        return WORKER_OUT_BAD_STATUS;
+    }
+}
+
+/* A non-OK plugin status into r. */
+void worker_take_status(worker_result *r, uint32_t stage, int32_t st, const char *text)
+{
+    r->outcome = status_outcome(st);
+    r->stage = stage;
+    r->status = st;
+    if (r->outcome == WORKER_OUT_BAD_STATUS)
+        worker_set_msg(r, "status %d is no DVG_ status; last_error: %s", (int)st, text);
+    else
+        wire_copy_text(r->message, sizeof r->message, text);
+}
+
+int worker_shape_ok(const oracle_shape *s)
+{
+    if (s->rank > DVG_MAX_RANK)
+        return 0;
+    for (uint32_t k = 0; k < s->rank; k++)
+        if (s->dims[k] < 0)
+            return 0;
+    return 1;
+}
+
+/* Shape elements, or UINT64_MAX when the product overflows the oracle's
+ * limit. */
+uint64_t worker_shape_count(const oracle_shape *s)
+{
+    uint64_t n = 1;
+    for (uint32_t k = 0; k < s->rank; k++) {
+        uint64_t d = (uint64_t)s->dims[k];
+        if (d == 0)
+            return 0;
+        if (n > ORACLE_MAX_ELEMENTS / d)
+            return UINT64_MAX;
+        n *= d;
+    }
+    return n;
+}
+
+/* The outcome of side effects found after a run that returned DVG_OK. */
+void worker_side_outcome(worker_result *r, int64_t slack_at)
+{
+    if (r->side_effects & WORKER_SIDE_SLACK) {
+        r->outcome = WORKER_OUT_OOB_WRITE;
+        r->fault_region = WORKER_REGION_OUT;
+        r->fault_offset = slack_at;
+        worker_set_msg(r, "byte %lld of the output (before its start) changed", (long long)slack_at);
+    } else if (r->side_effects & (WORKER_SIDE_INPUT_A | WORKER_SIDE_INPUT_B)) {
+        r->outcome = WORKER_OUT_INPUT_MUTATED;
+        r->fault_region = (r->side_effects & WORKER_SIDE_INPUT_A) ? WORKER_REGION_A
+                                                                   : WORKER_REGION_B;
+        worker_set_msg(r, "the bytes of %s changed during compute",
+                r->fault_region == WORKER_REGION_A ? "A" : "B");
+    }
+}
+
+/* r->flags from the two runs in r->out1 and r->out2, made into outputs
+ * whose elements i held q1[i & 1] and q2[i & 1] before (two elements: the
+ * pattern of an i4/u4 byte): unwritten where each run left its poison,
+ * nondeterministic where the runs differ otherwise. */
+void worker_flag_elements(worker_result *r, const uint64_t q1[2], const uint64_t q2[2])
+{
+    for (uint64_t i = 0; i < r->count; i++) {
+        uint64_t v1 = oracle_load(r->dtype, r->out1, i);
+        uint64_t v2 = oracle_load(r->dtype, r->out2, i);
+        uint8_t f = 0;
+        if (v1 == q1[i & 1] && v2 == q2[i & 1]) {
+            f = WORKER_ELEM_UNWRITTEN;
+            if (!r->n_unwritten++)
+                r->first_unwritten = i;
+        } else if (v1 != v2) {
+            f = WORKER_ELEM_NONDET;
+            if (!r->n_nondet++)
+                r->first_nondet = i;
+        }
+        r->flags[i] = f;
+    }
+}
+
+/* The state a call left changed (the child put it back). */
+void worker_take_leaks(worker_result *r, const ctl_reply *rep)
+{
+    uint32_t fp = rep->fp_changed & (WORKER_FP_OTHER * 2 - 1);
+    uint32_t sig = rep->sig_changed & (WORKER_SIG_TIMER * 2 - 1);
+    if (fp) {
+        r->fp_changed |= fp;
+        r->side_effects |= WORKER_SIDE_FP_STATE;
+    }
+    if (sig) {
+        if ((sig & WORKER_SIG_HANDLER) && !(r->sig_changed & WORKER_SIG_HANDLER) &&
+            rep->sig_signal > 0 && rep->sig_signal < 65)
+            r->sig_changed_signal = rep->sig_signal;
+        r->sig_changed |= sig;
+        r->side_effects |= WORKER_SIDE_SIGNAL_STATE;
+    }
+}
+
+void worker_fill_request(ctl_request *q, const divcase *c)
+{
+    memset(q, 0, sizeof *q);
+    q->variant = c->variant;
+    q->dtype = c->dtype;
+    q->attrs = c->attrs;
+    q->rank[0] = c->a_shape.rank;
+    q->rank[1] = c->b_shape.rank;
+    memcpy(q->shape[0], c->a_shape.dims, sizeof q->shape[0]);
+    memcpy(q->shape[1], c->b_shape.dims, sizeof q->shape[1]);
+    q->region[R_A].nbytes = c->a_bytes;
+    q->region[R_B].nbytes = c->b_bytes;
+}
+

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/worker/run.c: worker_run, one case on a worker.
+ *
+ * This file contains the checks of a case before it is sent (dtype,
+ * shapes, operand bytes, max_bytes), output_shape and the validation of
+ * what it answers, and, when the plugin's shape is the expected one, the
+ * two computes into WORKER_POISON1 and WORKER_POISON2, the checks after
+ * each (inputs unchanged, the slack before the output, the unused nibble
+ * of an odd i4/u4 output) and the per-element flags of the two runs.
+ */
+#include "harness/worker/worker_internal.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "oracle/dtype.h"
+
+/* Checks after one compute run; returns the side effects found. */
+static uint32_t check_after_run(worker *w, const divcase *c, const ctl_region *g,
+                                uint8_t poison, worker_result *r, int64_t *slack_at)
+{
+    uint32_t side = 0;
+    const uint8_t *arena = w->arena;
+    if (!arena)
+        return 0; /* nothing but empty tensors */
+    if (c->a_bytes && memcmp(arena + g[R_A].off + g[R_A].pad, c->a, (size_t)c->a_bytes) != 0)
+        side |= WORKER_SIDE_INPUT_A;
+    if (c->b_bytes && memcmp(arena + g[R_B].off + g[R_B].pad, c->b, (size_t)c->b_bytes) != 0)
+        side |= WORKER_SIDE_INPUT_B;
+    const uint8_t *o = arena + g[R_OUT].off;
+    for (uint64_t i = 0; i < g[R_OUT].pad; i++)
+        if (o[i] != poison) {
+            side |= WORKER_SIDE_SLACK;
+            if (*slack_at == 0)
+                *slack_at = (int64_t)i - (int64_t)g[R_OUT].pad;
+            break;
+        }
+    const oracle_dtype_info *info = oracle_dtype(c->dtype);
+    if (info && info->bits == 4 && (r->count & 1) && g[R_OUT].nbytes) {
+        uint8_t last = o[g[R_OUT].pad + g[R_OUT].nbytes - 1];
+        if ((last >> 4) != (poison >> 4))
+            side |= WORKER_SIDE_PAD_NIBBLE;
+    }
+    return side;
+}
+
+static void mark_elements(worker_result *r)
+{
+    uint8_t p1[16], p2[16]; /* two elements of the widest type */
+    memset(p1, (int)WORKER_POISON1, sizeof p1);
+    memset(p2, (int)WORKER_POISON2, sizeof p2);
+    uint64_t q1[2] = {oracle_load(r->dtype, p1, 0), oracle_load(r->dtype, p1, 1)};
+    uint64_t q2[2] = {oracle_load(r->dtype, p2, 0), oracle_load(r->dtype, p2, 1)};
+    worker_flag_elements(r, q1, q2);
+}
+
+int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_result *r)
+{
+    worker_reset_result(r);
+    const oracle_dtype_info *info = oracle_dtype(c->dtype);
+    if (!info) {
+        worker_set_err(w, "case %s: unknown dtype %u", c->id, c->dtype);
+        return -1;
+    }
+    if (!worker_shape_ok(&c->a_shape) || !worker_shape_ok(&c->b_shape) || (expect && !worker_shape_ok(expect))) {
+        worker_set_err(w, "case %s: a shape has a rank above %d or a negative dimension", c->id,
+                DVG_MAX_RANK);
+        return -1;
+    }
+    uint64_t na = worker_shape_count(&c->a_shape), nb = worker_shape_count(&c->b_shape);
+    if (na == UINT64_MAX || nb == UINT64_MAX || c->a_bytes != oracle_nbytes(c->dtype, na) ||
+        c->b_bytes != oracle_nbytes(c->dtype, nb) || (c->a_bytes && !c->a) ||
+        (c->b_bytes && !c->b)) {
+        worker_set_err(w, "case %s: operand bytes do not match the shapes", c->id);
+        return -1;
+    }
+    if (c->a_bytes > w->opt.max_bytes || c->b_bytes > w->opt.max_bytes) {
+        worker_set_err(w, "case %s: an operand exceeds the limit of %llu bytes", c->id,
+                (unsigned long long)w->opt.max_bytes);
+        return -1;
+    }
+    uint64_t nc = 0, c_bytes = 0;
+    if (expect) {
+        nc = worker_shape_count(expect);
+        c_bytes = nc == UINT64_MAX ? UINT64_MAX : oracle_nbytes(c->dtype, nc);
+        if (c_bytes > w->opt.max_bytes) {
+            worker_set_err(w, "case %s: the output exceeds the limit of %llu bytes", c->id,
+                    (unsigned long long)w->opt.max_bytes);
+            return -1;
+        }
+    }
+    if (!worker_alive(w)) {
+        int s = worker_start(w, r);
+        if (s < 0)
+            return -1;
+        if (s > 0)
+            return 0;
+        worker_reset_result(r);
+    }
+
+    /* output_shape */
+    worker_fill_request(&w->ctl->req, c);
+    w->ctl->req.check_signals = expect == NULL; /* no compute will follow */
+    if (worker_call_child(w, OP_SHAPE, WORKER_STAGE_SHAPE, r))
+        return 0;
+    ctl_reply rep = w->ctl->rep;
+    if (rep.seq != w->seq) {
+        worker_lose_child(w, 2, WORKER_STAGE_SHAPE, "the worker answered another request", r);
+        return 0;
+    }
+    wire_sanitize_text(rep.message, sizeof rep.message);
+    worker_take_leaks(r, &rep);
+    r->shape_status = rep.status;
+    r->shape_rank = rep.rank;
+    if (rep.internal) {
+        worker_lose_child(w, 2, WORKER_STAGE_SHAPE, rep.message, r);
+        return 0;
+    }
+    if (rep.status != DVG_OK) {
+        worker_take_status(r, WORKER_STAGE_SHAPE, rep.status, rep.message);
+        return 0;
+    }
+    r->stage = WORKER_STAGE_SHAPE;
+    if (rep.rank > DVG_MAX_RANK) {
+        r->outcome = WORKER_OUT_BAD_SHAPE;
+        worker_set_msg(r, "output_shape returned DVG_OK with rank %u (at most %d)%s", rep.rank,
+                DVG_MAX_RANK, rep.rank == UINT32_MAX ? ": it did not set the rank" : "");
+        return 0;
+    }
+    r->shape.rank = rep.rank;
+    for (uint32_t k = 0; k < rep.rank; k++) {
+        if (rep.shape[k] < 0) {
+            r->outcome = WORKER_OUT_BAD_SHAPE;
+            worker_set_msg(r, "output_shape returned DVG_OK with dimension %u = %lld%s", k,
+                    (long long)rep.shape[k],
+                    rep.shape[k] == INT64_MIN ? ": it did not set it" : "");
+            memset(&r->shape, 0, sizeof r->shape);
+            return 0;
+        }
+        r->shape.dims[k] = rep.shape[k];
+    }
+    r->has_shape = 1;
+    r->outcome = WORKER_OUT_OK;
+    if (!expect || !oracle_shape_equal(&r->shape, expect))
+        return 0; /* the verdict compares shapes; nothing to compute into */
+
+    /* compute, twice */
+    r->dtype = c->dtype;
+    r->count = nc;
+    r->nbytes = c_bytes;
+    if (worker_fit_buffers(w, r, c_bytes, nc) != 0)
+        return -1;
+    size_t page = w->page;
+    ctl_region g[3];
+    worker_layout_region(&g[R_A], 0, c->a_bytes, page);
+    worker_layout_region(&g[R_B], g[R_A].pages * page, c->b_bytes, page);
+    worker_layout_region(&g[R_OUT], g[R_B].off + g[R_B].pages * page, c_bytes, page);
+    if (worker_fit_arena(w, g[R_OUT].off + g[R_OUT].pages * page) != 0)
+        return -1;
+    int64_t slack_at = 0;
+    uint32_t side_stage = 0;
+    for (int run = 0; run < 2; run++) {
+        uint8_t poison = (uint8_t)(run ? WORKER_POISON2 : WORKER_POISON1);
+        uint32_t stage = run ? WORKER_STAGE_COMPUTE2 : WORKER_STAGE_COMPUTE1;
+        if (c->a_bytes)
+            memcpy(w->arena + g[R_A].off + g[R_A].pad, c->a, (size_t)c->a_bytes);
+        if (c->b_bytes)
+            memcpy(w->arena + g[R_B].off + g[R_B].pad, c->b, (size_t)c->b_bytes);
+        if (g[R_OUT].pages)
+            memset(w->arena + g[R_OUT].off, poison, (size_t)(g[R_OUT].pages * page));
+        ctl_request *q = &w->ctl->req;
+        worker_fill_request(q, c);
+        q->rank[2] = expect->rank;
+        memcpy(q->shape[2], expect->dims, sizeof q->shape[2]);
+        memcpy(q->region, g, sizeof g);
+        q->check_signals = run == 1;
+        if (worker_call_child(w, OP_COMPUTE, stage, r))
+            return 0;
+        rep = w->ctl->rep;
+        if (rep.seq != w->seq || rep.internal) {
+            wire_sanitize_text(rep.message, sizeof rep.message);
+            worker_lose_child(w, 2, stage,
+                       rep.internal ? rep.message : "the worker answered another request", r);
+            return 0;
+        }
+        wire_sanitize_text(rep.message, sizeof rep.message);
+        worker_take_leaks(r, &rep);
+        r->compute_status[run] = rep.status;
+        if (rep.status != DVG_OK) {
+            worker_take_status(r, stage, rep.status, rep.message);
+            return 0;
+        }
+        if (c_bytes)
+            memcpy(run ? r->out2 : r->out1, w->arena + g[R_OUT].off + g[R_OUT].pad,
+                   (size_t)c_bytes);
+        uint32_t side = check_after_run(w, c, g, poison, r, &slack_at);
+        if (side & ~(uint32_t)WORKER_SIDE_PAD_NIBBLE && !side_stage)
+            side_stage = stage;
+        r->side_effects |= side;
+    }
+    r->computed = 1;
+    r->stage = side_stage ? side_stage : WORKER_STAGE_COMPUTE2;
+    mark_elements(r);
+    worker_side_outcome(r, slack_at);
+    return 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/worker/wire.c: the few pieces of the parent-child protocol
+ * (wire.h) that both sides run.
+ *
+ * This file contains the sending of a wakeup token, which both sides do
+ * the same way, the list of signals a fault record may name, and the two
+ * bound-checked text helpers that make strings out of memory the plugin
+ * could write (the child's copies of last_error, the parent's copies of
+ * everything in the control block) safe to keep and to show.
+ */
+#include "harness/worker/wire.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+
+const int wire_fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+                                  SIGTRAP, SIGSYS, SIGXCPU, SIGXFSZ};
+_Static_assert(sizeof wire_fault_signals / sizeof wire_fault_signals[0] == WIRE_FAULT_SIGNALS,
+               "WIRE_FAULT_SIGNALS counts wire_fault_signals");
+
+int wire_is_fault_signal(int sig)
+{
+    for (size_t i = 0; i < WIRE_FAULT_SIGNALS; i++)
+        if (wire_fault_signals[i] == sig)
+            return 1;
+    return 0;
+}
+
+int wire_send_token(int sock, uint32_t seq, uint32_t op)
+{
+    token t = {TOKEN_MAGIC, seq, op, 0};
+    ssize_t n;
+    do
+        n = send(sock, &t, sizeof t, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof t ? 0 : -1;
+}
+
+void wire_copy_text(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+void wire_sanitize_text(char *s, size_t cap)
+{
+    s[cap - 1] = '\0';
+    for (char *p = s; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/worker/wire.h: the protocol between the parent and its child
+ * (private to harness/worker).
+ *
+ * The parent and the child share a control block (an anonymous MAP_SHARED
+ * mapping made fresh for each child) and one SOCK_SEQPACKET socket pair,
+ * used only for wakeups: the parent writes a request into ctl->req and
+ * sends a token {seq, op}; the child runs the call, writes ctl->rep and
+ * sends a token back. The child's fault handlers record into ctl->fault
+ * and _exit. The parent copies every reply out of the block before it
+ * checks it, and trusts nothing in it: the plugin shares the child's
+ * address space. A socket instead of two pipes because send() takes
+ * MSG_NOSIGNAL: a dead child never raises SIGPIPE in the harness.
+ */
+#ifndef HARNESS_WORKER_WIRE_H
+#define HARNESS_WORKER_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "divergence/iut.h"
+#include "harness/worker/worker.h"
+
+/* ------------------------------------------------------------------------
+ * The control block and the tokens
+ * ---------------------------------------------------------------------- */
+
+#define TOKEN_MAGIC 0x444b4f54u /* "TOKD" */
+#define FAULT_MAGIC 0x544c4146u
+#define EXIT_MAGIC  0x54495845u
+
+enum { OP_HELLO = 1, OP_SHAPE, OP_COMPUTE, OP_QUIT };
+
+/* The tensors of a request; R_SHAPE is the child's own output_shape buffer. */
+enum { R_A, R_B, R_OUT, R_SHAPE, R_COUNT };
+
+/* Exit codes of the child itself (not of the plugin). */
+#define CHILD_EXIT_SETUP 120 /* setup before the plugin failed */
+#define CHILD_EXIT_CHANNEL 121 /* the channel to the parent broke (the
+                                  plugin closed or replaced fd 3) */
+#define CHILD_EXIT_FAULT 128 /* + signal number: a recorded fault */
+
+typedef struct ctl_region {
+    uint64_t off;    /* page-aligned offset in the memfd */
+    uint64_t pages;  /* data pages */
+    uint64_t pad;    /* bytes before the data in the first page */
+    uint64_t nbytes; /* data bytes; pad + nbytes == pages * page size */
+} ctl_region;
+
+typedef struct ctl_request {
+    uint32_t op, seq;
+    uint32_t stage;   /* WORKER_STAGE_* the call is */
+    uint32_t check_signals; /* 1: the last call of its case: check the
+                               signal state after it (see call_end) */
+    uint32_t variant, dtype;
+    uint32_t rank[3]; /* A, B, C */
+    int64_t shape[3][DVG_MAX_RANK];
+    dvg_attrs attrs;
+    ctl_region region[3];
+} ctl_request;
+
+typedef struct ctl_reply {
+    uint32_t seq;
+    int32_t status;
+    uint32_t rank;
+    uint32_t internal; /* 1: the child itself failed (message says why) */
+    uint32_t fp_changed, sig_changed; /* WORKER_FP_*, WORKER_SIG_* the call left */
+    int32_t sig_signal;
+    int64_t shape[DVG_MAX_RANK];
+    char message[WORKER_MESSAGE_MAX];
+} ctl_reply;
+
+typedef struct ctl_hello {
+    uint32_t load_error; /* WORKER_LOAD_* */
+    uint32_t load_stage; /* WORKER_STAGE_LOAD or _OPEN */
+    uint32_t descriptor_size;
+    uint16_t abi_major, abi_minor;
+    uint64_t deviations;
+    int64_t int_div_zero_value;
+    uint32_t n_claims;
+    uint32_t confined, fp_at_open;
+    uint32_t reserved;
+    char name[WORKER_NAME_MAX];
+    char version[WORKER_NAME_MAX];
+    char message[WORKER_MESSAGE_MAX];
+    dvg_claim claims[WORKER_MAX_CLAIMS];
+} ctl_hello;
+
+/* Addresses in the child: [lo, page) lower guard, [page, end) data pages
+ * (data starts at `data`), [end, hi) upper guard. All 0: not mapped. */
+typedef struct ctl_map {
+    uint64_t lo, page, data, end, hi;
+} ctl_map;
+
+typedef struct ctl_fault {
+    uint32_t magic, seq, stage;
+    int32_t signo, code, write;
+    uint64_t addr;
+} ctl_fault;
+
+typedef struct ctl_exit {
+    uint32_t magic, seq, stage;
+    int32_t status;
+} ctl_exit;
+
+typedef struct ctl_block {
+    ctl_request req;
+    ctl_reply rep;
+    ctl_hello hello;
+    ctl_map map[R_COUNT];
+    uint32_t cur_seq, cur_stage; /* what the child is doing now */
+    ctl_fault fault;
+    ctl_exit exitrec;
+    uint64_t stack_top, stack_limit; /* the child's main stack, for messages */
+} ctl_block;
+
+typedef struct token {
+    uint32_t magic, seq, op, reserved;
+} token;
+
+/* The signals whose handler records a fault (ctl_fault) before the child
+ * exits with CHILD_EXIT_FAULT + the signal: the child installs it for
+ * these, and the parent believes a fault record only for one of them. */
+#define WIRE_FAULT_SIGNALS 9
+extern const int wire_fault_signals[];
+
+/* 1 when sig is one of wire_fault_signals. */
+int wire_is_fault_signal(int sig);
+
+/* Sends the token {TOKEN_MAGIC, seq, op} on sock (MSG_NOSIGNAL, retried on
+ * EINTR). Returns 0 when it went out whole, -1 otherwise (errno set). */
+int wire_send_token(int sock, uint32_t seq, uint32_t op);
+
+/* Copies the string src, of which at most cap - 1 bytes are read (it may
+ * lack its NUL), into dst (cap bytes, cap >= 1), NUL-terminated. */
+void wire_copy_text(char *dst, size_t cap, const char *src);
+
+/* Makes untrusted text in s (cap bytes, cap >= 1) safe to show: puts a NUL
+ * at s[cap - 1] and turns control bytes into '?' (printable ASCII and
+ * UTF-8 bytes stay). */
+void wire_sanitize_text(char *s, size_t cap);
+
+#endif /* HARNESS_WORKER_WIRE_H */

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/worker/worker_internal.h: what the files of harness/worker share
+ * privately (nothing outside this folder includes it).
+ *
+ * The worker is split by the process a piece runs in and by concern:
+ *   wire.c          the protocol both sides speak (wire.h)
+ *   child.c         the child: its entry, fault and exit handlers, loading
+ *                   the plugin, serving requests
+ *   sandbox.c       the child's set-up before the plugin: descriptors,
+ *                   limits, the seccomp filter
+ *   child_state.c   the FP environment and signal state a call must leave
+ *                   as it found it
+ *   parent.c        worker_new/free, spawning, stopping, one call
+ *   fault.c         how the end of a child becomes a worker_result
+ *   request.c       what worker_run and the batch runs share: the operand
+ *                   arena, requests, reading replies into results
+ *   run.c           worker_run: one case, two computes, element flags
+ *   batch.c         the batch API (batch.h)
+ *   result.c        worker_result: names, reset, free, descriptions
+ *
+ * The child never allocates through dvg_malloc (an injected failure must
+ * not leak into it) and never returns: it leaves through _exit only.
+ */
+#ifndef HARNESS_WORKER_INTERNAL_H
+#define HARNESS_WORKER_INTERNAL_H
+
+#include <fenv.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "harness/cases/divcase.h"
+#include "harness/worker/wire.h"
+#include "harness/worker/worker.h"
+#include "oracle/shape.h"
+
+struct worker {
+    char *path;
+    char *config;
+    worker_options opt;
+    size_t page;
+
+    int memfd;              /* the operand arena, kept across children;
+                               sealed against shrinking (a plugin that
+                               truncated it would fault the parent) */
+    int outfd;              /* capture of the plugin's stdout/stderr, -1 */
+    uint64_t out_shown;     /* bytes of it copied to stderr so far */
+    uint8_t *arena;         /* parent's mapping of it */
+    uint64_t arena_size;
+    uint64_t arena_live;    /* bytes of it that may hold pages */
+
+    pid_t pid;              /* 0: no child */
+    int ready;              /* child loaded and open */
+    int sock;               /* parent end, -1 */
+    int pidfd;              /* -1 when the kernel has none */
+    ctl_block *ctl;         /* shared with the current child */
+    size_t ctl_size;
+    uint32_t seq;
+    uint64_t spawns;
+
+    int has_info;
+    worker_info info;
+    char err[256];
+};
+
+
+/* Milliseconds of CLOCK_MONOTONIC: the clock of every deadline. */
+static inline int64_t worker_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------------------
+ * result.c
+ * ---------------------------------------------------------------------- */
+
+/* Zeroes r for a new request, keeping its buffers, with the "did not
+ * happen" values: statuses -1, first_* UINT64_MAX, fault_write,
+ * wait_status and exit_code -1. */
+void worker_reset_result(worker_result *r);
+
+/* r->message from a printf format (truncated to WORKER_MESSAGE_MAX - 1). */
+void worker_set_msg(worker_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------------
+ * parent.c
+ * ---------------------------------------------------------------------- */
+
+/* The text worker_errmsg returns, from a printf format. */
+void worker_set_err(worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Kills what is left of the child's process group, reaps the child and
+ * returns its wait status (-1 when it cannot be had). The control block
+ * stays mapped for the caller to read; worker_release_child drops it. */
+int worker_reap_child(worker *w);
+
+/* Closes the parent's end of the channel and the pidfd and unmaps the
+ * control block. */
+void worker_release_child(worker *w);
+
+/* Sends the request in ctl->req (op and stage set here, a new seq) and
+ * waits up to timeout_ms for its reply. Returns 0 with the reply in
+ * ctl->rep, or 1 after filling r with the child's end (worker_lose_child).
+ * Drains the captured output into r either way. */
+int worker_call_child(worker *w, uint32_t op, uint32_t stage, worker_result *r);
+
+/* ------------------------------------------------------------------------
+ * fault.c
+ * ---------------------------------------------------------------------- */
+
+/*
+ * The child is gone (or must go): reaps it, releases it and fills r (may
+ * be NULL) with how it ended. `why` is 0 the child died on its own, 1 the
+ * deadline passed (hang), 2 it broke the protocol (`detail` says how).
+ * `stage` is the stage of the call in flight.
+ */
+void worker_lose_child(worker *w, int why, uint32_t stage, const char *detail,
+                       worker_result *r);
+
+/* ------------------------------------------------------------------------
+ * request.c: what worker_run and the batch runs share
+ * ---------------------------------------------------------------------- */
+
+/* Makes the arena at least `need` bytes (mapped at w->arena). 0, or -1
+ * with worker_errmsg. */
+int worker_fit_arena(worker *w, uint64_t need);
+
+/* A region of nbytes data bytes at arena offset off, ending flush with
+ * its last page. */
+void worker_layout_region(ctl_region *g, uint64_t off, uint64_t nbytes, size_t page);
+
+/* Grows r->out1 and r->out2 to nbytes and r->flags to count (at least 1
+ * each). 0, or -1 with worker_errmsg. */
+int worker_fit_buffers(worker *w, worker_result *r, uint64_t nbytes, uint64_t count);
+
+/* A non-OK plugin status st of the call at `stage` into r, with the
+ * plugin's last_error text. */
+void worker_take_status(worker_result *r, uint32_t stage, int32_t st, const char *text);
+
+/* 1 when s has a rank of at most DVG_MAX_RANK and no negative dimension. */
+int worker_shape_ok(const oracle_shape *s);
+
+/* Elements of s, or UINT64_MAX when the product passes ORACLE_MAX_ELEMENTS. */
+uint64_t worker_shape_count(const oracle_shape *s);
+
+/* The FP and signal state a call left changed (the child put it back),
+ * from its reply into r. */
+void worker_take_leaks(worker_result *r, const ctl_reply *rep);
+
+/* Zeroes *q and fills it with c's variant, dtype, attributes, A and B. */
+void worker_fill_request(ctl_request *q, const divcase *c);
+
+/* The outcome of side effects found after a run that returned DVG_OK
+ * (slack_at: the offset of the first changed slack byte). */
+void worker_side_outcome(worker_result *r, int64_t slack_at);
+
+/* r->flags from the two runs in r->out1 and r->out2, made into outputs
+ * whose elements i held q1[i & 1] and q2[i & 1] before (two elements: the
+ * pattern of an i4/u4 byte): unwritten where each run left its poison,
+ * nondeterministic where the runs differ otherwise. */
+void worker_flag_elements(worker_result *r, const uint64_t q1[2], const uint64_t q2[2]);
+
+/* ------------------------------------------------------------------------
+ * The child: child.c, sandbox.c, child_state.c. All of it runs only in the
+ * forked child.
+ * ---------------------------------------------------------------------- */
+
+/* The child's life: set-up, loading, then requests until the parent quits
+ * it or goes. `sock_in` is its end of the channel, `b` the control block. */
+__attribute__((noreturn)) void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b);
+
+/* sandbox.c */
+
+/* Moves the socket and the arena to fds 3 and 4, a read-only view of the
+ * arena to 5 (*rofd; 4 when none can be had), stdin to /dev/null, stdout
+ * away from the harness's stdout, and closes every other descriptor. */
+void child_fds(int sock, int memfd, int outfd, int quiet, int *rofd);
+
+/* RLIMIT_CORE 0 and the limits of o (worker_options.limit_*). */
+void child_limits(const worker_options *o, size_t page);
+
+/* Moves the RLIMIT_CPU soft limit to `budget` seconds past what the child
+ * has used so far (0: no limit), at most once a second of wall time. */
+void child_cpu_budget(uint32_t budget);
+
+/* Installs the seccomp filter (worker_options.confine); 1 when it is in
+ * force. Needs no_new_privs. */
+int child_confine(void);
+
+/* child_state.c */
+
+/* The FP environment: fenv_t and the control registers it may not hold. */
+typedef struct fp_state {
+    fenv_t env;
+    int round;
+#if defined(__x86_64__) || defined(__i386__)
+    uint32_t mxcsr;
+    uint16_t x87cw;
+#elif defined(__aarch64__)
+    uint64_t fpcr;
+#endif
+} fp_state;
+
+/* The dispositions of the signals that matter (child_state.c lists them)
+ * and the signal mask. */
+#define CHILD_WATCHED_SIGNALS 17
+typedef struct sig_state {
+    struct sigaction sa[CHILD_WATCHED_SIGNALS];
+    sigset_t mask;
+} sig_state;
+
+/* What one call starts from and is checked against. */
+typedef struct call_base {
+    fp_state fp;
+    sig_state sig;
+    uint32_t cpu_s;
+} call_base;
+
+/* The FP environment now. */
+void child_take_fp(fp_state *s);
+
+/* WORKER_FP_* bits in which b differs from a (exception flags ignored). */
+uint32_t child_diff_fp(const fp_state *a, const fp_state *b);
+
+/* The signal state now. */
+void child_take_signals(sig_state *s);
+
+/* Before a plugin call: its CPU budget, the FP environment of cb. */
+void child_begin_call(const call_base *cb);
+
+/* After a plugin call: what it left changed into rep (and put back). */
+void child_end_call(const call_base *cb, const ctl_request *q, ctl_reply *rep);
+
+#endif /* HARNESS_WORKER_INTERNAL_H */
