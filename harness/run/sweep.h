@@ -12,7 +12,7 @@
  * value of the other (exhaustive), against every table value (structured),
  * or against its own random values (the random pairs). Rows are grouped
  * into chunks, chunks into batches. A batch is one case in the worker's
- * batch mode (harness/worker/worker.h), shaped for the variant:
+ * batch mode (harness/worker/batch.h), shaped for the variant:
  *   numpy broadcasting     A (k, 1) rows, B (n) the values: n + k operands;
  *   ONNX legacy broadcast=1, OpenVINO pdpd (axis 0)
  *                          A (k, n) the values, B (k) rows;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/sweep/test_worker_batch.c: the worker's batch mode (harness/worker/worker.h,
+ * tests/sweep/test_worker_batch.c: the worker's batch mode (harness/worker/batch.h,
  * worker_batch_run and worker_batch_rerun) on the reference kernel and the
  * mutants whose bugs it must show:
  *  - outputs read in place are right, also when A or B is reused (same_a,
