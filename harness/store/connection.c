@@ -6,9 +6,9 @@
  * harness/base/alloc.h; store_open with everything it does before the
  * first write (WAL index recovery for read-only opens, the version and
  * foreign-file checks, quick_check, migrations, WAL mode, marking stale
- * runs) and store_close; the batches (store_begin, store_commit,
- * store_rollback) and the transaction or savepoint of every single write
- * (store_begin_op, store_end_op).
+ * runs, the read views) and store_close; the batches (store_begin,
+ * store_commit, store_rollback) and the transaction or savepoint of every
+ * single write (store_begin_op, store_end_op).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -301,6 +301,9 @@ int store_open(const char *path, unsigned flags, store **out, char *err, size_t 
         if (store_mark_stale_runs(s, NULL))
             goto done;
     }
+    s->op = "open";
+    if (store_create_read_views(s))
+        goto done;
     s->op = NULL;
     s->err[0] = '\0';
     rc = 0;

@@ -6,7 +6,8 @@
  * table and view docs/store.md describes) and the code that brings a
  * file up to date with them: store_migrate, run by store_open on a
  * writable file, and store_check_foreign, which tells a file of another
- * program from a new one.
+ * program from a new one; and the read views (read_runs, ...) that
+ * every connection gets, through which code outside the store reads.
  */
 #include <inttypes.h>
 #include <sqlite3.h>
@@ -389,4 +390,42 @@ int store_migrate(store *s, int64_t *version)
 fail:
     store_exec_quiet(s, "ROLLBACK");
     return -1;
+}
+
+/* ------------------------------------------------------------------------
+ * The read views (store.h, "Reading"): what code outside the store reads
+ * instead of the tables. TEMP views, created on every connection by
+ * store_open, so they are no part of the file and its schema version;
+ * SQLite resolves them when they are used, so a file of an older schema
+ * opened by store_check lacks only the views of its missing tables.
+ * ---------------------------------------------------------------------- */
+static const char *const read_views =
+    "CREATE TEMP VIEW read_runs AS SELECT id, kind, status, started_at, finished_at, profile,"
+    "  host, pid, process_tag, cpu_features, build_flags, divergence_version, seed,"
+    "  shard_index, shard_count, args FROM main.runs;\n"
+    "CREATE TEMP VIEW read_run_shards AS SELECT run_id, shard_index, shard_count, campaign,"
+    "  status, started_at, finished_at, host, pid, process_tag, cpu_features, args"
+    "  FROM main.run_shards;\n"
+    "CREATE TEMP VIEW read_plugin_builds AS SELECT id, name, version, sha256, path, first_seen"
+    "  FROM main.plugin_builds;\n"
+    "CREATE TEMP VIEW read_run_plugins AS SELECT run_id, plugin_build_id FROM main.run_plugins;\n"
+    "CREATE TEMP VIEW read_counts AS SELECT run_id, implementation, variant, dtype, class,"
+    "  elements, cases FROM main.counts;\n"
+    "CREATE TEMP VIEW read_certificates AS SELECT run_id, implementation, variant, dtype,"
+    "  verdict, profile, cases, elements, recorded_at FROM main.certificates;\n"
+    "CREATE TEMP VIEW read_ulp_histograms AS SELECT run_id, implementation, variant, dtype,"
+    "  bucket, elements FROM main.ulp_histograms;\n"
+    "CREATE TEMP VIEW read_signatures AS SELECT id, implementation, variant, dtype, class,"
+    "  operand_class, first_run_id, last_run_id, first_seen, last_seen, status, fixed_run_id,"
+    "  occurrences, reproducers_dropped FROM main.signatures;\n"
+    "CREATE TEMP VIEW read_signature_runs AS SELECT signature_id, run_id, occurrences"
+    "  FROM main.signature_runs;\n"
+    "CREATE TEMP VIEW read_reproducers AS SELECT id, signature_id, run_id, recorded_at,"
+    "  case_id, source, variant, dtype, attrs, attr_broadcast, attr_axis_set, attr_axis,"
+    "  attr_pythondiv, attr_auto_broadcast, attr_int_rounding, a_shape, b_shape, a, b,"
+    "  element, expected, actual, ulps, note FROM main.reproducers;\n";
+
+int store_create_read_views(store *s)
+{
+    return store_exec(s, read_views);
 }

@@ -156,6 +156,10 @@ int store_migrate(store *s, int64_t *version);
  * (another program's database); 0 when it holds none. */
 int store_check_foreign(store *s);
 
+/* Creates the TEMP read views of store.h ("Reading") on the connection
+ * of `s`; store_open calls it once the schema is known to be current. */
+int store_create_read_views(store *s);
+
 /* ------------------------------------------------------------------------
  * statements.c
  * ---------------------------------------------------------------------- */
