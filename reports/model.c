@@ -26,34 +26,34 @@ static const char *const sql_run =
     "SELECT id, kind, status, started_at, finished_at, profile, host, cpu_features,"
     " build_flags, divergence_version, seed, shard_index, shard_count, args,"
     " (julianday(finished_at) - julianday(started_at)) * 86400.0"
-    " FROM runs WHERE id = ?1";
+    " FROM read_runs WHERE id = ?1";
 static const char *const sql_shards =
     "SELECT shard_index, shard_count, status, started_at, finished_at, host, cpu_features, args"
-    " FROM run_shards WHERE run_id = ?1 ORDER BY shard_index";
+    " FROM read_run_shards WHERE run_id = ?1 ORDER BY shard_index";
 static const char *const sql_plugins =
-    "SELECT b.name, b.version, b.sha256, b.path FROM run_plugins p"
-    " JOIN plugin_builds b ON b.id = p.plugin_build_id"
+    "SELECT b.name, b.version, b.sha256, b.path FROM read_run_plugins p"
+    " JOIN read_plugin_builds b ON b.id = p.plugin_build_id"
     " WHERE p.run_id = ?1 AND (?2 IS NULL OR b.name = ?2) ORDER BY b.name, b.version, b.id";
 static const char *const sql_certs =
-    "SELECT implementation, variant, dtype, verdict, profile, cases, elements FROM certificates"
-    " WHERE run_id = ?1 AND (?2 IS NULL OR implementation = ?2)";
+    "SELECT implementation, variant, dtype, verdict, profile, cases, elements"
+    " FROM read_certificates WHERE run_id = ?1 AND (?2 IS NULL OR implementation = ?2)";
 static const char *const sql_counts =
-    "SELECT implementation, variant, dtype, class, elements, cases FROM counts"
+    "SELECT implementation, variant, dtype, class, elements, cases FROM read_counts"
     " WHERE run_id = ?1 AND (?2 IS NULL OR implementation = ?2)";
 static const char *const sql_hists =
-    "SELECT implementation, variant, dtype, bucket, elements FROM ulp_histograms"
+    "SELECT implementation, variant, dtype, bucket, elements FROM read_ulp_histograms"
     " WHERE run_id = ?1 AND (?2 IS NULL OR implementation = ?2)"
     " ORDER BY implementation, variant, dtype";
 static const char *const sql_findings =
     "SELECT s.id, s.implementation, s.variant, s.dtype, s.class, s.operand_class, s.status,"
     " g.occurrences, s.occurrences, s.first_run_id, s.reproducers_dropped"
-    " FROM signature_runs g JOIN signatures s ON s.id = g.signature_id"
+    " FROM read_signature_runs g JOIN read_signatures s ON s.id = g.signature_id"
     " WHERE g.run_id = ?1 AND (?2 IS NULL OR s.implementation = ?2)";
 /* ?1 signature, ?2 run (its own reproducers first), ?3 how many. */
 static const char *const sql_repros =
     "SELECT id, run_id, case_id, source, attrs, a_shape, b_shape, element, expected, actual,"
     " ulps, note, length(a), length(b), hex(substr(a, 1, ?4)), hex(substr(b, 1, ?4))"
-    " FROM reproducers WHERE signature_id = ?1 ORDER BY run_id = ?2 DESC, id LIMIT ?3";
+    " FROM read_reproducers WHERE signature_id = ?1 ORDER BY run_id = ?2 DESC, id LIMIT ?3";
 
 /* ------------------------------------------------------------------------
  * Strings and arrays.

@@ -18,8 +18,8 @@ static const char *const sql_runs =
     "  WHEN shard_count IS NOT NULL THEN shard_index || '/' || shard_count ELSE '' END AS shards,"
     " elements, differences, new_signatures AS new, signatures_in_run AS findings,"
     " conformant AS held, not_conformant AS failed"
-    " FROM v_run_summary WHERE ?1 IS NULL OR run_id IN (SELECT p.run_id FROM run_plugins p"
-    "  JOIN plugin_builds b ON b.id = p.plugin_build_id WHERE b.name = ?1)"
+    " FROM v_run_summary WHERE ?1 IS NULL OR run_id IN (SELECT p.run_id FROM read_run_plugins p"
+    "  JOIN read_plugin_builds b ON b.id = p.plugin_build_id WHERE b.name = ?1)"
     " ORDER BY run_id";
 
 /* ?1 since, ?2 plugin or NULL */
@@ -43,31 +43,31 @@ static const char *const sql_signature =
     " reproducers_stored, reproducers_dropped FROM v_signatures WHERE id = ?1";
 
 static const char *const sql_history =
-    "WITH s AS (SELECT implementation, variant, dtype FROM signatures WHERE id = ?1),"
-    " r AS (SELECT g.run_id FROM signature_runs g WHERE g.signature_id = ?1"
-    "  UNION SELECT t.run_id FROM certificates t JOIN s ON t.implementation = s.implementation"
+    "WITH s AS (SELECT implementation, variant, dtype FROM read_signatures WHERE id = ?1),"
+    " r AS (SELECT g.run_id FROM read_signature_runs g WHERE g.signature_id = ?1"
+    "  UNION SELECT t.run_id FROM read_certificates t JOIN s ON t.implementation = s.implementation"
     "  AND t.variant = s.variant AND t.dtype = s.dtype)"
     " SELECT r.run_id AS run, x.kind, x.started_at,"
-    " (SELECT group_concat(DISTINCT b.version) FROM run_plugins p"
-    "   JOIN plugin_builds b ON b.id = p.plugin_build_id JOIN s ON b.name = s.implementation"
+    " (SELECT group_concat(DISTINCT b.version) FROM read_run_plugins p"
+    "   JOIN read_plugin_builds b ON b.id = p.plugin_build_id JOIN s ON b.name = s.implementation"
     "   WHERE p.run_id = r.run_id) AS version,"
-    " (SELECT t.verdict FROM certificates t JOIN s ON t.implementation = s.implementation"
+    " (SELECT t.verdict FROM read_certificates t JOIN s ON t.implementation = s.implementation"
     "   AND t.variant = s.variant AND t.dtype = s.dtype WHERE t.run_id = r.run_id) AS verdict,"
     " CASE WHEN g.run_id IS NULL THEN 'absent' ELSE 'seen' END AS finding,"
     " coalesce(g.occurrences, 0) AS occurrences"
-    " FROM r JOIN runs x ON x.id = r.run_id"
-    " LEFT JOIN signature_runs g ON g.signature_id = ?1 AND g.run_id = r.run_id"
+    " FROM r JOIN read_runs x ON x.id = r.run_id"
+    " LEFT JOIN read_signature_runs g ON g.signature_id = ?1 AND g.run_id = r.run_id"
     " ORDER BY r.run_id";
 
 /* ?1 plugin, ?2 since */
 static const char *const sql_regressions =
     "SELECT c.variant, c.dtype, c.previous_version AS held_in, c.previous_run_id AS held_run,"
     " c.version AS fails_in, c.run_id AS failing_run, c.verdict,"
-    " (SELECT group_concat(k.class || ' ' || k.elements, ', ') FROM counts k"
+    " (SELECT group_concat(k.class || ' ' || k.elements, ', ') FROM read_counts k"
     "   WHERE k.run_id = c.run_id AND k.implementation = c.implementation"
     "   AND k.variant = c.variant AND k.dtype = c.dtype AND k.class <> 'match') AS classes,"
-    " (SELECT group_concat(g.signature_id, ' ') FROM signature_runs g"
-    "   JOIN signatures s ON s.id = g.signature_id WHERE g.run_id = c.run_id"
+    " (SELECT group_concat(g.signature_id, ' ') FROM read_signature_runs g"
+    "   JOIN read_signatures s ON s.id = g.signature_id WHERE g.run_id = c.run_id"
     "   AND s.implementation = c.implementation AND s.variant = c.variant"
     "   AND s.dtype = c.dtype) AS signatures"
     " FROM v_certificate_changes c WHERE c.implementation = ?1 AND c.previously_held = 1"
@@ -76,9 +76,10 @@ static const char *const sql_regressions =
 
 /* ?1 run1, ?2 run2 */
 static const char *const sql_diff_certs =
-    "WITH a AS (SELECT implementation, variant, dtype, verdict FROM certificates"
+    "WITH a AS (SELECT implementation, variant, dtype, verdict FROM read_certificates"
     "  WHERE run_id = ?1),"
-    " b AS (SELECT implementation, variant, dtype, verdict FROM certificates WHERE run_id = ?2),"
+    " b AS (SELECT implementation, variant, dtype, verdict FROM read_certificates"
+    "  WHERE run_id = ?2),"
     " k AS (SELECT implementation, variant, dtype FROM a"
     "  UNION SELECT implementation, variant, dtype FROM b)"
     " SELECT k.implementation, k.variant, k.dtype, a.verdict AS run1, b.verdict AS run2"
@@ -89,21 +90,22 @@ static const char *const sql_diff_certs =
     " WHERE a.verdict IS NOT b.verdict ORDER BY 1, 2, 3";
 
 static const char *const sql_diff_sigs =
-    "WITH a AS (SELECT signature_id, occurrences FROM signature_runs WHERE run_id = ?1),"
-    " b AS (SELECT signature_id, occurrences FROM signature_runs WHERE run_id = ?2),"
+    "WITH a AS (SELECT signature_id, occurrences FROM read_signature_runs WHERE run_id = ?1),"
+    " b AS (SELECT signature_id, occurrences FROM read_signature_runs WHERE run_id = ?2),"
     " k AS (SELECT signature_id FROM a UNION SELECT signature_id FROM b)"
     " SELECT s.id AS signature, s.implementation, s.variant, s.dtype, s.class, s.operand_class,"
     " coalesce(a.occurrences, 0) AS run1, coalesce(b.occurrences, 0) AS run2,"
     " CASE WHEN a.signature_id IS NULL THEN 'appeared' ELSE 'gone' END AS change"
-    " FROM k JOIN signatures s ON s.id = k.signature_id"
+    " FROM k JOIN read_signatures s ON s.id = k.signature_id"
     " LEFT JOIN a ON a.signature_id = k.signature_id"
     " LEFT JOIN b ON b.signature_id = k.signature_id"
     " WHERE a.signature_id IS NULL OR b.signature_id IS NULL ORDER BY change, s.id";
 
 static const char *const sql_diff_counts =
-    "WITH a AS (SELECT implementation, variant, dtype, class, elements FROM counts"
+    "WITH a AS (SELECT implementation, variant, dtype, class, elements FROM read_counts"
     "  WHERE run_id = ?1),"
-    " b AS (SELECT implementation, variant, dtype, class, elements FROM counts WHERE run_id = ?2),"
+    " b AS (SELECT implementation, variant, dtype, class, elements FROM read_counts"
+    "  WHERE run_id = ?2),"
     " k AS (SELECT implementation, variant, dtype, class FROM a"
     "  UNION SELECT implementation, variant, dtype, class FROM b)"
     " SELECT k.implementation, k.variant, k.dtype, k.class,"
@@ -114,7 +116,7 @@ static const char *const sql_diff_counts =
     "  AND b.dtype = k.dtype AND b.class = k.class"
     " WHERE coalesce(a.elements, 0) <> coalesce(b.elements, 0) ORDER BY 1, 2, 3, 4";
 
-static const char *const sql_run_exists = "SELECT count(*) FROM runs WHERE id = ?1";
+static const char *const sql_run_exists = "SELECT count(*) FROM read_runs WHERE id = ?1";
 
 static const char *const names[] = {"runs", "new", "fixed", "history", "regressions", "diff"};
 

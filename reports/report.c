@@ -42,11 +42,12 @@ int report_latest_run(store *s, const char *name, int64_t *run_id, char *err, si
 {
     static const char *const sql =
         "SELECT max(run_id) FROM ("
-        " SELECT p.run_id FROM run_plugins p JOIN plugin_builds b ON b.id = p.plugin_build_id"
+        " SELECT p.run_id FROM read_run_plugins p"
+        "  JOIN read_plugin_builds b ON b.id = p.plugin_build_id"
         "  WHERE b.name = ?1"
-        " UNION ALL SELECT run_id FROM certificates WHERE implementation = ?1"
-        " UNION ALL SELECT run_id FROM counts WHERE implementation = ?1"
-        " UNION ALL SELECT g.run_id FROM signature_runs g JOIN signatures s"
+        " UNION ALL SELECT run_id FROM read_certificates WHERE implementation = ?1"
+        " UNION ALL SELECT run_id FROM read_counts WHERE implementation = ?1"
+        " UNION ALL SELECT g.run_id FROM read_signature_runs g JOIN read_signatures s"
         "  ON s.id = g.signature_id WHERE s.implementation = ?1)";
     store_param p = STORE_PARAM_TEXT(name);
     int64_t id = 0;

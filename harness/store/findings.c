@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/store/findings.c: findings and their reproducers.
+ *
+ * This file contains store_record_finding (a finding's signature,
+ * deduplicated, its sighting per run, and its case kept as a reproducer
+ * up to the per-signature limit) and store_reproducer_load, which gives
+ * a reproducer back as a case ready to run again, every field validated
+ * before anything is allocated.
+ */
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/store/store_internal.h"
+#include "oracle/compare.h"
+#include "oracle/dtype.h"
+#include "oracle/shape.h"
+#include "oracle/variant.h"
+
+/* Elements of a shape, or -1 when a dimension is negative, the rank too
+ * large or the product overflows. */
+static int shape_elements(const oracle_shape *sh, uint64_t *out)
+{
+    uint64_t n = 1;
+    if (sh->rank > DVG_MAX_RANK)
+        return -1;
+    for (uint32_t i = 0; i < sh->rank; i++) {
+        if (sh->dims[i] < 0 || __builtin_mul_overflow(n, (uint64_t)sh->dims[i], &n))
+            return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+void store_set_reproducer_limit(store *s, uint32_t limit)
+{
+    s->repro_limit = limit;
+}
+
+/* Checks that the case's operand buffers hold what its shapes say. */
+static int check_case(store *s, const divcase *c)
+{
+    uint64_t na, nb;
+    if (shape_elements(&c->a_shape, &na) || shape_elements(&c->b_shape, &nb))
+        return store_fail(s, "case '%.*s' has an invalid shape", (int)sizeof c->id, c->id);
+    if (c->a_bytes != oracle_nbytes(c->dtype, na) || c->b_bytes != oracle_nbytes(c->dtype, nb))
+        return store_fail(s, "case '%.*s': operand sizes %" PRIu64 " and %" PRIu64
+                             " bytes do not match its shapes",
+                          (int)sizeof c->id, c->id, c->a_bytes, c->b_bytes);
+    if ((c->a_bytes && !c->a) || (c->b_bytes && !c->b))
+        return store_fail(s, "case '%.*s' has no operand bytes", (int)sizeof c->id, c->id);
+    return 0;
+}
+
+static int insert_reproducer(store *s, int64_t sig, int64_t run_id, const store_finding *f,
+                             const char *vname, const char *dname)
+{
+    const divcase *c = f->c;
+    char attrs[256], sa[256], sb[256];
+    sqlite3_stmt *st = store_prepare(s, SQL_REPRO_INSERT);
+    if (!st)
+        return -1;
+    oracle_attrs_format(oracle_variant_get(c->variant), &c->attrs, attrs, sizeof attrs);
+    oracle_shape_format(&c->a_shape, sa, sizeof sa);
+    oracle_shape_format(&c->b_shape, sb, sizeof sb);
+    sqlite3_bind_int64(st, 1, sig);
+    sqlite3_bind_int64(st, 2, run_id);
+    sqlite3_bind_text(st, 3, c->id, (int)strnlen(c->id, sizeof c->id), SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, c->source, (int)strnlen(c->source, sizeof c->source),
+                      SQLITE_STATIC);
+    store_bind_text(st, 5, vname);
+    store_bind_text(st, 6, dname);
+    store_bind_text(st, 7, attrs);
+    sqlite3_bind_int64(st, 8, c->attrs.broadcast);
+    sqlite3_bind_int64(st, 9, c->attrs.axis_set);
+    sqlite3_bind_int64(st, 10, c->attrs.axis);
+    sqlite3_bind_int64(st, 11, c->attrs.pythondiv);
+    sqlite3_bind_int64(st, 12, c->attrs.auto_broadcast);
+    sqlite3_bind_int64(st, 13, c->attrs.int_rounding);
+    store_bind_text(st, 14, sa);
+    store_bind_text(st, 15, sb);
+    /* A NULL pointer would bind NULL: an empty operand is an empty blob. */
+    sqlite3_bind_blob64(st, 16, c->a_bytes ? (const void *)c->a : "", c->a_bytes, SQLITE_STATIC);
+    sqlite3_bind_blob64(st, 17, c->b_bytes ? (const void *)c->b : "", c->b_bytes, SQLITE_STATIC);
+    if (f->element >= 0)
+        sqlite3_bind_int64(st, 18, f->element);
+    store_bind_text(st, 19, f->expected);
+    store_bind_text(st, 20, f->actual);
+    if (f->ulps <= INT64_MAX)
+        sqlite3_bind_int64(st, 21, (int64_t)f->ulps);
+    store_bind_text(st, 22, f->note);
+    return store_step_done(s, st);
+}
+
+int store_record_finding(store *s, int64_t run_id, const store_finding *f,
+                         int64_t *signature_id, int *is_new)
+{
+    const char *vname, *dname;
+    sqlite3_stmt *st;
+    int64_t sig = 0, occurrences = 0, stored = 0, repro = 0;
+    int rc = -1;
+
+    s->op = "record finding";
+    if (!f || !f->c)
+        return store_fail(s, "no finding or no case");
+    if (store_need_text(s, "implementation", f->implementation) ||
+        store_name_ids(s, f->c->variant, f->c->dtype, &vname, &dname) || check_case(s, f->c))
+        return -1;
+    if (f->cls == ORACLE_CLASS_MATCH || f->cls >= ORACLE_CLASS_COUNT)
+        return store_fail(s, "class %" PRIu32 " is not a difference", f->cls);
+    if (!f->operand_class)
+        return store_fail(s, "operand class is missing");
+    if (store_begin_op(s, "record finding"))
+        return -1;
+    if (!(st = store_prepare(s, SQL_SIG_UPSERT)))
+        goto done;
+    store_bind_text(st, 1, f->implementation);
+    store_bind_text(st, 2, vname);
+    store_bind_text(st, 3, dname);
+    store_bind_text(st, 4, oracle_class_name(f->cls));
+    store_bind_text(st, 5, f->operand_class);
+    sqlite3_bind_int64(st, 6, run_id);
+    if (store_step_row(s, st))
+        goto done;
+    sig = sqlite3_column_int64(st, 0);
+    occurrences = sqlite3_column_int64(st, 1);
+    if (store_step_done(s, st))
+        goto done;
+    if (!(st = store_prepare(s, SQL_SIGRUN_ADD)))
+        goto done;
+    sqlite3_bind_int64(st, 1, sig);
+    sqlite3_bind_int64(st, 2, run_id);
+    if (store_step_done(s, st))
+        goto done;
+    if (!(st = store_prepare(s, SQL_REPRO_COUNT)))
+        goto done;
+    sqlite3_bind_int64(st, 1, sig);
+    if (store_step_row(s, st))
+        goto done;
+    stored = sqlite3_column_int64(st, 0);
+    if (store_step_done(s, st))
+        goto done;
+    if (stored < (int64_t)s->repro_limit && f->c->a_bytes <= STORE_MAX_OPERAND_BYTES &&
+        f->c->b_bytes <= STORE_MAX_OPERAND_BYTES) {
+        if (insert_reproducer(s, sig, run_id, f, vname, dname))
+            goto done;
+        repro = sqlite3_last_insert_rowid(s->db);
+    } else {
+        if (!(st = store_prepare(s, SQL_SIG_DROPPED)))
+            goto done;
+        sqlite3_bind_int64(st, 1, sig);
+        if (store_step_done(s, st))
+            goto done;
+    }
+    rc = 0;
+done:
+    rc = store_end_op(s, rc);
+    if (rc == 0) {
+        s->last_reproducer = repro;
+        if (signature_id)
+            *signature_id = sig;
+        if (is_new)
+            *is_new = occurrences == 1;
+    }
+    return rc;
+}
+
+int64_t store_last_reproducer(const store *s)
+{
+    return s->last_reproducer;
+}
+
+/* Text column `col` of the current row into dst (truncated). */
+static void column_text(sqlite3_stmt *st, int col, char *dst, size_t len)
+{
+    store_copy_text(dst, len, (const char *)sqlite3_column_text(st, col));
+}
+
+/* An integer column that must fit [lo, hi]. */
+static int column_range(store *s, sqlite3_stmt *st, int col, int64_t lo, int64_t hi,
+                        int64_t *out)
+{
+    if (sqlite3_column_type(st, col) != SQLITE_INTEGER)
+        return store_fail(s, "column %s is not an integer", sqlite3_column_name(st, col));
+    int64_t v = sqlite3_column_int64(st, col);
+    if (v < lo || v > hi)
+        return store_fail(s, "column %s = %" PRId64 " is out of range",
+                          sqlite3_column_name(st, col), v);
+    *out = v;
+    return 0;
+}
+
+/* Parses and checks one operand: its shape text and its blob. */
+static int load_operand(store *s, sqlite3_stmt *st, int shape_col, int blob_col, uint32_t dtype,
+                        oracle_shape *shape, uint64_t *nbytes)
+{
+    const char *text = (const char *)sqlite3_column_text(st, shape_col);
+    oracle_error why;
+    uint64_t count;
+    if (!text || oracle_shape_parse(text, shape, &why) != ORACLE_OK)
+        return store_fail(s, "column %s: %s", sqlite3_column_name(st, shape_col),
+                          text ? why.text : "NULL");
+    if (shape_elements(shape, &count))
+        return store_fail(s, "column %s: shape '%s' is too large",
+                          sqlite3_column_name(st, shape_col), text);
+    uint64_t want = oracle_nbytes(dtype, count);
+    uint64_t have = (uint64_t)sqlite3_column_bytes(st, blob_col);
+    if (want > STORE_MAX_OPERAND_BYTES || have != want)
+        return store_fail(s,
+                          "column %s holds %" PRIu64 " bytes; shape %s of %s needs %" PRIu64
+                          " (at most %" PRIu64 ")",
+                          sqlite3_column_name(st, blob_col), have, text, oracle_dtype_tag(dtype),
+                          want, STORE_MAX_OPERAND_BYTES);
+    *nbytes = have;
+    return 0;
+}
+
+int store_reproducer_load(store *s, int64_t id, divcase *out, store_reproducer *info)
+{
+    sqlite3_stmt *st, *pl = NULL;
+    divcase c;
+    store_reproducer r;
+    int64_t v[6];
+    uint64_t na, nb;
+    int rc = -1;
+
+    memset(&c, 0, sizeof c);
+    memset(&r, 0, sizeof r);
+    snprintf(s->op_text, sizeof s->op_text, "load reproducer %" PRId64, id);
+    s->op = s->op_text;
+    s->err[0] = '\0';
+    if (!(st = store_prepare(s, SQL_REPRO_LOAD)))
+        goto done;
+    sqlite3_bind_int64(st, 1, id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_DONE) {
+        store_fail(s, "no such reproducer");
+        goto done;
+    }
+    if (step != SQLITE_ROW) {
+        store_fail_db(s);
+        goto done;
+    }
+    const char *vname = (const char *)sqlite3_column_text(st, 4);
+    const char *dname = (const char *)sqlite3_column_text(st, 5);
+    const oracle_variant *variant = vname ? oracle_variant_by_name(vname) : NULL;
+    c.dtype = dname ? oracle_dtype_by_tag(dname) : DVG_DTYPE_NONE;
+    if (!variant) {
+        store_fail(s, "unknown variant '%s'", vname ? vname : "NULL");
+        goto done;
+    }
+    if (c.dtype == DVG_DTYPE_NONE) {
+        store_fail(s, "unknown dtype '%s'", dname ? dname : "NULL");
+        goto done;
+    }
+    c.variant = variant->id;
+    if (column_range(s, st, 6, INT32_MIN, INT32_MAX, &v[0]) ||
+        column_range(s, st, 7, INT32_MIN, INT32_MAX, &v[1]) ||
+        column_range(s, st, 8, INT64_MIN, INT64_MAX, &v[2]) ||
+        column_range(s, st, 9, INT32_MIN, INT32_MAX, &v[3]) ||
+        column_range(s, st, 10, 0, UINT32_MAX, &v[4]) ||
+        column_range(s, st, 11, 0, UINT32_MAX, &v[5]))
+        goto done;
+    c.attrs.size = sizeof c.attrs;
+    c.attrs.broadcast = (int32_t)v[0];
+    c.attrs.axis_set = (int32_t)v[1];
+    c.attrs.axis = v[2];
+    c.attrs.pythondiv = (int32_t)v[3];
+    c.attrs.auto_broadcast = (uint32_t)v[4];
+    c.attrs.int_rounding = (uint32_t)v[5];
+    if (load_operand(s, st, 12, 14, c.dtype, &c.a_shape, &na) ||
+        load_operand(s, st, 13, 15, c.dtype, &c.b_shape, &nb))
+        goto done;
+    column_text(st, 2, c.id, sizeof c.id);
+    column_text(st, 3, c.source, sizeof c.source);
+
+    r.id = id;
+    r.signature_id = sqlite3_column_int64(st, 0);
+    r.run_id = sqlite3_column_int64(st, 1);
+    r.element = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 16);
+    column_text(st, 17, r.expected, sizeof r.expected);
+    column_text(st, 18, r.actual, sizeof r.actual);
+    r.ulps = sqlite3_column_type(st, 19) == SQLITE_NULL ? UINT64_MAX
+                                                        : (uint64_t)sqlite3_column_int64(st, 19);
+    column_text(st, 20, r.note, sizeof r.note);
+    column_text(st, 21, r.implementation, sizeof r.implementation);
+    column_text(st, 22, r.cls, sizeof r.cls);
+    column_text(st, 23, r.operand_class, sizeof r.operand_class);
+
+    /* Sizes were checked against the shapes above: allocate and copy. */
+    if (divcase_alloc(&c, ORACLE_MAX_ELEMENTS) || c.a_bytes != na || c.b_bytes != nb) {
+        store_fail(s, "out of memory for %" PRIu64 " + %" PRIu64 " operand bytes", na, nb);
+        goto done;
+    }
+    if (na)
+        memcpy(c.a, sqlite3_column_blob(st, 14), na);
+    if (nb)
+        memcpy(c.b, sqlite3_column_blob(st, 15), nb);
+    store_reset_stmt(st);
+
+    if (info) {
+        if (!(pl = store_prepare(s, SQL_REPRO_PLUGIN)))
+            goto done;
+        sqlite3_bind_int64(pl, 1, r.run_id);
+        store_bind_text(pl, 2, r.implementation);
+        step = sqlite3_step(pl);
+        if (step == SQLITE_ROW) {
+            column_text(pl, 0, r.plugin_version, sizeof r.plugin_version);
+            column_text(pl, 1, r.plugin_path, sizeof r.plugin_path);
+            column_text(pl, 2, r.plugin_sha256, sizeof r.plugin_sha256);
+        } else if (step != SQLITE_DONE) {
+            store_fail_db(s);
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    store_reset_stmt(st);
+    store_reset_stmt(pl);
+    if (rc) {
+        divcase_free(&c);
+    } else {
+        *out = c;
+        if (info)
+            *info = r;
+    }
+    return rc;
+}
