@@ -4,18 +4,18 @@
  * restricted to the claims of the plugin named by the environment variable
  * DIVERGENCE_PLUGIN, runs the plugin IN-PROCESS (loaded once with dlopen;
  * this is for speed: isolation is the harness's business, and a crash here
- * is exactly what the fuzzing engine records), and checks it against the
- * oracle the way the harness's verdict does:
+ * is exactly what the fuzzing engine records), and hands what it produced
+ * to the harness's judge (harness/judge/verdict.h, the exact profile and
+ * the deviations the descriptor declares), as certify does:
  *
- *   - input the oracle calls invalid must not be accepted by output_shape;
- *   - valid input must be accepted, with the oracle's output shape;
- *   - compute runs twice on a heap output pre-filled with two poison
- *     patterns, poisoned past its end too: each element must be
- *     written, equal in both runs and accepted by the oracle
- *     (oracle_expect_tensor, or the exact oracle_expect for small outputs;
- *     oracle_elem_accepts; classes from oracle_classify; the deviations the
- *     descriptor declares are accepted as the harness accepts them); the
- *     tail and the inputs must be left as they were.
+ *   - output_shape runs; input the oracle calls invalid stops there;
+ *   - on valid input with the oracle's output shape, compute runs twice on
+ *     a heap output pre-filled with two poison patterns, poisoned past its
+ *     end too; a status other than ok, a byte written past the end or an
+ *     input changed ends the case there (a case-level finding);
+ *   - elements that kept the poison in both runs, or differ between the
+ *     runs, are flagged for the judge; the expected elements come from
+ *     oracle_expect_tensor (or the exact oracle_expect for small outputs).
  *
  * On any discrepancy it prints one line (the difference class and the
  * element) to stderr and calls __builtin_trap(), so libFuzzer and AFL++ keep
@@ -36,6 +36,7 @@
 #include "divergence/iut.h"
 #include "harness/cases/decode.h"
 #include "harness/base/alloc.h"
+#include "harness/judge/verdict.h"
 #include "oracle/compare.h"
 #include "oracle/dtype.h"
 #include "oracle/expect.h"
@@ -58,6 +59,8 @@ typedef struct fuzz_div_state {
     fuzz_limits lim;
     oracle_elem *expected;  /* max_elements */
     uint8_t *a_copy, *b_copy; /* max_elements * 8 bytes */
+    uint8_t *flags;         /* VERDICT_ELEM_* per element: max_elements */
+    verdict_profile profile; /* exact */
     uint8_t *out[2];        /* the two outputs: max_elements * 8 + TAIL bytes */
     uint64_t out_cap;
     uint8_t poison1[16], poison2[16];
@@ -113,11 +116,15 @@ static fuzz_div_state *fuzz_div_setup(void)
     st.expected = dvg_malloc(st.lim.max_elements * sizeof *st.expected);
     st.a_copy = dvg_malloc(st.lim.max_elements * 8);
     st.b_copy = dvg_malloc(st.lim.max_elements * 8);
+    st.flags = dvg_malloc(st.lim.max_elements);
     st.out_cap = st.lim.max_elements * 8 + FUZZ_DIV_TAIL;
     st.out[0] = dvg_malloc(st.out_cap);
     st.out[1] = dvg_malloc(st.out_cap);
-    if (!st.expected || !st.a_copy || !st.b_copy || !st.out[0] || !st.out[1])
+    if (!st.expected || !st.a_copy || !st.b_copy || !st.flags || !st.out[0] || !st.out[1])
         setup_fail("out of memory", NULL);
+    char err[160];
+    if (verdict_profile_parse("exact", &st.profile, err, sizeof err))
+        setup_fail("the exact profile", err);
     memset(st.poison1, POISON1, sizeof st.poison1);
     memset(st.poison2, POISON2, sizeof st.poison2);
     oracle_fastpath_selfcheck(); /* once: the fast path is used only after it */
@@ -142,12 +149,13 @@ static void finding(const divcase *c, const char *cls, const char *fmt, ...)
     __builtin_trap();
 }
 
-static const char *status_class(int32_t s)
+/* The judge's outcome of a plugin status other than DVG_OK. */
+static uint32_t status_outcome(int32_t s)
 {
     switch (s) {
-    case DVG_INVALID_INPUT: return "valid-input-rejected";
-    case DVG_UNSUPPORTED: return "unsupported-claim";
-    default: return "failure";
+    case DVG_INVALID_INPUT: return VERDICT_OUT_INVALID_INPUT;
+    case DVG_UNSUPPORTED: return VERDICT_OUT_UNSUPPORTED;
+    default: return VERDICT_OUT_FAILURE;
     }
 }
 
@@ -162,13 +170,115 @@ static void tensor_of(const divcase *c, const oracle_shape *s, void *data, uint6
     t->nbytes = nbytes;
 }
 
-/* The declared deviations the harness accepts under the exact profile. */
-static int declared_accepts(uint64_t declared, uint32_t cls)
+/* A case-level end of the plugin's calls, with its note. */
+__attribute__((format(printf, 3, 4)))
+static void ended(verdict_outputs *o, uint32_t outcome, const char *fmt, ...)
 {
-    return (cls == ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT &&
-            (declared & DVG_DEV_FLUSH_SUBNORMAL_OUTPUT)) ||
-           (cls == ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO &&
-            (declared & DVG_DEV_SUBNORMAL_INPUT_ZERO));
+    va_list ap;
+    o->outcome = outcome;
+    va_start(ap, fmt);
+    vsnprintf(o->note, sizeof o->note, fmt, ap);
+    va_end(ap);
+}
+
+/* Runs output_shape and, on valid input with the oracle's shape, compute
+ * twice; fills *o with what the plugin produced. */
+static void run_plugin(fuzz_div_state *st, const divcase *c, int valid, const oracle_plan *p,
+                       verdict_outputs *o)
+{
+    const dvg_descriptor *d = st->d;
+    dvg_tensor ta, tb, tc;
+    tensor_of(c, &c->a_shape, c->a, c->a_bytes, &ta);
+    tensor_of(c, &c->b_shape, c->b, c->b_bytes, &tb);
+    uint32_t rank = UINT32_MAX;
+    int64_t shape[DVG_MAX_RANK];
+    for (int k = 0; k < DVG_MAX_RANK; k++)
+        shape[k] = -1;
+    int32_t s = d->output_shape(st->iut, c->variant, &c->attrs, &ta, &tb, &rank, shape);
+    if (s != DVG_OK) {
+        o->in_shape = 1;
+        ended(o, status_outcome(s), "output_shape returned %d on %s input", (int)s,
+              valid ? "valid" : "invalid");
+        return;
+    }
+    if (!valid)
+        return; /* accepted: the judge says so, whatever the shape */
+    int shape_ok = rank <= DVG_MAX_RANK;
+    if (shape_ok) {
+        o->shape.rank = rank;
+        for (uint32_t k = 0; k < rank; k++) {
+            o->shape.dims[k] = shape[k];
+            shape_ok &= shape[k] >= 0;
+        }
+    }
+    if (!shape_ok) {
+        o->in_shape = 1;
+        ended(o, VERDICT_OUT_BAD_SHAPE, "output_shape gave rank %u (or a negative dimension)",
+              (unsigned)rank);
+        return;
+    }
+    o->has_shape = 1;
+    if (!oracle_shape_equal(&o->shape, &p->out))
+        return; /* the judge says what is wrong */
+
+    /* The outputs are preallocated (an allocation per call costs more than
+     * the rest under ASan): each is poisoned whole, and every byte after the
+     * output's end must still hold the poison afterwards. */
+    uint64_t nbytes = oracle_nbytes(c->dtype, p->count);
+    uint8_t **out = st->out;
+    memcpy(st->a_copy, c->a, c->a_bytes);
+    memcpy(st->b_copy, c->b, c->b_bytes);
+    for (int run = 0; run < 2; run++) {
+        uint8_t poison = run ? POISON2 : POISON1;
+        memset(out[run], poison, st->out_cap);
+        tensor_of(c, &p->out, out[run], nbytes, &tc);
+        s = d->compute(st->iut, c->variant, &c->attrs, &ta, &tb, &tc);
+        if (s != DVG_OK) {
+            ended(o, status_outcome(s), "compute (run %d) returned %d on valid input", run + 1,
+                  (int)s);
+            return;
+        }
+        for (uint64_t k = nbytes; k < st->out_cap; k++)
+            if (out[run][k] != poison) {
+                ended(o, VERDICT_OUT_OOB_WRITE, "compute wrote byte %" PRIu64 " past the output",
+                      k - nbytes);
+                return;
+            }
+        if (memcmp(st->a_copy, c->a, c->a_bytes) || memcmp(st->b_copy, c->b, c->b_bytes)) {
+            ended(o, VERDICT_OUT_INPUT_MUTATED, "an input's bytes changed during compute");
+            return;
+        }
+    }
+    uint32_t dt = c->dtype;
+    for (uint64_t i = 0; i < p->count; i++) {
+        uint64_t v1 = oracle_load(dt, out[0], i), v2 = oracle_load(dt, out[1], i);
+        st->flags[i] = v1 == oracle_load(dt, st->poison1, i & 1) &&
+                               v2 == oracle_load(dt, st->poison2, i & 1)
+                           ? VERDICT_ELEM_UNWRITTEN
+                       : v1 != v2 ? VERDICT_ELEM_NONDET
+                                  : 0;
+    }
+    o->computed = 1;
+    o->out1 = out[0];
+    o->out2 = out[1];
+    o->flags = st->flags;
+}
+
+/* The judge's first finding the profile does not accept. */
+typedef struct first_finding {
+    int found;
+    verdict_example ex;
+} first_finding;
+
+static int keep_first(void *ctx, const divcase *c, const verdict_example *ex)
+{
+    first_finding *f = ctx;
+    (void)c;
+    if (!ex->accepted && !f->found) {
+        f->found = 1;
+        f->ex = *ex;
+    }
+    return 0;
 }
 
 static void check_case(fuzz_div_state *st, divcase *c)
@@ -185,103 +295,51 @@ static void check_case(fuzz_div_state *st, divcase *c)
         return;
     int valid = prc == ORACLE_OK;
 
-    dvg_tensor ta, tb, tc;
-    tensor_of(c, &c->a_shape, c->a, c->a_bytes, &ta);
-    tensor_of(c, &c->b_shape, c->b, c->b_bytes, &tb);
-    uint32_t rank = UINT32_MAX;
-    int64_t shape[DVG_MAX_RANK];
-    for (int k = 0; k < DVG_MAX_RANK; k++)
-        shape[k] = -1;
-    int32_t s = d->output_shape(st->iut, c->variant, &c->attrs, &ta, &tb, &rank, shape);
-    if (!valid) {
-        if (s == DVG_OK)
-            finding(c, "invalid-input-accepted", "output_shape accepted shapes the spec makes "
-                    "invalid (%s)", why.text);
-        if (s != DVG_INVALID_INPUT && s != DVG_UNSUPPORTED)
-            finding(c, "failure", "output_shape returned %d on invalid input", (int)s);
-        return;
-    }
-    if (s != DVG_OK)
-        finding(c, status_class(s), "output_shape returned %d on valid input", (int)s);
-    oracle_shape got;
-    memset(&got, 0, sizeof got);
-    int shape_ok = rank <= DVG_MAX_RANK;
-    if (shape_ok) {
-        got.rank = rank;
-        for (uint32_t k = 0; k < rank; k++) {
-            got.dims[k] = shape[k];
-            shape_ok &= shape[k] >= 0;
+    verdict_outputs o;
+    memset(&o, 0, sizeof o);
+    run_plugin(st, c, valid, &p, &o);
+    if (o.computed) {
+        /* Small outputs: the exact path element by element (what the fast
+         * path is checked against) costs less than a padded fast-path block. */
+        if (p.count <= FUZZ_DIV_EXACT_ELEMENTS) {
+            for (uint64_t i = 0; i < p.count; i++) {
+                uint64_t ao, bo;
+                oracle_plan_offsets(&p, i, &ao, &bo);
+                oracle_expect(&r, oracle_load(c->dtype, c->a, ao),
+                              oracle_load(c->dtype, c->b, bo), &st->expected[i]);
+            }
+        } else {
+            oracle_expect_tensor(&r, &p, c->a, c->b, st->expected);
         }
     }
-    if (!shape_ok || !oracle_shape_equal(&got, &p.out)) {
-        char want[160];
-        finding(c, "wrong-output-shape", "output_shape gave rank %u, the spec gives %s",
-                (unsigned)rank, oracle_shape_format(&p.out, want, sizeof want));
+    verdict_tally t;
+    memset(&t, 0, sizeof t);
+    first_finding ff;
+    ff.found = 0;
+    int v = verdict_case(&r, c, valid, &p, st->expected, &o, &st->profile, d->deviations,
+                         d->int_div_zero_value, &t, keep_first, &ff);
+    if (v < 0)
+        return; /* out of memory: not the plugin's fault */
+    if (ff.found) {
+        const verdict_example *ex = &ff.ex;
+        const char *cls = oracle_class_name(ex->cls);
+        if (ex->index == UINT64_MAX)
+            finding(c, cls, "%s%s%s%s", ex->note, valid ? "" : " (", valid ? "" : why.text,
+                    valid ? "" : ")");
+        char sa[VERDICT_TEXT_MAX], sb[VERDICT_TEXT_MAX], want[VERDICT_TEXT_MAX],
+            got[VERDICT_TEXT_MAX];
+        finding(c, cls, "output element %" PRIu64 ": A %s / B %s: expected %s, got %s%s%.300s",
+                ex->index, verdict_bits_text(c->dtype, ex->a, sa, sizeof sa),
+                verdict_bits_text(c->dtype, ex->b, sb, sizeof sb),
+                verdict_elem_text(c->dtype, &ex->expected, want, sizeof want),
+                verdict_bits_text(c->dtype, ex->actual, got, sizeof got), ex->note[0] ? "; " : "",
+                ex->note);
     }
-
-    /* The outputs are preallocated (an allocation per call costs more than
-     * the rest under ASan): each is poisoned whole, and every byte after the
-     * output's end must still hold the poison afterwards. */
-    uint64_t nbytes = oracle_nbytes(c->dtype, p.count);
-    uint8_t **out = st->out;
-    memcpy(st->a_copy, c->a, c->a_bytes);
-    memcpy(st->b_copy, c->b, c->b_bytes);
-    for (int run = 0; run < 2; run++) {
-        uint8_t poison = run ? POISON2 : POISON1;
-        memset(out[run], poison, st->out_cap);
-        tensor_of(c, &p.out, out[run], nbytes, &tc);
-        s = d->compute(st->iut, c->variant, &c->attrs, &ta, &tb, &tc);
-        if (s != DVG_OK)
-            finding(c, status_class(s), "compute (run %d) returned %d on valid input", run + 1,
-                    (int)s);
-        for (uint64_t k = nbytes; k < st->out_cap; k++)
-            if (out[run][k] != poison)
-                finding(c, "out-of-bounds-write", "compute wrote byte %" PRIu64
-                        " past the output", k - nbytes);
-        if (memcmp(st->a_copy, c->a, c->a_bytes) || memcmp(st->b_copy, c->b, c->b_bytes))
-            finding(c, "input-mutated", "an input's bytes changed during compute");
-    }
-
-    /* Small outputs: the exact path element by element (what the fast path
-     * is checked against) costs less than a padded fast-path block. */
-    if (p.count <= FUZZ_DIV_EXACT_ELEMENTS) {
-        for (uint64_t i = 0; i < p.count; i++) {
-            uint64_t ao, bo;
-            oracle_plan_offsets(&p, i, &ao, &bo);
-            oracle_expect(&r, oracle_load(c->dtype, c->a, ao), oracle_load(c->dtype, c->b, bo),
-                          &st->expected[i]);
-        }
-    } else {
-        oracle_expect_tensor(&r, &p, c->a, c->b, st->expected);
-    }
-    uint32_t dt = c->dtype;
-    uint64_t declared = d->deviations;
-    uint64_t declared_zero = (uint64_t)d->int_div_zero_value & oracle_dtype_mask(dt);
-    for (uint64_t i = 0; i < p.count; i++) {
-        const oracle_elem *e = &st->expected[i];
-        uint64_t v1 = oracle_load(dt, out[0], i), v2 = oracle_load(dt, out[1], i);
-        uint64_t ao, bo;
-        if (v1 == oracle_load(dt, st->poison1, i & 1) && v2 == oracle_load(dt, st->poison2, i & 1))
-            finding(c, "element-not-written", "output element %" PRIu64 " kept the poison", i);
-        if (v1 != v2)
-            finding(c, "nondeterministic", "output element %" PRIu64 ": run 1 gave 0x%" PRIx64
-                    ", run 2 gave 0x%" PRIx64, i, v1, v2);
-        if (oracle_elem_accepts(dt, e, v1)) {
-            if (e->kind == ORACLE_UNSPECIFIED && e->rule == ORACLE_RULE_INT_DIV_ZERO &&
-                (declared & DVG_DEV_INT_DIV_ZERO_VALUE) && v1 != declared_zero)
-                finding(c, "wrong-value", "output element %" PRIu64 ": x/0 gave 0x%" PRIx64
-                        ", the descriptor declares 0x%" PRIx64, i, v1, declared_zero);
-            continue;
-        }
-        oracle_plan_offsets(&p, i, &ao, &bo);
-        uint64_t a = oracle_load(dt, c->a, ao), b = oracle_load(dt, c->b, bo), ulps = 0;
-        uint32_t cls = oracle_classify(&r, a, b, e, v1, &ulps);
-        if (cls == ORACLE_CLASS_MATCH || declared_accepts(declared, cls))
-            continue;
-        finding(c, oracle_class_name(cls), "output element %" PRIu64 ": A 0x%" PRIx64
-                " / B 0x%" PRIx64 " expected 0x%" PRIx64 " (kind %u), got 0x%" PRIx64, i, a, b,
-                e->bits, (unsigned)e->kind, v1);
-    }
+    if (v == 0) /* more signatures than the judge itemises: name the class */
+        for (uint32_t k = 1; k < ORACLE_CLASS_COUNT; k++)
+            if (t.counts[k])
+                finding(c, oracle_class_name(k), "%" PRIu64 " elements of this class",
+                        t.counts[k]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

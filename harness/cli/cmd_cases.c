@@ -20,6 +20,7 @@
 #include "harness/base/datadir.h"
 #include "harness/cases/casefile.h"
 #include "harness/cli/commands.h"
+#include "harness/judge/verdict.h"
 #include "oracle/dtype.h"
 #include "oracle/expect.h"
 #include "oracle/requirements.h"
@@ -125,26 +126,6 @@ static int elems_agree(const oracle_elem *file, const oracle_elem *oracle)
     return file->kind != ORACLE_EXACT || file->bits == oracle->bits;
 }
 
-static const char *elem_text(uint32_t dtype, const oracle_elem *e, char *buf, size_t len)
-{
-    char dec[48], hex[24];
-    switch (e->kind) {
-    case ORACLE_ANY_NAN:
-        snprintf(buf, len, "nan (any NaN)");
-        break;
-    case ORACLE_ANY_INF:
-        snprintf(buf, len, "any-inf (+inf or -inf)");
-        break;
-    case ORACLE_UNSPECIFIED:
-        snprintf(buf, len, "unspecified");
-        break;
-    default:
-        snprintf(buf, len, "%s (%s)", oracle_value_format(dtype, e->bits, dec, sizeof dec),
-                 oracle_bits_format(dtype, e->bits, hex, sizeof hex));
-    }
-    return buf;
-}
-
 /* Checks one case; returns the number of disagreements, *elements the
  * number of elements compared. */
 static uint64_t check_case(const divcase *c, const casefile_meta *m, uint64_t max_elements,
@@ -217,8 +198,8 @@ static uint64_t check_case(const divcase *c, const casefile_meta *m, uint64_t ma
                    c->id, i, oracle_value_format(c->dtype, oracle_load(c->dtype, c->a, ao), av,
                                                  sizeof av),
                    oracle_value_format(c->dtype, oracle_load(c->dtype, c->b, bo), bv, sizeof bv),
-                   elem_text(c->dtype, &c->expect[i], fe, sizeof fe),
-                   elem_text(c->dtype, &got[i], oe, sizeof oe), info ? info->name : "?",
+                   verdict_elem_text(c->dtype, &c->expect[i], fe, sizeof fe),
+                   verdict_elem_text(c->dtype, &got[i], oe, sizeof oe), info ? info->name : "?",
                    oracle_elem_requirement(&r, &got[i]));
         }
     }

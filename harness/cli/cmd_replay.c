@@ -18,21 +18,14 @@
 #include "harness/judge/verdict.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
-#include "oracle/value.h"
 
 static void show_elem(uint32_t dtype, const char *label, uint64_t index, uint64_t a, uint64_t b,
                       const oracle_elem *e, uint64_t actual)
 {
-    char sa[48], sb[48], se[48], sg[48], ha[24], hb[24], he[24], hg[24];
-    const char *want = e->kind == ORACLE_EXACT ? oracle_value_format(dtype, e->bits, se, sizeof se)
-                       : e->kind == ORACLE_ANY_NAN ? "nan (any)"
-                       : e->kind == ORACLE_ANY_INF ? "+inf or -inf"
-                                                   : "unspecified";
-    printf("  %s element %" PRIu64 ": %s (%s) / %s (%s): expected %s %s, got %s (%s)\n", label,
-           index, oracle_value_format(dtype, a, sa, sizeof sa), oracle_bits_format(dtype, a, ha, sizeof ha),
-           oracle_value_format(dtype, b, sb, sizeof sb), oracle_bits_format(dtype, b, hb, sizeof hb),
-           want, e->kind == ORACLE_EXACT ? oracle_bits_format(dtype, e->bits, he, sizeof he) : "",
-           oracle_value_format(dtype, actual, sg, sizeof sg), oracle_bits_format(dtype, actual, hg, sizeof hg));
+    char sa[VERDICT_TEXT_MAX], sb[VERDICT_TEXT_MAX], se[VERDICT_TEXT_MAX], sg[VERDICT_TEXT_MAX];
+    printf("  %s element %" PRIu64 ": %s / %s: expected %s, got %s\n", label, index,
+           verdict_bits_text(dtype, a, sa, sizeof sa), verdict_bits_text(dtype, b, sb, sizeof sb),
+           verdict_elem_text(dtype, e, se, sizeof se), verdict_bits_text(dtype, actual, sg, sizeof sg));
 }
 
 typedef struct replay_ctx {

@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the judge (see verdict.h): tolerance profiles, the
+ * comparison of one case's plain outputs with the oracle's elements, the
+ * tallies of a claim and their sum, the verdict text of a certificate, and
+ * the words for expected and actual elements.
+ */
 #include "harness/judge/verdict.h"
 
 #include <inttypes.h>
@@ -8,6 +14,7 @@
 
 #include "harness/base/alloc.h"
 #include "oracle/dtype.h"
+#include "oracle/value.h"
 
 int verdict_profile_parse(const char *text, verdict_profile *p, char *err, size_t errlen)
 {
@@ -32,6 +39,25 @@ int verdict_profile_parse(const char *text, verdict_profile *p, char *err, size_
     }
     snprintf(err, errlen, "profile '%s': expected exact, ftz or ulp:N (1 <= N <= 2^32)", text);
     return -1;
+}
+
+char *verdict_elem_text(uint32_t dtype, const oracle_elem *e, char *buf, size_t len)
+{
+    switch (e->kind) {
+    case ORACLE_EXACT: return verdict_bits_text(dtype, e->bits, buf, len);
+    case ORACLE_ANY_NAN: snprintf(buf, len, "nan (any)"); break;
+    case ORACLE_ANY_INF: snprintf(buf, len, "+inf or -inf"); break;
+    default: snprintf(buf, len, "unspecified"); break;
+    }
+    return buf;
+}
+
+char *verdict_bits_text(uint32_t dtype, uint64_t bits, char *buf, size_t len)
+{
+    char v[64], hex[24];
+    snprintf(buf, len, "%s (%s)", oracle_value_format(dtype, bits, v, sizeof v),
+             oracle_bits_format(dtype, bits, hex, sizeof hex));
+    return buf;
 }
 
 uint32_t verdict_ulp_bucket(uint64_t ulps)
@@ -87,19 +113,15 @@ static void add_finding(case_findings *f, verdict_tally *t, const verdict_exampl
     }
 }
 
-/* A finding about the whole case (crash, shape, status). */
-static void case_level(case_findings *f, verdict_tally *t, uint32_t cls, const worker_result *wr,
-                       const char *note)
+/* A finding about the whole case (crash, shape, status), with its note. */
+static void case_level(case_findings *f, verdict_tally *t, uint32_t cls, const char *note)
 {
     verdict_example ex;
     memset(&ex, 0, sizeof ex);
     ex.cls = cls;
     ex.index = UINT64_MAX;
     ex.operand_a = ex.operand_b = ORACLE_OPERAND_COUNT;
-    if (note)
-        snprintf(ex.note, sizeof ex.note, "%s", note);
-    else if (wr)
-        worker_result_format(wr, ex.note, sizeof ex.note);
+    snprintf(ex.note, sizeof ex.note, "%s", note);
     add_finding(f, t, &ex);
 }
 
@@ -115,19 +137,18 @@ static int accepted_by(uint32_t cls, uint64_t ulps, uint32_t kind, const verdict
     return 0;
 }
 
-/* Worker outcomes that end a case before any element is compared. */
+/* Outcomes that end a case before any element is compared. */
 static uint32_t outcome_class(uint32_t outcome)
 {
     switch (outcome) {
-    case WORKER_OUT_HANG: return ORACLE_CLASS_HANG;
-    case WORKER_OUT_OOB_WRITE: return ORACLE_CLASS_OOB_WRITE;
-    case WORKER_OUT_OOB_READ: return ORACLE_CLASS_OOB_READ;
-    case WORKER_OUT_INPUT_MUTATED: return ORACLE_CLASS_INPUT_MUTATED;
-    case WORKER_OUT_UNSUPPORTED: return ORACLE_CLASS_UNSUPPORTED_CLAIM;
-    case WORKER_OUT_FAILURE:
-    case WORKER_OUT_BAD_STATUS: return ORACLE_CLASS_FAILURE;
-    case WORKER_OUT_BAD_SHAPE: return ORACLE_CLASS_WRONG_SHAPE;
-    default: return ORACLE_CLASS_CRASH; /* CRASH, EXIT, PROTOCOL, LOAD_ERROR */
+    case VERDICT_OUT_HANG: return ORACLE_CLASS_HANG;
+    case VERDICT_OUT_OOB_WRITE: return ORACLE_CLASS_OOB_WRITE;
+    case VERDICT_OUT_OOB_READ: return ORACLE_CLASS_OOB_READ;
+    case VERDICT_OUT_INPUT_MUTATED: return ORACLE_CLASS_INPUT_MUTATED;
+    case VERDICT_OUT_UNSUPPORTED: return ORACLE_CLASS_UNSUPPORTED_CLAIM;
+    case VERDICT_OUT_FAILURE: return ORACLE_CLASS_FAILURE;
+    case VERDICT_OUT_BAD_SHAPE: return ORACLE_CLASS_WRONG_SHAPE;
+    default: return ORACLE_CLASS_CRASH; /* CRASH and anything unknown */
     }
 }
 
@@ -149,7 +170,7 @@ static void element_example(verdict_example *ex, const divcase *c, const oracle_
 }
 
 static void compare_elements(const oracle_rules *r, const divcase *c, const oracle_plan *p,
-                             const oracle_elem *expected, const worker_result *wr,
+                             const oracle_elem *expected, const verdict_outputs *out,
                              const verdict_profile *prof, uint64_t declared,
                              int64_t int_div_zero_value, verdict_tally *t, case_findings *f)
 {
@@ -160,16 +181,16 @@ static void compare_elements(const oracle_rules *r, const divcase *c, const orac
     t->elements += p->count;
     for (uint64_t i = 0; i < p->count; i++) {
         const oracle_elem *e = &expected[i];
-        uint64_t actual = oracle_load(dtype, wr->out1, i);
-        uint8_t flags = wr->flags ? wr->flags[i] : 0;
+        uint64_t actual = oracle_load(dtype, out->out1, i);
+        uint8_t flags = out->flags ? out->flags[i] : 0;
         if (float_kind && e->kind == ORACLE_EXACT && flags == 0 &&
             oracle_operand_class(dtype, e->bits) == ORACLE_OPERAND_SUBNORMAL)
             t->subnormal_results++;
         uint32_t cls;
         uint64_t ulps = 0;
-        if (flags & WORKER_ELEM_UNWRITTEN)
+        if (flags & VERDICT_ELEM_UNWRITTEN)
             cls = ORACLE_CLASS_NOT_WRITTEN;
-        else if (flags & WORKER_ELEM_NONDET)
+        else if (flags & VERDICT_ELEM_NONDET)
             cls = ORACLE_CLASS_NONDETERMINISTIC;
         else if (oracle_elem_accepts(dtype, e, actual)) {
             if (e->kind == ORACLE_UNSPECIFIED) {
@@ -211,7 +232,7 @@ static void compare_elements(const oracle_rules *r, const divcase *c, const orac
                 t->ulp_hist[verdict_ulp_bucket(ulps)]++;
             if (cls == ORACLE_CLASS_NONDETERMINISTIC)
                 snprintf(ex.note, sizeof ex.note, "run 1 gave 0x%" PRIx64 ", run 2 gave 0x%" PRIx64,
-                         actual, oracle_load(dtype, wr->out2, i));
+                         actual, oracle_load(dtype, out->out2 ? out->out2 : out->out1, i));
             add_finding(f, t, &ex);
         }
         continue;
@@ -229,7 +250,7 @@ static void compare_elements(const oracle_rules *r, const divcase *c, const orac
 }
 
 int verdict_case(const oracle_rules *r, const divcase *c, int valid, const oracle_plan *p,
-                 const oracle_elem *expected, const worker_result *wr,
+                 const oracle_elem *expected, const verdict_outputs *out,
                  const verdict_profile *prof, uint64_t declared, int64_t int_div_zero_value,
                  verdict_tally *t, verdict_sink sink, void *ctx)
 {
@@ -237,50 +258,45 @@ int verdict_case(const oracle_rules *r, const divcase *c, int valid, const oracl
     if (!f)
         return -1;
     t->cases++;
-    switch (wr->outcome) {
-    case WORKER_OUT_OK:
+    switch (out->outcome) {
+    case VERDICT_OUT_OK:
         if (!valid) {
-            case_level(f, t, ORACLE_CLASS_INVALID_ACCEPTED, NULL,
+            case_level(f, t, ORACLE_CLASS_INVALID_ACCEPTED,
                        "output_shape accepted shapes the spec makes invalid");
-        } else if (!wr->has_shape || !oracle_shape_equal(&wr->shape, &p->out)) {
+        } else if (!out->has_shape || !oracle_shape_equal(&out->shape, &p->out)) {
             char got[160], want[160], note[400];
-            if (wr->has_shape)
-                oracle_shape_format(&wr->shape, got, sizeof got);
+            if (out->has_shape)
+                oracle_shape_format(&out->shape, got, sizeof got);
             else
                 snprintf(got, sizeof got, "no shape");
             snprintf(note, sizeof note, "output_shape gave %s, the spec gives %s", got,
                      oracle_shape_format(&p->out, want, sizeof want));
-            case_level(f, t, ORACLE_CLASS_WRONG_SHAPE, NULL, note);
-        } else if (wr->computed) {
-            compare_elements(r, c, p, expected, wr, prof, declared, int_div_zero_value, t, f);
-            if (wr->side_effects & (WORKER_SIDE_INPUT_A | WORKER_SIDE_INPUT_B))
-                case_level(f, t, ORACLE_CLASS_INPUT_MUTATED, wr, "an input's bytes changed during compute");
-            if (wr->side_effects & WORKER_SIDE_SLACK)
-                case_level(f, t, ORACLE_CLASS_OOB_WRITE, wr, "a byte before the output changed");
+            case_level(f, t, ORACLE_CLASS_WRONG_SHAPE, note);
+        } else if (out->computed) {
+            compare_elements(r, c, p, expected, out, prof, declared, int_div_zero_value, t, f);
+            if (out->side & VERDICT_SIDE_INPUT)
+                case_level(f, t, ORACLE_CLASS_INPUT_MUTATED, "an input's bytes changed during compute");
+            if (out->side & VERDICT_SIDE_SLACK)
+                case_level(f, t, ORACLE_CLASS_OOB_WRITE, "a byte before the output changed");
         }
         break;
-    case WORKER_OUT_INVALID_INPUT:
+    case VERDICT_OUT_INVALID_INPUT:
         if (valid)
-            case_level(f, t, ORACLE_CLASS_VALID_REJECTED, wr, NULL);
+            case_level(f, t, ORACLE_CLASS_VALID_REJECTED, out->note);
         break;
     default:
-        if (!valid && wr->stage == WORKER_STAGE_SHAPE && wr->outcome == WORKER_OUT_UNSUPPORTED)
+        if (!valid && out->in_shape && out->outcome == VERDICT_OUT_UNSUPPORTED)
             break; /* an invalid input answered 'unsupported': not a claim failure */
-        case_level(f, t, outcome_class(wr->outcome), wr, NULL);
+        case_level(f, t, outcome_class(out->outcome), out->note);
         break;
     }
-    /* Process state a call left changed (the worker put it back, so the
+    /* Process state a call left changed (whoever ran it put it back, so the
      * results of this and later cases are judged as computed from the
      * state open() left). */
-    if (wr->side_effects & (WORKER_SIDE_FP_STATE | WORKER_SIDE_SIGNAL_STATE)) {
-        char leak[WORKER_MESSAGE_MAX], note[WORKER_MESSAGE_MAX];
-        worker_leak_describe(wr, leak, sizeof leak);
-        snprintf(note, sizeof note, "%.200s: %.280s", worker_stage_name(wr->stage), leak);
-        if (wr->side_effects & WORKER_SIDE_FP_STATE)
-            case_level(f, t, ORACLE_CLASS_FP_STATE_LEAKED, wr, note);
-        if (wr->side_effects & WORKER_SIDE_SIGNAL_STATE)
-            case_level(f, t, ORACLE_CLASS_SIGNAL_STATE_LEAKED, wr, note);
-    }
+    if (out->side & VERDICT_SIDE_FP_STATE)
+        case_level(f, t, ORACLE_CLASS_FP_STATE_LEAKED, out->leak);
+    if (out->side & VERDICT_SIDE_SIGNAL_STATE)
+        case_level(f, t, ORACLE_CLASS_SIGNAL_STATE_LEAKED, out->leak);
     int conforms = 1;
     for (int i = 0; i < f->n; i++) {
         if (!f->ex[i].accepted)
@@ -292,6 +308,26 @@ int verdict_case(const oracle_rules *r, const divcase *c, int valid, const oracl
     }
     dvg_free(f);
     return conforms;
+}
+
+void verdict_tally_add(verdict_tally *to, const verdict_tally *from)
+{
+    to->cases += from->cases;
+    to->elements += from->elements;
+    for (int k = 0; k < ORACLE_CLASS_COUNT; k++) {
+        to->counts[k] += from->counts[k];
+        to->accepted[k] += from->accepted[k];
+    }
+    if (from->max_ulps > to->max_ulps)
+        to->max_ulps = from->max_ulps;
+    for (int b = 0; b < VERDICT_ULP_BUCKETS; b++)
+        to->ulp_hist[b] += from->ulp_hist[b];
+    to->unspecified += from->unspecified;
+    to->unspecified_not_preferred += from->unspecified_not_preferred;
+    to->any_inf_positive += from->any_inf_positive;
+    to->any_inf_negative += from->any_inf_negative;
+    to->subnormal_results += from->subnormal_results;
+    to->declared_checked += from->declared_checked;
 }
 
 int verdict_tally_failed(const verdict_tally *t)

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/judge/verdict.h: the verdict step. Compares what a worker brought back
- * for one case with the oracle, element by element, under a tolerance
- * profile; classifies every difference (oracle/compare.h's classes); and
- * tallies the counts of one (variant, dtype) claim.
+ * harness/judge/verdict.h: the judge. Compares what an implementation
+ * produced for one case (verdict_outputs: plain outputs, whoever ran it -
+ * the worker through harness/run/trial.h, the sweep's batches, the
+ * in-process fuzz target) with the oracle, element by element, under a
+ * tolerance profile; classifies every difference (oracle/compare.h's
+ * classes); tallies the counts of one (variant, dtype) claim; and writes
+ * the words every command prints and stores for an element.
  *
  * Findings are reported to a sink once per distinct signature per case -
  * (class, operand class of A, operand class of B) - with the count of
@@ -16,11 +19,80 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "harness/cases/divcase.h"
-#include "harness/worker/worker.h"
 #include "oracle/compare.h"
 #include "oracle/expect.h"
 #include "oracle/rules.h"
 #include "oracle/shape.h"
+
+/* Bytes of a note (verdict_outputs.note, .leak, verdict_example.note), NUL
+ * included. */
+#define VERDICT_NOTE_MAX 512
+
+/*
+ * How the implementation's calls for one case ended (verdict_outputs.outcome):
+ *   OK             every call made returned ok (whether compute ran:
+ *                  verdict_outputs.computed);
+ *   INVALID_INPUT  it answered "invalid input";
+ *   UNSUPPORTED    it answered "unsupported";
+ *   FAILURE        a failure status, or a status that is no status;
+ *   BAD_SHAPE      output_shape said ok with a rank or a dimension that
+ *                  makes no shape;
+ *   CRASH          it died (a signal, exit, a broken protocol) or could
+ *                  not be loaded;
+ *   OOB_WRITE, OOB_READ, INPUT_MUTATED
+ *                  a write past the output, a read past an input, a write
+ *                  into an input, caught while it ran;
+ *   HANG           a call outlived its deadline.
+ * Every outcome but OK is a case-level finding (or none: INVALID_INPUT on
+ * invalid input, UNSUPPORTED from output_shape on invalid input).
+ */
+enum {
+    VERDICT_OUT_OK,
+    VERDICT_OUT_INVALID_INPUT,
+    VERDICT_OUT_UNSUPPORTED,
+    VERDICT_OUT_FAILURE,
+    VERDICT_OUT_BAD_SHAPE,
+    VERDICT_OUT_CRASH,
+    VERDICT_OUT_OOB_WRITE,
+    VERDICT_OUT_OOB_READ,
+    VERDICT_OUT_INPUT_MUTATED,
+    VERDICT_OUT_HANG
+};
+
+/* Bits of verdict_outputs.flags[i]: what is known of output element i. */
+#define VERDICT_ELEM_UNWRITTEN 1u /* it kept the poison it was given, in both runs */
+#define VERDICT_ELEM_NONDET    2u /* written, but run 1 and run 2 differ */
+
+/* Bits of verdict_outputs.side: what the checks after a compute that
+ * returned ok found, and what any call left changed. */
+#define VERDICT_SIDE_INPUT        1u /* an input's bytes changed */
+#define VERDICT_SIDE_SLACK        2u /* a byte before the output changed */
+#define VERDICT_SIDE_FP_STATE     4u /* a call left the FP environment changed */
+#define VERDICT_SIDE_SIGNAL_STATE 8u /* a call left signal state changed */
+
+/*
+ * What an implementation produced for one case: plain data, filled by
+ * whoever ran it. Zero it, then set what applies. The pointers are
+ * borrowed; they must stay valid during verdict_case.
+ */
+typedef struct verdict_outputs {
+    uint32_t outcome;       /* VERDICT_OUT_* */
+    int32_t in_shape;       /* 1: the outcome arose in output_shape */
+    char note[VERDICT_NOTE_MAX]; /* with an outcome other than OK: one
+                               sentence saying what happened (the note of
+                               its case-level finding) */
+    int32_t has_shape;      /* 1: output_shape said ok and `shape` holds it */
+    oracle_shape shape;
+    int32_t computed;       /* 1: compute returned ok; out1 holds the
+                               plan's count elements of the case's dtype */
+    const uint8_t *out1;    /* the output (of run 1) */
+    const uint8_t *out2;    /* the output of run 2, for the note of a
+                               nondeterministic element; NULL: out1 */
+    const uint8_t *flags;   /* VERDICT_ELEM_* per element; NULL: all 0 */
+    uint32_t side;          /* VERDICT_SIDE_* */
+    char leak[VERDICT_NOTE_MAX]; /* with SIDE_FP_STATE or SIDE_SIGNAL_STATE:
+                               which call, and what it left changed */
+} verdict_outputs;
 
 /* A tolerance profile: what differences a certificate accepts. */
 typedef struct verdict_profile {
@@ -44,12 +116,25 @@ typedef struct verdict_example {
     uint64_t ulps;         /* ULP (or integer) distance for wrong values */
     uint64_t elements;     /* elements of this case with this signature */
     int accepted;          /* 1: the profile accepts it */
-    char note[WORKER_MESSAGE_MAX]; /* what the worker said, for case-level ones */
+    char note[VERDICT_NOTE_MAX]; /* what happened, for case-level ones; for
+                              element ones, anything more to say ("" none) */
 } verdict_example;
 
 /* Called once per distinct signature per case. Returns 0 to go on, non-zero
  * to make verdict_case return -1 (the caller's error, e.g. the store). */
 typedef int (*verdict_sink)(void *ctx, const divcase *c, const verdict_example *ex);
+
+/* The words for an expected element, the same in every command's output
+ * and in the store (reproducers.expected): "1.5 (0x3fc00000)" for an exact
+ * answer, "nan (any)", "+inf or -inf", "unspecified". Writes into buf (len
+ * bytes, always NUL-terminated when len > 0; VERDICT_TEXT_MAX is enough)
+ * and returns it. */
+#define VERDICT_TEXT_MAX 96
+char *verdict_elem_text(uint32_t dtype, const oracle_elem *e, char *buf, size_t len);
+
+/* The words for a value an implementation gave (or an operand):
+ * "1.5 (0x3fc00000)". As verdict_elem_text. */
+char *verdict_bits_text(uint32_t dtype, uint64_t bits, char *buf, size_t len);
 
 /* ULP-error histogram buckets of wrong values: bucket 0 holds distance 1
  * (and 0), bucket 1 distance 2, bucket k (1..20) distances 2^(k-1)+1 to
@@ -84,17 +169,23 @@ typedef struct verdict_tally {
     uint64_t declared_checked;             /* elements a declared deviation covered */
 } verdict_tally;
 
+/* Adds every count of *from to *to (max_ulps: the larger). */
+void verdict_tally_add(verdict_tally *to, const verdict_tally *from);
+
 /*
- * Judges one case. `valid` is 1 when the oracle planned the case (p and
- * expected describe it: expected[i] for output element i) and 0 when the
- * oracle says the input is invalid (p and expected unused). `declared` is
- * the plugin's DVG_DEV_* bits and `int_div_zero_value` its declared integer
- * x/0 value. Adds to *t and calls `sink` for each distinct finding.
+ * Judges one case: what the implementation produced (*out) against the
+ * oracle. `valid` is 1 when the oracle planned the case (p and expected
+ * describe it: expected[i] for output element i; expected may be NULL when
+ * out->computed is 0) and 0 when the oracle says the input is invalid (p
+ * and expected unused). `declared` is the plugin's DVG_DEV_* bits and
+ * `int_div_zero_value` its declared integer x/0 value. Adds to *t and calls
+ * `sink` (may be NULL) for each distinct finding, in the order of their
+ * first element (case-level findings after the elements').
  * Returns 1 when the case conforms (under the profile and the declared
- * deviations), 0 when not, -1 when the sink failed.
+ * deviations), 0 when not, -1 when the sink failed or memory ran out.
  */
 int verdict_case(const oracle_rules *r, const divcase *c, int valid, const oracle_plan *p,
-                 const oracle_elem *expected, const worker_result *wr,
+                 const oracle_elem *expected, const verdict_outputs *out,
                  const verdict_profile *prof, uint64_t declared, int64_t int_div_zero_value,
                  verdict_tally *t, verdict_sink sink, void *ctx);
 

@@ -456,20 +456,10 @@ static int record_pending(job *j, const divcase *c)
         }
         char operand[64] = "", expected[96] = "", actual[96] = "";
         if (ex.index != UINT64_MAX) {
-            char v[48], h[24];
             snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(ex.operand_a),
                      oracle_operand_name(ex.operand_b));
-            if (ex.expected.kind == ORACLE_EXACT)
-                snprintf(expected, sizeof expected, "%s (%s)",
-                         oracle_value_format(c->dtype, ex.expected.bits, v, sizeof v),
-                         oracle_bits_format(c->dtype, ex.expected.bits, h, sizeof h));
-            else
-                snprintf(expected, sizeof expected, "%s",
-                         ex.expected.kind == ORACLE_ANY_NAN ? "nan (any)"
-                         : ex.expected.kind == ORACLE_ANY_INF ? "+inf or -inf" : "unspecified");
-            snprintf(actual, sizeof actual, "%s (%s)",
-                     oracle_value_format(c->dtype, ex.actual, v, sizeof v),
-                     oracle_bits_format(c->dtype, ex.actual, h, sizeof h));
+            verdict_elem_text(c->dtype, &ex.expected, expected, sizeof expected);
+            verdict_bits_text(c->dtype, ex.actual, actual, sizeof actual);
         }
         snprintf(note, sizeof note, "fuzz seed %" PRIu64 ", case %s, minimised: %s%s%.400s",
                  sh->o->seed, c->id, how, ex.note[0] ? "; " : "", ex.note);
@@ -817,20 +807,6 @@ static int close_run(shared *sh, int complete, const char *kind, FILE *err)
     return rc;
 }
 
-static void merge_tally(verdict_tally *to, const verdict_tally *from)
-{
-    to->cases += from->cases;
-    to->elements += from->elements;
-    for (int k = 0; k < ORACLE_CLASS_COUNT; k++) {
-        to->counts[k] += from->counts[k];
-        to->accepted[k] += from->accepted[k];
-    }
-    for (int b = 0; b < VERDICT_ULP_BUCKETS; b++)
-        to->ulp_hist[b] += from->ulp_hist[b];
-    if (from->max_ulps > to->max_ulps)
-        to->max_ulps = from->max_ulps;
-}
-
 /* sh->tallies = the sum of the jobs' (paused or done) tallies. */
 static void sum_tallies(shared *sh, const job *jobs, uint32_t n_jobs)
 {
@@ -838,7 +814,7 @@ static void sum_tallies(shared *sh, const job *jobs, uint32_t n_jobs)
     for (uint32_t i = 0; i < n_jobs; i++)
         for (uint32_t v = 0; v < DVG_VARIANT_COUNT; v++)
             for (uint32_t d = 0; d < DVG_DTYPE_COUNT; d++)
-                merge_tally(&sh->tallies[v][d], &jobs[i].tallies[v][d]);
+                verdict_tally_add(&sh->tallies[v][d], &jobs[i].tallies[v][d]);
 }
 
 /* Pauses the jobs between two cases, records the counts they gained since

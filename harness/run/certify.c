@@ -18,7 +18,6 @@
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 #include "oracle/fastpath.h"
-#include "oracle/value.h"
 
 /* Cases larger than this are stored as a 1-element (or narrowed) case. */
 #define FULL_CASE_BYTES (64u << 10)
@@ -250,31 +249,6 @@ static int wanted(const uint32_t *list, uint32_t n, uint32_t v)
     return 0;
 }
 
-static void elem_text(uint32_t dtype, const oracle_elem *e, char *buf, size_t len)
-{
-    char v[64];
-    switch (e->kind) {
-    case ORACLE_EXACT:
-        snprintf(buf, len, "%s", oracle_value_format(dtype, e->bits, v, sizeof v));
-        {
-            char hex[24];
-            size_t used = strlen(buf);
-            snprintf(buf + used, len - used, " (%s)", oracle_bits_format(dtype, e->bits, hex, sizeof hex));
-        }
-        break;
-    case ORACLE_ANY_NAN: snprintf(buf, len, "nan (any)"); break;
-    case ORACLE_ANY_INF: snprintf(buf, len, "+inf or -inf"); break;
-    default: snprintf(buf, len, "unspecified"); break;
-    }
-}
-
-static void bits_text(uint32_t dtype, uint64_t bits, char *buf, size_t len)
-{
-    char v[64], hex[24];
-    snprintf(buf, len, "%s (%s)", oracle_value_format(dtype, bits, v, sizeof v),
-             oracle_bits_format(dtype, bits, hex, sizeof hex));
-}
-
 /* The case a finding is stored with: the case itself when small, else the
  * single element (1-D) or the narrowed crash. *owned tells the caller to
  * free it. */
@@ -300,8 +274,8 @@ static int sink(void *ctx, const divcase *c, const verdict_example *ex)
     if (ex->index != UINT64_MAX) {
         snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(ex->operand_a),
                  oracle_operand_name(ex->operand_b));
-        elem_text(c->dtype, &ex->expected, expected, sizeof expected);
-        bits_text(c->dtype, ex->actual, actual, sizeof actual);
+        verdict_elem_text(c->dtype, &ex->expected, expected, sizeof expected);
+        verdict_bits_text(c->dtype, ex->actual, actual, sizeof actual);
     }
     divcase tmp;
     int owned;
@@ -381,10 +355,10 @@ static void print_reproducers(certify *cf)
                 cf->tally.counts[k]);
         if (ex->index != UINT64_MAX && ex->elements) {
             char a[64], b[64], want[128], got[128];
-            bits_text(cf->dtype, ex->a, a, sizeof a);
-            bits_text(cf->dtype, ex->b, b, sizeof b);
-            elem_text(cf->dtype, &ex->expected, want, sizeof want);
-            bits_text(cf->dtype, ex->actual, got, sizeof got);
+            verdict_bits_text(cf->dtype, ex->a, a, sizeof a);
+            verdict_bits_text(cf->dtype, ex->b, b, sizeof b);
+            verdict_elem_text(cf->dtype, &ex->expected, want, sizeof want);
+            verdict_bits_text(cf->dtype, ex->actual, got, sizeof got);
             fprintf(cf->out, "e.g. %s / %s: expected %s, got %s", a, b, want, got);
             if (k == ORACLE_CLASS_WRONG_VALUE && cf->tally.max_ulps)
                 fprintf(cf->out, " (max %" PRIu64 " ulp)", cf->tally.max_ulps);

@@ -21,7 +21,6 @@
 #include "oracle/expect.h"
 #include "oracle/fastpath.h"
 #include "oracle/rules.h"
-#include "oracle/value.h"
 #include "oracle/variant.h"
 
 #ifdef DVG_HAVE_ONNX_PROTO
@@ -587,27 +586,6 @@ static int exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-static void elem_text(uint32_t dtype, const oracle_elem *e, char *buf, size_t len)
-{
-    char v[64], h[24];
-    switch (e->kind) {
-    case ORACLE_EXACT:
-        snprintf(buf, len, "%s (%s)", oracle_value_format(dtype, e->bits, v, sizeof v),
-                 oracle_bits_format(dtype, e->bits, h, sizeof h));
-        break;
-    case ORACLE_ANY_NAN: snprintf(buf, len, "nan (any)"); break;
-    case ORACLE_ANY_INF: snprintf(buf, len, "+inf or -inf"); break;
-    default: snprintf(buf, len, "unspecified"); break;
-    }
-}
-
-static void bits_text(uint32_t dtype, uint64_t bits, char *buf, size_t len)
-{
-    char v[64], h[24];
-    snprintf(buf, len, "%s (%s)", oracle_value_format(dtype, bits, v, sizeof v),
-             oracle_bits_format(dtype, bits, h, sizeof h));
-}
-
 static int show_finding(void *ctx, const divcase *c, const verdict_example *ex)
 {
     run_state *rs = ctx;
@@ -620,10 +598,10 @@ static int show_finding(void *ctx, const divcase *c, const verdict_example *ex)
     }
     if (rs->shown++ >= (rs->o->verbose ? 20u : 3u))
         return 0;
-    bits_text(c->dtype, ex->a, a, sizeof a);
-    bits_text(c->dtype, ex->b, b, sizeof b);
-    elem_text(c->dtype, &ex->expected, want, sizeof want);
-    bits_text(c->dtype, ex->actual, got, sizeof got);
+    verdict_bits_text(c->dtype, ex->a, a, sizeof a);
+    verdict_bits_text(c->dtype, ex->b, b, sizeof b);
+    verdict_elem_text(c->dtype, &ex->expected, want, sizeof want);
+    verdict_bits_text(c->dtype, ex->actual, got, sizeof got);
     fprintf(rs->out, "    plugin: %s, %" PRIu64 " element(s), e.g. element %" PRIu64
             ": %s / %s: expected %s, got %s\n", oracle_class_name(ex->cls), ex->elements,
             ex->index, a, b, want, got);
@@ -759,10 +737,10 @@ static int run_set(run_state *rs, const char *test, const char *set, const char 
                 uint64_t ao, bo;
                 char a[80], b[80], want[96], have[80];
                 oracle_plan_offsets(&plan, i, &ao, &bo);
-                bits_text(c.dtype, oracle_load(c.dtype, c.a, ao), a, sizeof a);
-                bits_text(c.dtype, oracle_load(c.dtype, c.b, bo), b, sizeof b);
-                elem_text(c.dtype, &expected[i], want, sizeof want);
-                bits_text(c.dtype, got, have, sizeof have);
+                verdict_bits_text(c.dtype, oracle_load(c.dtype, c.a, ao), a, sizeof a);
+                verdict_bits_text(c.dtype, oracle_load(c.dtype, c.b, bo), b, sizeof b);
+                verdict_elem_text(c.dtype, &expected[i], want, sizeof want);
+                verdict_bits_text(c.dtype, got, have, sizeof have);
                 fprintf(rs->out, "    test data: element %" PRIu64 ": %s / %s: the oracle says "
                         "%s, the test ships %s (%s", i, a, b, want, have,
                         oracle_class_name(oracle_classify(&rules, oracle_load(c.dtype, c.a, ao),

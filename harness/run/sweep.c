@@ -18,6 +18,7 @@
 #include "harness/base/affinity.h"
 #include "harness/base/alloc.h"
 #include "harness/cases/gen.h"
+#include "harness/run/trial.h"
 #include "harness/worker/narrow.h"
 #include "harness/base/sha256.h"
 #include "harness/store/store.h"
@@ -294,25 +295,20 @@ int sweep_judge_batch(sweep_judge *j, const sweep_view *v, const uint8_t *out,
         return -1;
     c.attrs = mr.attrs;
     oracle_expect_tensor(&mr, &p, c.a, c.b, j->expected);
-    worker_result mw;
+    verdict_outputs mo; /* the listed pairs as computed, with wr's side effects */
+    memset(&mo, 0, sizeof mo);
     if (wr)
-        mw = *wr;
-    else
-        memset(&mw, 0, sizeof mw);
-    mw.outcome = WORKER_OUT_OK;
-    mw.has_shape = 1;
-    mw.shape = p.out;
-    mw.computed = 1;
-    mw.dtype = dtype;
-    mw.count = listed;
-    mw.nbytes = c.a_bytes;
-    mw.out1 = j->mo1;
-    mw.out2 = j->mo2;
-    mw.flags = flags ? j->mflags : NULL;
-    mw.side_effects = wr ? wr->side_effects : 0;
+        trial_outputs_from_worker(wr, &mo);
+    mo.outcome = VERDICT_OUT_OK;
+    mo.has_shape = 1;
+    mo.shape = p.out;
+    mo.computed = 1;
+    mo.out1 = j->mo1;
+    mo.out2 = j->mo2;
+    mo.flags = flags ? j->mflags : NULL;
     j->view = v;
     uint64_t cases = t->cases;
-    int rc = verdict_case(&mr, &c, 1, &p, j->expected, &mw, prof, declared, int_div_zero_value,
+    int rc = verdict_case(&mr, &c, 1, &p, j->expected, &mo, prof, declared, int_div_zero_value,
                           t, judge_sink, j);
     j->view = NULL;
     t->cases = cases + 1;
@@ -508,25 +504,9 @@ typedef struct counts {
 
 static void counts_add(counts *to, const counts *from)
 {
-    verdict_tally *a = &to->t;
-    const verdict_tally *b = &from->t;
-    a->cases += b->cases;
-    a->elements += b->elements;
-    for (int k = 0; k < ORACLE_CLASS_COUNT; k++) {
-        a->counts[k] += b->counts[k];
-        a->accepted[k] += b->accepted[k];
+    verdict_tally_add(&to->t, &from->t);
+    for (int k = 0; k < ORACLE_CLASS_COUNT; k++)
         to->batches[k] += from->batches[k];
-    }
-    for (int k = 0; k < VERDICT_ULP_BUCKETS; k++)
-        a->ulp_hist[k] += b->ulp_hist[k];
-    if (b->max_ulps > a->max_ulps)
-        a->max_ulps = b->max_ulps;
-    a->unspecified += b->unspecified;
-    a->unspecified_not_preferred += b->unspecified_not_preferred;
-    a->any_inf_positive += b->any_inf_positive;
-    a->any_inf_negative += b->any_inf_negative;
-    a->subnormal_results += b->subnormal_results;
-    a->declared_checked += b->declared_checked;
     to->failures += from->failures;
     to->hangs += from->hangs;
     to->reruns += from->reruns;
@@ -905,7 +885,9 @@ static int batch_failed(job *jb, const divcase *dc, const sweep_view *v, const o
     if (oracle_plan_shapes(&sh->rules, &dc->a_shape, &dc->b_shape, &p, &why) != ORACLE_OK)
         return -1;
     (void)expect;
-    if (verdict_case(&sh->rules, dc, 1, &p, NULL, &jb->wr, &sh->o->profile, sh->declared,
+    verdict_outputs vo;
+    trial_outputs_from_worker(&jb->wr, &vo);
+    if (verdict_case(&sh->rules, dc, 1, &p, NULL, &vo, &sh->o->profile, sh->declared,
                      sh->int_div_zero_value, &jb->chunk.t, failure_sink, &fx) < 0)
         return -1;
     for (int k = 0; k < ORACLE_CLASS_COUNT; k++)
@@ -1077,20 +1059,6 @@ static int window_case(const shared *sh, const sweep_signature *s, int random, d
     return 0;
 }
 
-static void elem_text(uint32_t dtype, const oracle_elem *e, char *buf, size_t len)
-{
-    char v[64], hex[24];
-    switch (e->kind) {
-    case ORACLE_EXACT:
-        snprintf(buf, len, "%s (%s)", oracle_value_format(dtype, e->bits, v, sizeof v),
-                 oracle_bits_format(dtype, e->bits, hex, sizeof hex));
-        break;
-    case ORACLE_ANY_NAN: snprintf(buf, len, "nan (any)"); break;
-    case ORACLE_ANY_INF: snprintf(buf, len, "+inf or -inf"); break;
-    default: snprintf(buf, len, "unspecified"); break;
-    }
-}
-
 /* Records a finished chunk: its counts, histogram, operand counts,
  * findings and place, in one transaction. Called with sh->store_lock held. */
 static int commit_chunk(job *jb, uint64_t c, int random)
@@ -1133,11 +1101,8 @@ static int commit_chunk(job *jb, uint64_t c, int random)
             if (window_case(sh, s, random, &repro))
                 goto oom;
             have = 1;
-            char v[48], h[24];
-            elem_text(sh->sp.dtype, &s->ex.expected, expected, sizeof expected);
-            snprintf(actual, sizeof actual, "%s (%s)",
-                     oracle_value_format(sh->sp.dtype, s->ex.actual, v, sizeof v),
-                     oracle_bits_format(sh->sp.dtype, s->ex.actual, h, sizeof h));
+            verdict_elem_text(sh->sp.dtype, &s->ex.expected, expected, sizeof expected);
+            verdict_bits_text(sh->sp.dtype, s->ex.actual, actual, sizeof actual);
             snprintf(note, sizeof note, "sweep chunk %" PRIu64 ": %" PRIu64 " elements of this "
                      "signature in the chunk; row %u, column %u of its batch%s%.300s", c,
                      s->elements, s->row, s->col, s->ex.note[0] ? "; " : "", s->ex.note);

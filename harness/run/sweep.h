@@ -61,6 +61,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "harness/judge/verdict.h"
+#include "harness/worker/worker.h"
 
 #define SWEEP_MAX_ATTRS 8
 

@@ -2,7 +2,9 @@
 /*
  * harness/run/trial.h: one case through the whole check - the oracle's rules,
  * plan and expected elements, the plugin in its worker, the verdict. The
- * unit certify, the fuzz campaign, import and replay all repeat.
+ * unit certify, the fuzz campaign, import and replay all repeat. Here the
+ * worker's result becomes the judge's plain outputs (verdict_outputs):
+ * harness/judge knows nothing of workers.
  *
  * A trial keeps its buffers between cases (expected elements, the worker
  * result), so a stream of small cases allocates nothing per case.
@@ -25,6 +27,7 @@ typedef struct trial {
     oracle_plan plan;
     int valid;               /* 1: the oracle planned it; 0: invalid input */
     worker_result wr;        /* what the worker did */
+    verdict_outputs out;     /* wr as the judge reads it (points into wr) */
     oracle_elem *expected;   /* plan.count entries when valid; owned */
     uint64_t expected_cap;
     char error[512];         /* the harness error of a -1 return */
@@ -44,5 +47,14 @@ void trial_free(trial *t);
  * (malformed case, memory, fork; t->error says which).
  */
 int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sink, void *ctx);
+
+/*
+ * Fills *out with what worker result *wr says, as the judge reads it: the
+ * outcome (BAD_STATUS is a FAILURE; EXIT, PROTOCOL and LOAD_ERROR are a
+ * CRASH), its note (worker_result_format), the shape, the outputs and the
+ * element flags (pointers into wr: valid while wr is unchanged), the side
+ * effects and the note of a state leak. Every field of *out is written.
+ */
+void trial_outputs_from_worker(const worker_result *wr, verdict_outputs *out);
 
 #endif /* HARNESS_TRIAL_H */
