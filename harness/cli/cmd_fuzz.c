@@ -52,13 +52,14 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
                  int *n_rest, char *args, size_t args_len)
 {
     int is_fuzz = !strcmp(cmd, "fuzz");
-    snprintf(args, args_len, "divergence");
-    for (int i = 0; i < argc; i++) {
-        size_t used = strlen(args);
-        if (!is_fuzz || strcmp(argv[i], "--resume")) /* the run's command line */
-            snprintf(args + used, args_len - used, " %s", argv[i]);
-    }
+    cli_run_args(argc, argv, is_fuzz, args, args_len);
     o->args = args;
+    cli_shared shared = {.timeout_ms = &o->timeout_ms, .memory_limit = &o->memory_limit,
+                         .cpu_limit_s = &o->cpu_limit_s};
+    if (is_fuzz) { /* fuzz's own among the shared flags */
+        shared.seed = &o->seed;
+        shared.profile = &o->profile;
+    }
     *n_rest = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -92,6 +93,11 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
             return 2;
         }
         const char *v = argv[++i];
+        int taken = cli_parse_shared(cmd, &shared, a, v);
+        if (taken < 0)
+            return 2;
+        if (taken)
+            continue;
         if (!strcmp(a, "--plugin"))
             o->plugin_path = v;
         else if (!strcmp(a, "--db"))
@@ -102,18 +108,6 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
             if (cli_parse_u64(cmd, a, v, 1, 1u << 20, &n))
                 return 2;
             o->max_elements = (uint32_t)n;
-        } else if (!strcmp(a, "--timeout")) {
-            if (cli_parse_u64(cmd, a, v, 1, 3600000, &n))
-                return 2;
-            o->timeout_ms = (uint32_t)n;
-        } else if (!strcmp(a, "--memory-limit")) {
-            if (cli_parse_u64(cmd, a, v, 0, UINT64_C(1) << 30, &n))
-                return 2;
-            o->memory_limit = n << 20;
-        } else if (!strcmp(a, "--cpu-limit")) {
-            if (cli_parse_u64(cmd, a, v, 0, 86400, &n))
-                return 2;
-            o->cpu_limit_s = (uint32_t)n;
         } else if (is_fuzz && !strcmp(a, "--seconds")) {
             if (cli_parse_u64(cmd, a, v, 0, 30 * 86400, &n))
                 return 2;
@@ -126,21 +120,12 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
             if (cli_parse_u64(cmd, a, v, 1, 64, &n))
                 return 2;
             o->jobs = (uint32_t)n;
-        } else if (is_fuzz && !strcmp(a, "--seed")) {
-            if (cli_parse_u64(cmd, a, v, 0, UINT64_MAX, &o->seed))
-                return 2;
         } else if (is_fuzz && !strcmp(a, "--shard")) {
             if (parse_shard(v, o))
                 return 2;
         } else if (is_fuzz && !strcmp(a, "--corpus"))
             o->corpus_dir = v;
-        else if (is_fuzz && !strcmp(a, "--profile")) {
-            char err[160];
-            if (verdict_profile_parse(v, &o->profile, err, sizeof err)) {
-                fprintf(stderr, "divergence fuzz: %s\n", err);
-                return 2;
-            }
-        } else {
+        else {
             fprintf(stderr, "divergence %s: unknown option '%s'\n%s", cmd, a,
                     is_fuzz ? fuzz_usage : import_usage);
             return 2;
