@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * divergence fuzz   --plugin P [--seconds N] [--cases N] [--jobs J] [--seed S]
- *                   [--shard i/N] [--db F] [--corpus DIR] [--max-elements N]
+ *                   [--shard I/N] [--db F] [--corpus DIR] [--max-elements N]
  *                   [--timeout MS] [--profile exact|ftz|ulp:N] [--no-progress]
  *                   [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]
  * divergence import --plugin P [--db F] [--max-elements N] [--memory-limit MIB]
@@ -18,7 +18,7 @@
 
 static const char fuzz_usage[] =
     "usage: divergence fuzz --plugin P [--seconds N] [--cases N] [--jobs J] [--seed S]\n"
-    "         [--shard i/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
+    "         [--shard I/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
     "         [--profile exact|ftz|ulp:N] [--stop-on-finding] [--no-progress]\n"
     "         [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]\n"
     "--pin: job i and its worker on the i-th CPU (default when --jobs is the CPU count)\n"
@@ -34,19 +34,6 @@ static const char import_usage[] =
     "  --max-elements must be the fuzz target's (DIVERGENCE_FUZZ_MAX_ELEMENTS,\n"
     "  default 16) so the bytes decode to the same case\n";
 
-static int parse_shard(const char *text, campaign_options *o)
-{
-    unsigned i, n;
-    char tail;
-    if (sscanf(text, "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || n > 1000000 || i >= n) {
-        fprintf(stderr, "divergence fuzz: --shard '%s': expected i/N with 0 <= i < N\n", text);
-        return -1;
-    }
-    o->shard_index = i;
-    o->shard_count = n;
-    return 0;
-}
-
 /* Parses the options of both commands; operands go to rest. */
 static int parse(const char *cmd, int argc, char **argv, campaign_options *o, char **rest,
                  int *n_rest, char *args, size_t args_len)
@@ -58,6 +45,8 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
                          .cpu_limit_s = &o->cpu_limit_s};
     if (is_fuzz) { /* fuzz's own among the shared flags */
         shared.seed = &o->seed;
+        shared.shard_index = &o->shard_index;
+        shared.shard_count = &o->shard_count;
         shared.profile = &o->profile;
     }
     *n_rest = 0;
@@ -120,9 +109,6 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
             if (cli_parse_u64(cmd, a, v, 1, 64, &n))
                 return 2;
             o->jobs = (uint32_t)n;
-        } else if (is_fuzz && !strcmp(a, "--shard")) {
-            if (parse_shard(v, o))
-                return 2;
         } else if (is_fuzz && !strcmp(a, "--corpus"))
             o->corpus_dir = v;
         else {
