@@ -2,7 +2,7 @@
 /*
  * This file contains the flag parsing that the subcommands share
  * (harness/cli/cli.h): decimal integers in a range, --shard I/N, the
- * seed, limits and profile flags, and the command line a run records.
+ * seed, limits and profile flags, and the resume key a run records.
  */
 #include "harness/cli/cli.h"
 
@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "harness/base/alloc.h"
+#include "harness/run/resume.h"
 
 int cli_parse_u64(const char *cmd, const char *flag, const char *text, uint64_t lo, uint64_t hi,
                   uint64_t *out)
@@ -77,12 +80,66 @@ int cli_parse_shared(const char *cmd, const cli_shared *s, const char *flag, con
     return rc ? -1 : 1;
 }
 
-void cli_run_args(int argc, char **argv, int drop_resume, char *buf, size_t len)
+/* 1 when word w must be quoted to stay one word of a shell command line. */
+static int needs_quotes(const char *w)
 {
-    snprintf(buf, len, "divergence");
-    for (int i = 0; i < argc; i++) {
-        size_t used = strlen(buf);
-        if (!drop_resume || strcmp(argv[i], "--resume"))
-            snprintf(buf + used, len - used, " %s", argv[i]);
+    if (!*w)
+        return 1;
+    for (; *w; w++) {
+        unsigned char c = (unsigned char)*w;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              strchr("_-./:=,+@%", c)))
+            return 1;
     }
+    return 0;
+}
+
+/* Appends the n bytes at s at buf + *at, or only counts them when buf is
+ * NULL. */
+static void put(char *buf, size_t *at, const char *s, size_t n)
+{
+    if (buf)
+        memcpy(buf + *at, s, n);
+    *at += n;
+}
+
+/* Appends " WORD", quoted when it must be (a ' as '\''). */
+static void put_word(char *buf, size_t *at, const char *w)
+{
+    int quote = needs_quotes(w);
+    put(buf, at, " ", 1);
+    if (quote)
+        put(buf, at, "'", 1);
+    for (const char *q = w; *q; q++) {
+        if (quote && *q == '\'')
+            put(buf, at, "'\\''", 4);
+        else
+            put(buf, at, q, 1);
+    }
+    if (quote)
+        put(buf, at, "'", 1);
+}
+
+int cli_run_key(int argc, char **argv, char **key)
+{
+    char *buf = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t at = 0;
+        put(buf, &at, "divergence", strlen("divergence"));
+        for (int i = 0; i < argc; i++) {
+            int kind = resume_flag_kind(argv[i], strlen(argv[i]));
+            if (kind == RESUME_FLAG_SPEED_VALUE && i + 1 < argc)
+                i++; /* and its value */
+            else if (kind == RESUME_FLAG_JUDGED || i == 0)
+                put_word(buf, &at, argv[i]);
+        }
+        if (buf) {
+            buf[at] = '\0';
+            *key = buf;
+            return 0;
+        }
+        if (!(buf = dvg_malloc(at + 1)))
+            return -1;
+    }
+    return -1; /* not reached */
 }

@@ -9,7 +9,7 @@
  *   --memory-limit MIB  0 .. 2^30 MiB the plugin's worker may add (0: none)
  *   --cpu-limit S       0 .. 86400 CPU seconds per plugin call (0: none)
  *   --profile P         exact, ftz or ulp:N (verdict_profile_parse)
- * and the command line a run records (cli_run_args).
+ * and the resume key a run records (cli_run_key).
  */
 #ifndef HARNESS_CLI_H
 #define HARNESS_CLI_H
@@ -52,10 +52,16 @@ typedef struct cli_shared {
 int cli_parse_shared(const char *cmd, const cli_shared *s, const char *flag, const char *val);
 
 /*
- * The command line a run records, "divergence CMD ARG...", from argv
- * (argv[0] the command's name, as the commands receive it), into buf of
- * len bytes, NUL-terminated.
+ * The resume key of a run (harness/run/resume.h), recorded as its command
+ * line (runs.args): "divergence", then argv (argv[0] the command's name,
+ * as the commands receive it) without the words that change only speed or
+ * display (resume_flag_kind: --resume, --no-progress, --pin, --no-pin,
+ * --jobs N), each word after a space, a word with characters other than
+ * letters, digits and "_-./:=,+@%" (or an empty one) in single quotes as a
+ * POSIX shell reads it. Sized to fit: never truncated. On success *key is
+ * the NUL-terminated text, the caller's to dvg_free, and 0 is returned; -1
+ * when out of memory (*key unchanged).
  */
-void cli_run_args(int argc, char **argv, int drop_resume, char *buf, size_t len);
+int cli_run_key(int argc, char **argv, char **key);
 
 #endif /* HARNESS_CLI_H */

@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/run/certify.h"
+#include "harness/base/alloc.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
+#include "harness/run/certify.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
 
@@ -38,9 +39,6 @@ int cmd_certify(int argc, char **argv)
 {
     certify_options o;
     certify_options_default(&o);
-    char args[1024];
-    cli_run_args(argc, argv, 1, args, sizeof args); /* resumed or not */
-    o.args = args;
     const cli_shared shared = {.seed = &o.seed, .shard_index = &o.shard_index,
                                .shard_count = &o.shard_count, .timeout_ms = &o.timeout_ms,
                                .memory_limit = &o.memory_limit, .cpu_limit_s = &o.cpu_limit_s,
@@ -114,5 +112,13 @@ int cmd_certify(int argc, char **argv)
         fprintf(stderr, "divergence certify: --plugin PATH is required\n");
         return usage(stderr);
     }
-    return certify_run(&o, stdout, stderr);
+    char *key;
+    if (cli_run_key(argc, argv, &key)) {
+        fprintf(stderr, "divergence certify: out of memory\n");
+        return 2;
+    }
+    o.args = key;
+    int rc = certify_run(&o, stdout, stderr);
+    dvg_free(key);
+    return rc;
 }

@@ -12,9 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/run/campaign.h"
+#include "harness/base/alloc.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
+#include "harness/run/campaign.h"
 
 static const char fuzz_usage[] =
     "usage: divergence fuzz --plugin P [--seconds N] [--cases N] [--jobs J] [--seed S]\n"
@@ -36,11 +37,9 @@ static const char import_usage[] =
 
 /* Parses the options of both commands; operands go to rest. */
 static int parse(const char *cmd, int argc, char **argv, campaign_options *o, char **rest,
-                 int *n_rest, char *args, size_t args_len)
+                 int *n_rest)
 {
     int is_fuzz = !strcmp(cmd, "fuzz");
-    cli_run_args(argc, argv, is_fuzz, args, args_len);
-    o->args = args;
     cli_shared shared = {.timeout_ms = &o->timeout_ms, .memory_limit = &o->memory_limit,
                          .cpu_limit_s = &o->cpu_limit_s};
     if (is_fuzz) { /* fuzz's own among the shared flags */
@@ -141,16 +140,23 @@ int cmd_fuzz(int argc, char **argv)
     }
     campaign_options o;
     campaign_options_default(&o);
-    char args[1024];
     int n_rest;
-    int rc = parse("fuzz", argc, argv, &o, NULL, &n_rest, args, sizeof args);
-    if (rc)
-        return rc;
+    int prc = parse("fuzz", argc, argv, &o, NULL, &n_rest);
+    if (prc)
+        return prc;
     if (o.seconds == 0 && o.max_cases == 0) {
         fprintf(stderr, "divergence fuzz: --seconds 0 needs --cases N\n");
         return 2;
     }
-    return campaign_run(&o, stdout, stderr);
+    char *key;
+    if (cli_run_key(argc, argv, &key)) {
+        fprintf(stderr, "divergence fuzz: out of memory\n");
+        return 2;
+    }
+    o.args = key;
+    int rc = campaign_run(&o, stdout, stderr);
+    dvg_free(key);
+    return rc;
 }
 
 int cmd_import(int argc, char **argv)
@@ -163,15 +169,22 @@ int cmd_import(int argc, char **argv)
     campaign_options_default(&o);
     o.progress = 0;
     o.max_elements = 16; /* fuzz/fuzz_div.c's default: same bytes, same case */
-    char args[1024];
     char *rest[argc > 0 ? argc : 1];
     int n_rest;
-    int rc = parse("import", argc, argv, &o, rest, &n_rest, args, sizeof args);
-    if (rc)
-        return rc;
+    int prc = parse("import", argc, argv, &o, rest, &n_rest);
+    if (prc)
+        return prc;
     if (!n_rest) {
         fprintf(stderr, "divergence import: no finding files given\n%s", import_usage);
         return 2;
     }
-    return campaign_import(&o, rest, n_rest, stdout, stderr);
+    char *key;
+    if (cli_run_key(argc, argv, &key)) {
+        fprintf(stderr, "divergence import: out of memory\n");
+        return 2;
+    }
+    o.args = key;
+    int rc = campaign_import(&o, rest, n_rest, stdout, stderr);
+    dvg_free(key);
+    return rc;
 }

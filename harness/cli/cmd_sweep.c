@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/base/alloc.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/run/sweep.h"
@@ -39,9 +40,6 @@ int cmd_sweep(int argc, char **argv)
 {
     sweep_options o;
     sweep_options_default(&o);
-    char args[1024];
-    cli_run_args(argc, argv, 0, args, sizeof args);
-    o.args = args;
     const cli_shared shared = {.seed = &o.seed, .shard_index = &o.shard_index,
                                .shard_count = &o.shard_count, .timeout_ms = &o.timeout_ms,
                                .profile = &o.profile};
@@ -141,5 +139,13 @@ int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "divergence sweep: --plugin PATH and --dtype T are required\n");
         return usage(stderr);
     }
-    return sweep_run(&o, stdout, stderr);
+    char *key;
+    if (cli_run_key(argc, argv, &key)) {
+        fprintf(stderr, "divergence sweep: out of memory\n");
+        return 2;
+    }
+    o.args = key;
+    int rc = sweep_run(&o, stdout, stderr);
+    dvg_free(key);
+    return rc;
 }

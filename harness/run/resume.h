@@ -21,7 +21,21 @@
 #include <stdint.h>
 #include "harness/store/store.h"
 
-/* 1 when two recorded command lines ask for the same run (see above). */
+/* How a word of a run's command line counts for --resume. */
+#define RESUME_FLAG_JUDGED      0 /* part of what is judged: in the key */
+#define RESUME_FLAG_SPEED       1 /* speed or display only: --resume,
+                                     --no-progress, --pin, --no-pin */
+#define RESUME_FLAG_SPEED_VALUE 2 /* the same, with a value: --jobs N */
+
+/* The kind of the len bytes at word (not NUL-terminated). */
+int resume_flag_kind(const char *word, size_t len);
+
+/* 1 when two recorded command lines (runs.args) ask for the same run: their
+ * words, separated by spaces, are equal but for the RESUME_FLAG_SPEED ones
+ * (and the values of RESUME_FLAG_SPEED_VALUE ones). The keys written since
+ * the command line became the resume key (harness/cli/cli.h, cli_run_key)
+ * hold no such word; older ones, the whole command line, do: both compare
+ * as the same run. */
 int resume_args_equal(const char *a, const char *b);
 
 /*
