@@ -93,8 +93,8 @@ static int on_count(void *ctx, const store_row *r)
 }
 
 int resume_take(store *db, const char *kind, const char *args, const char *name,
-                const char *version, const char *plugin_path, int64_t *run_id, char *err,
-                size_t errlen)
+                const char *version, const char *plugin_path, const char *sha256,
+                int64_t *run_id, char *err, size_t errlen)
 {
     find_ctx f = {args ? args : "", 0};
     store_param p[2] = {STORE_PARAM_TEXT(kind), STORE_PARAM_INT(0)};
@@ -106,7 +106,7 @@ int resume_take(store *db, const char *kind, const char *args, const char *name,
     if (!f.found)
         return 0;
     int64_t build = 0, linked = 0;
-    if (store_plugin_build(db, 0, name, version, plugin_path, &build))
+    if (store_record_plugin_build(db, 0, name, version, plugin_path, sha256, &build))
         goto store_error;
     p[0] = STORE_PARAM_INT(f.found);
     p[1] = STORE_PARAM_INT(build);
@@ -122,7 +122,8 @@ int resume_take(store *db, const char *kind, const char *args, const char *name,
                          &any))
             goto store_error;
         if (any == 0) {
-            if (store_plugin_build(db, f.found, name, version, plugin_path, &build))
+            if (store_record_plugin_build(db, f.found, name, version, plugin_path, sha256,
+                                          &build))
                 goto store_error;
             linked = 1;
         }

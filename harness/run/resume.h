@@ -41,15 +41,16 @@ int resume_args_equal(const char *a, const char *b);
 /*
  * Finds the latest incomplete run of `kind` with command line `args` and
  * makes it this process's again (store_resume_run). The plugin build at
- * plugin_path (name, version: its descriptor's) must be the one the run
+ * plugin_path (name, version: its descriptor's; sha256: the file's, 64
+ * lower-case hex digits, hashed by the caller) must be the one the run
  * recorded; a run killed before it recorded any is linked to this one.
  * Returns 1 with *run_id, 0 when there is no such run, -1 on an
  * error (the run found used another build; the store failed) with the
  * reason in err (errlen bytes, NUL-terminated).
  */
 int resume_take(store *db, const char *kind, const char *args, const char *name,
-                const char *version, const char *plugin_path, int64_t *run_id, char *err,
-                size_t errlen);
+                const char *version, const char *plugin_path, const char *sha256,
+                int64_t *run_id, char *err, size_t errlen);
 
 /* One certificate a run holds. */
 typedef struct resume_certificate {

@@ -19,7 +19,7 @@
 #include "harness/base/alloc.h"
 #include "harness/cases/gen.h"
 #include "harness/worker/narrow.h"
-#include "harness/base/sha256.h"
+#include "harness/run/session.h"
 #include "harness/store/store.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
@@ -671,8 +671,9 @@ struct shared {
     uint64_t declared;
     int repoison;               /* 1: the bulk check puts the poison back (sweep_view.repoison) */
     int64_t int_div_zero_value;
-    store *db;
-    int64_t run_id, sweep_id;
+    run_session session;         /* the run in the store */
+    store *db;                   /* session.db */
+    int64_t run_id, sweep_id;    /* session.run_id, and the sweep's row */
     char plan[1024];
     char attrs_text[256];
     char layout_text[256];
@@ -1489,14 +1490,6 @@ static void describe_layout(shared *sh)
     }
 }
 
-/* The plugin file's SHA-256 (hex), or "unknown". */
-static void plugin_hash(const char *path, char hex[SHA256_HEX_CHARS])
-{
-    char err[128];
-    if (sha256_file(path, hex, err, sizeof err))
-        snprintf(hex, SHA256_HEX_CHARS, "unknown");
-}
-
 typedef struct resume_ctx {
     shared *sh;
 } resume_ctx;
@@ -1664,23 +1657,22 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
         max_pairs = (uint64_t)sh.sp.random_k * RANDOM_ROW;
 
     /* the store: a new run, or the one to resume */
-    char hash[SHA256_HEX_CHARS];
-    plugin_hash(o->plugin_path, hash);
+    if (session_open(&sh.session, "sweep", o->db_path, o->plugin_path, sh.info->name,
+                     sh.info->version, err))
+        goto done;
+    sh.db = sh.session.db;
+    const char *db_path = sh.session.db_path;
     snprintf(sh.plan, sizeof sh.plan,
              "sweep/1 plugin=%s sha256=%s variant=%s dtype=%s attrs=[%s] layout=%s space=%s "
              "n=%u k=%u rows_per_chunk=%" PRIu64 " chunks=%" PRIu64 " random=%" PRIu64
              " seed=%" PRIu64 " shard=%u/%u profile=%s nondet_every=%u config=[%.200s]",
-             sh.info->name, hash, oracle_variant_get(sh.variant)->name, oracle_dtype_tag(o->dtype),
-             sh.attrs_text, layout_names[sh.sp.layout], sh.sp.structured ? "structured" : "exhaustive",
-             sh.sp.n, sh.sp.k, sh.sp.rows_per_chunk, sh.sp.n_chunks, sh.sp.random_pairs,
+             sh.info->name, sh.session.sha256, oracle_variant_get(sh.variant)->name,
+             oracle_dtype_tag(o->dtype), sh.attrs_text, layout_names[sh.sp.layout],
+             sh.sp.structured ? "structured" : "exhaustive", sh.sp.n, sh.sp.k,
+             sh.sp.rows_per_chunk, sh.sp.n_chunks, sh.sp.random_pairs,
              sh.sp.structured ? o->seed : 0, o->shard_count > 1 ? o->shard_index : 0,
              o->shard_count > 1 ? o->shard_count : 1, o->profile.name, o->nondet_every,
              o->config ? o->config : "");
-    const char *db_path = o->db_path ? o->db_path : STORE_DEFAULT_PATH;
-    if (store_open(db_path, STORE_CREATE, &sh.db, msg, sizeof msg)) {
-        fprintf(err, "divergence sweep: %s\n", msg);
-        goto done;
-    }
     int resumed = 0;
     if (o->resume) {
         int64_t sid, rid;
@@ -1689,11 +1681,8 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
             goto done;
         }
         if (sid) {
-            if (store_resume_run(sh.db, rid)) {
-                fprintf(err, "divergence sweep: cannot resume run %" PRId64 ": %s\n", rid,
-                        store_errmsg(sh.db));
+            if (session_adopt(&sh.session, rid))
                 goto done;
-            }
             sh.run_id = rid;
             sh.sweep_id = sid;
             resume_ctx rc = {&sh};
@@ -1709,18 +1698,12 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
     }
     if (!resumed) {
         store_run_info ri = {.kind = "sweep", .profile = o->profile.name, .args = o->args,
-                             .build_flags = "divergence " DVG_VERSION,
                              .seed = sh.sp.structured ? o->seed : 0,
-                             .has_seed = sh.sp.structured,
-                             .shard_index = o->shard_count > 1 ? o->shard_index : 0,
-                             .shard_count = o->shard_count > 1 ? o->shard_count : 0};
-        int64_t build;
-        if (store_begin_run(sh.db, &ri, &sh.run_id) ||
-            store_plugin_build(sh.db, sh.run_id, sh.info->name, sh.info->version, o->plugin_path,
-                               &build)) {
-            fprintf(err, "divergence sweep: %s\n", store_errmsg(sh.db));
+                             .has_seed = sh.sp.structured, .shard_index = o->shard_index,
+                             .shard_count = o->shard_count};
+        if (session_begin(&sh.session, &ri))
             goto done;
-        }
+        sh.run_id = sh.session.run_id;
         store_sweep_info si = {.implementation = sh.info->name, .variant = sh.variant,
                                .dtype = o->dtype, .attrs = sh.attrs_text,
                                .space = sh.sp.structured ? "structured" : "exhaustive",
@@ -1848,7 +1831,7 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
                 sh.stop_reason ? sh.stop_reason : "", sh.total.failures, sh.total.hangs);
     }
     if (store_sweep_finish(sh.db, sh.sweep_id, verdict) ||
-        store_finish_run(sh.db, sh.run_id, STORE_RUN_COMPLETE)) {
+        session_finish(&sh.session, STORE_RUN_COMPLETE)) {
         fprintf(err, "divergence sweep: %s\n", store_errmsg(sh.db));
         goto done;
     }
@@ -1862,15 +1845,13 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
             sh.new_signatures, sh.run_id, sh.sweep_id);
     status = !strncmp(verdict, "CONFORMANT", 10) ? 0 : 1;
 done:
-    if (status == 2 && sh.db && sh.run_id)
-        store_finish_run(sh.db, sh.run_id, STORE_RUN_INCOMPLETE);
     for (uint32_t i = 0; jobs && i < started; i++)
         job_free(&jobs[i]);
     dvg_free(jobs);
+    session_close(&sh.session, status == 2);
     dvg_free(info);
     dvg_free(sh.done);
     space_free(&sh.sp);
-    store_close(sh.db);
     pthread_mutex_destroy(&sh.lock);
     pthread_mutex_destroy(&sh.store_lock);
     return status;
