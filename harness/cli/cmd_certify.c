@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/run/certify.h"
+#include "harness/base/alloc.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
+#include "harness/run/certify.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
 
@@ -38,13 +39,10 @@ int cmd_certify(int argc, char **argv)
 {
     certify_options o;
     certify_options_default(&o);
-    char args[1024] = "divergence";
-    for (int i = 0; i < argc; i++) {
-        size_t used = strlen(args);
-        if (strcmp(argv[i], "--resume")) /* the run's command line, resumed or not */
-            snprintf(args + used, sizeof args - used, " %s", argv[i]);
-    }
-    o.args = args;
+    const cli_shared shared = {.seed = &o.seed, .shard_index = &o.shard_index,
+                               .shard_count = &o.shard_count, .timeout_ms = &o.timeout_ms,
+                               .memory_limit = &o.memory_limit, .cpu_limit_s = &o.cpu_limit_s,
+                               .profile = &o.profile};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -66,6 +64,11 @@ int cmd_certify(int argc, char **argv)
         }
         const char *val = argv[++i];
         uint64_t n;
+        int taken = cli_parse_shared("certify", &shared, a, val);
+        if (taken < 0)
+            return 2;
+        if (taken)
+            continue;
         if (!strcmp(a, "--plugin"))
             o.plugin_path = val;
         else if (!strcmp(a, "--db"))
@@ -92,15 +95,6 @@ int cmd_certify(int argc, char **argv)
             if (o.n_dtypes == CERTIFY_MAX_FILTERS)
                 return usage(stderr);
             o.dtypes[o.n_dtypes++] = d;
-        } else if (!strcmp(a, "--profile")) {
-            char err[160];
-            if (verdict_profile_parse(val, &o.profile, err, sizeof err)) {
-                fprintf(stderr, "divergence certify: %s\n", err);
-                return 2;
-            }
-        } else if (!strcmp(a, "--seed")) {
-            if (cli_parse_u64("certify", a, val, 0, UINT64_MAX, &o.seed))
-                return 2;
         } else if (!strcmp(a, "--random")) {
             if (cli_parse_u64("certify", a, val, 0, 10000000, &n))
                 return 2;
@@ -109,29 +103,6 @@ int cmd_certify(int argc, char **argv)
             if (cli_parse_u64("certify", a, val, 1, 1u << 24, &n))
                 return 2;
             o.max_elements = (uint32_t)n;
-        } else if (!strcmp(a, "--shard")) {
-            unsigned idx, cnt;
-            char tail;
-            if (sscanf(val, "%u/%u%c", &idx, &cnt, &tail) != 2 || cnt < 1 || cnt > 1000000 ||
-                idx >= cnt || val[0] == '-' || strchr(val, '-')) {
-                fprintf(stderr, "divergence certify: --shard '%s': expected I/N with "
-                                "0 <= I < N\n", val);
-                return 2;
-            }
-            o.shard_index = idx;
-            o.shard_count = cnt;
-        } else if (!strcmp(a, "--timeout")) {
-            if (cli_parse_u64("certify", a, val, 1, 3600000, &n))
-                return 2;
-            o.timeout_ms = (uint32_t)n;
-        } else if (!strcmp(a, "--memory-limit")) {
-            if (cli_parse_u64("certify", a, val, 0, UINT64_C(1) << 30, &n))
-                return 2;
-            o.memory_limit = n << 20;
-        } else if (!strcmp(a, "--cpu-limit")) {
-            if (cli_parse_u64("certify", a, val, 0, 86400, &n))
-                return 2;
-            o.cpu_limit_s = (uint32_t)n;
         } else {
             fprintf(stderr, "divergence certify: unknown option '%s'\n", a);
             return usage(stderr);
@@ -141,5 +112,13 @@ int cmd_certify(int argc, char **argv)
         fprintf(stderr, "divergence certify: --plugin PATH is required\n");
         return usage(stderr);
     }
-    return certify_run(&o, stdout, stderr);
+    char *key;
+    if (cli_run_key(argc, argv, &key)) {
+        fprintf(stderr, "divergence certify: out of memory\n");
+        return 2;
+    }
+    o.args = key;
+    int rc = certify_run(&o, stdout, stderr);
+    dvg_free(key);
+    return rc;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * divergence fuzz   --plugin P [--seconds N] [--cases N] [--jobs J] [--seed S]
- *                   [--shard i/N] [--db F] [--corpus DIR] [--max-elements N]
+ *                   [--shard I/N] [--db F] [--corpus DIR] [--max-elements N]
  *                   [--timeout MS] [--profile exact|ftz|ulp:N] [--no-progress]
  *                   [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]
  * divergence import --plugin P [--db F] [--max-elements N] [--memory-limit MIB]
@@ -12,13 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/run/campaign.h"
+#include "harness/base/alloc.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
+#include "harness/run/campaign.h"
 
 static const char fuzz_usage[] =
     "usage: divergence fuzz --plugin P [--seconds N] [--cases N] [--jobs J] [--seed S]\n"
-    "         [--shard i/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
+    "         [--shard I/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
     "         [--profile exact|ftz|ulp:N] [--stop-on-finding] [--no-progress]\n"
     "         [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]\n"
     "--pin: job i and its worker on the i-th CPU (default when --jobs is the CPU count)\n"
@@ -34,31 +35,19 @@ static const char import_usage[] =
     "  --max-elements must be the fuzz target's (DIVERGENCE_FUZZ_MAX_ELEMENTS,\n"
     "  default 16) so the bytes decode to the same case\n";
 
-static int parse_shard(const char *text, campaign_options *o)
-{
-    unsigned i, n;
-    char tail;
-    if (sscanf(text, "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || n > 1000000 || i >= n) {
-        fprintf(stderr, "divergence fuzz: --shard '%s': expected i/N with 0 <= i < N\n", text);
-        return -1;
-    }
-    o->shard_index = i;
-    o->shard_count = n;
-    return 0;
-}
-
 /* Parses the options of both commands; operands go to rest. */
 static int parse(const char *cmd, int argc, char **argv, campaign_options *o, char **rest,
-                 int *n_rest, char *args, size_t args_len)
+                 int *n_rest)
 {
     int is_fuzz = !strcmp(cmd, "fuzz");
-    snprintf(args, args_len, "divergence");
-    for (int i = 0; i < argc; i++) {
-        size_t used = strlen(args);
-        if (!is_fuzz || strcmp(argv[i], "--resume")) /* the run's command line */
-            snprintf(args + used, args_len - used, " %s", argv[i]);
+    cli_shared shared = {.timeout_ms = &o->timeout_ms, .memory_limit = &o->memory_limit,
+                         .cpu_limit_s = &o->cpu_limit_s};
+    if (is_fuzz) { /* fuzz's own among the shared flags */
+        shared.seed = &o->seed;
+        shared.shard_index = &o->shard_index;
+        shared.shard_count = &o->shard_count;
+        shared.profile = &o->profile;
     }
-    o->args = args;
     *n_rest = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -92,6 +81,11 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
             return 2;
         }
         const char *v = argv[++i];
+        int taken = cli_parse_shared(cmd, &shared, a, v);
+        if (taken < 0)
+            return 2;
+        if (taken)
+            continue;
         if (!strcmp(a, "--plugin"))
             o->plugin_path = v;
         else if (!strcmp(a, "--db"))
@@ -102,18 +96,6 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
             if (cli_parse_u64(cmd, a, v, 1, 1u << 20, &n))
                 return 2;
             o->max_elements = (uint32_t)n;
-        } else if (!strcmp(a, "--timeout")) {
-            if (cli_parse_u64(cmd, a, v, 1, 3600000, &n))
-                return 2;
-            o->timeout_ms = (uint32_t)n;
-        } else if (!strcmp(a, "--memory-limit")) {
-            if (cli_parse_u64(cmd, a, v, 0, UINT64_C(1) << 30, &n))
-                return 2;
-            o->memory_limit = n << 20;
-        } else if (!strcmp(a, "--cpu-limit")) {
-            if (cli_parse_u64(cmd, a, v, 0, 86400, &n))
-                return 2;
-            o->cpu_limit_s = (uint32_t)n;
         } else if (is_fuzz && !strcmp(a, "--seconds")) {
             if (cli_parse_u64(cmd, a, v, 0, 30 * 86400, &n))
                 return 2;
@@ -126,21 +108,9 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
             if (cli_parse_u64(cmd, a, v, 1, 64, &n))
                 return 2;
             o->jobs = (uint32_t)n;
-        } else if (is_fuzz && !strcmp(a, "--seed")) {
-            if (cli_parse_u64(cmd, a, v, 0, UINT64_MAX, &o->seed))
-                return 2;
-        } else if (is_fuzz && !strcmp(a, "--shard")) {
-            if (parse_shard(v, o))
-                return 2;
         } else if (is_fuzz && !strcmp(a, "--corpus"))
             o->corpus_dir = v;
-        else if (is_fuzz && !strcmp(a, "--profile")) {
-            char err[160];
-            if (verdict_profile_parse(v, &o->profile, err, sizeof err)) {
-                fprintf(stderr, "divergence fuzz: %s\n", err);
-                return 2;
-            }
-        } else {
+        else {
             fprintf(stderr, "divergence %s: unknown option '%s'\n%s", cmd, a,
                     is_fuzz ? fuzz_usage : import_usage);
             return 2;
@@ -170,16 +140,23 @@ int cmd_fuzz(int argc, char **argv)
     }
     campaign_options o;
     campaign_options_default(&o);
-    char args[1024];
     int n_rest;
-    int rc = parse("fuzz", argc, argv, &o, NULL, &n_rest, args, sizeof args);
-    if (rc)
-        return rc;
+    int prc = parse("fuzz", argc, argv, &o, NULL, &n_rest);
+    if (prc)
+        return prc;
     if (o.seconds == 0 && o.max_cases == 0) {
         fprintf(stderr, "divergence fuzz: --seconds 0 needs --cases N\n");
         return 2;
     }
-    return campaign_run(&o, stdout, stderr);
+    char *key;
+    if (cli_run_key(argc, argv, &key)) {
+        fprintf(stderr, "divergence fuzz: out of memory\n");
+        return 2;
+    }
+    o.args = key;
+    int rc = campaign_run(&o, stdout, stderr);
+    dvg_free(key);
+    return rc;
 }
 
 int cmd_import(int argc, char **argv)
@@ -192,15 +169,22 @@ int cmd_import(int argc, char **argv)
     campaign_options_default(&o);
     o.progress = 0;
     o.max_elements = 16; /* fuzz/fuzz_div.c's default: same bytes, same case */
-    char args[1024];
     char *rest[argc > 0 ? argc : 1];
     int n_rest;
-    int rc = parse("import", argc, argv, &o, rest, &n_rest, args, sizeof args);
-    if (rc)
-        return rc;
+    int prc = parse("import", argc, argv, &o, rest, &n_rest);
+    if (prc)
+        return prc;
     if (!n_rest) {
         fprintf(stderr, "divergence import: no finding files given\n%s", import_usage);
         return 2;
     }
-    return campaign_import(&o, rest, n_rest, stdout, stderr);
+    char *key;
+    if (cli_run_key(argc, argv, &key)) {
+        fprintf(stderr, "divergence import: out of memory\n");
+        return 2;
+    }
+    o.args = key;
+    int rc = campaign_import(&o, rest, n_rest, stdout, stderr);
+    dvg_free(key);
+    return rc;
 }

@@ -9,11 +9,10 @@
  * output. See harness/run/onnx_tests.h. Exit 0 when the plugin conforms on
  * every case it claims, 1 when it departs on one, 2 on errors.
  */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/run/onnx_tests.h"
 
@@ -38,6 +37,7 @@ int cmd_onnx_tests(int argc, char **argv)
     onnxtests_options o;
     const char *dir = NULL;
     memset(&o, 0, sizeof o);
+    const cli_shared shared = {.timeout_ms = &o.timeout_ms};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h"))
@@ -59,21 +59,16 @@ int cmd_onnx_tests(int argc, char **argv)
             return usage(stderr);
         }
         const char *val = argv[++i];
+        int taken = cli_parse_shared("onnx-tests", &shared, a, val);
+        if (taken < 0)
+            return 2;
+        if (taken)
+            continue;
         if (!strcmp(a, "--plugin"))
             o.plugin_path = val;
         else if (!strcmp(a, "--config"))
             o.config = val;
-        else if (!strcmp(a, "--timeout")) {
-            char *end;
-            errno = 0;
-            unsigned long long ms = strtoull(val, &end, 10);
-            if (errno || end == val || *end || val[0] == '-' || ms < 1 || ms > 3600000) {
-                fprintf(stderr, "divergence onnx-tests: --timeout '%s': expected 1 to 3600000 "
-                                "milliseconds\n", val);
-                return 2;
-            }
-            o.timeout_ms = (uint32_t)ms;
-        } else {
+        else {
             fprintf(stderr, "divergence onnx-tests: unknown option '%s'\n", a);
             return usage(stderr);
         }

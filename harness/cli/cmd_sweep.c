@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/base/alloc.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/run/sweep.h"
@@ -39,12 +40,9 @@ int cmd_sweep(int argc, char **argv)
 {
     sweep_options o;
     sweep_options_default(&o);
-    char args[1024] = "divergence";
-    for (int i = 0; i < argc; i++) {
-        size_t used = strlen(args);
-        snprintf(args + used, sizeof args - used, " %s", argv[i]);
-    }
-    o.args = args;
+    const cli_shared shared = {.seed = &o.seed, .shard_index = &o.shard_index,
+                               .shard_count = &o.shard_count, .timeout_ms = &o.timeout_ms,
+                               .profile = &o.profile};
     const char *variant_name = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -71,6 +69,11 @@ int cmd_sweep(int argc, char **argv)
         }
         const char *val = argv[++i];
         uint64_t n;
+        int taken = cli_parse_shared("sweep", &shared, a, val);
+        if (taken < 0)
+            return 2;
+        if (taken)
+            continue;
         if (!strcmp(a, "--plugin")) {
             o.plugin_path = val;
         } else if (!strcmp(a, "--db")) {
@@ -106,12 +109,6 @@ int cmd_sweep(int argc, char **argv)
             o.attr_key[o.n_attrs] = keys[o.n_attrs];
             o.attr_value[o.n_attrs] = eq + 1;
             o.n_attrs++;
-        } else if (!strcmp(a, "--profile")) {
-            char err[160];
-            if (verdict_profile_parse(val, &o.profile, err, sizeof err)) {
-                fprintf(stderr, "divergence sweep: %s\n", err);
-                return 2;
-            }
         } else if (!strcmp(a, "--jobs")) {
             if (cli_parse_u64("sweep", a, val, 1, 64, &n))
                 return 2;
@@ -120,13 +117,6 @@ int cmd_sweep(int argc, char **argv)
             if (cli_parse_u64("sweep", a, val, 0, UINT64_C(1) << 40, &n))
                 return 2;
             o.random_pairs = n;
-        } else if (!strcmp(a, "--seed")) {
-            if (cli_parse_u64("sweep", a, val, 0, UINT64_MAX, &o.seed))
-                return 2;
-        } else if (!strcmp(a, "--timeout")) {
-            if (cli_parse_u64("sweep", a, val, 1, 3600000, &n))
-                return 2;
-            o.timeout_ms = (uint32_t)n;
         } else if (!strcmp(a, "--max-failures")) {
             if (cli_parse_u64("sweep", a, val, 1, 1000000, &n))
                 return 2;
@@ -139,17 +129,6 @@ int cmd_sweep(int argc, char **argv)
             if (cli_parse_u64("sweep", a, val, 0, UINT32_MAX, &n))
                 return 2;
             o.nondet_every = (uint32_t)n;
-        } else if (!strcmp(a, "--shard")) {
-            unsigned idx, cnt;
-            char tail;
-            if (sscanf(val, "%u/%u%c", &idx, &cnt, &tail) != 2 || cnt < 1 || cnt > 1000000 ||
-                idx >= cnt || strchr(val, '-')) {
-                fprintf(stderr, "divergence sweep: --shard '%s': expected I/N with 0 <= I < N\n",
-                        val);
-                return 2;
-            }
-            o.shard_index = idx;
-            o.shard_count = cnt;
         } else {
             fprintf(stderr, "divergence sweep: unknown option '%s'\n", a);
             return usage(stderr);
@@ -160,5 +139,13 @@ int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "divergence sweep: --plugin PATH and --dtype T are required\n");
         return usage(stderr);
     }
-    return sweep_run(&o, stdout, stderr);
+    char *key;
+    if (cli_run_key(argc, argv, &key)) {
+        fprintf(stderr, "divergence sweep: out of memory\n");
+        return 2;
+    }
+    o.args = key;
+    int rc = sweep_run(&o, stdout, stderr);
+    dvg_free(key);
+    return rc;
 }

@@ -18,8 +18,9 @@
 #include "harness/cases/gen.h"
 #include "harness/worker/narrow.h"
 #include "harness/run/resume.h"
-#include "harness/store/store.h"
+#include "harness/run/session.h"
 #include "harness/run/trial.h"
+#include "harness/store/store.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 #include "oracle/fastpath.h"
@@ -151,8 +152,9 @@ typedef struct shared {
     dvg_claim claims[WORKER_MAX_CLAIMS];
     uint32_t n_claims;
     corpus corpus;
-    store *db;
-    int64_t run_id;
+    run_session session;        /* the run in the store */
+    store *db;                  /* session.db */
+    int64_t run_id;             /* session.run_id */
     pthread_mutex_t lock;
     /* everything below is guarded by lock */
     uint64_t next_case;             /* next case number of this shard */
@@ -712,48 +714,34 @@ static int take_signature(void *ctx, uint32_t variant, uint32_t dtype, const cha
     return 0;
 }
 
-/* Opens the store and records the run and the plugin build (or, with
- * --resume, takes up the run to continue). */
+/* Opens the run session: the store, and a new run with the plugin build
+ * (or, with --resume, the run to continue, and what it had done). */
 static int open_run(shared *sh, const char *kind, FILE *err)
 {
     const campaign_options *o = sh->o;
-    const char *db_path = o->db_path ? o->db_path : STORE_DEFAULT_PATH;
-    char msg[512];
-    if (store_open(db_path, STORE_CREATE, &sh->db, msg, sizeof msg)) {
-        fprintf(err, "divergence %s: %s\n", kind, msg);
+    if (session_open(&sh->session, kind, o->db_path, o->plugin_path, sh->info->name,
+                     sh->info->version, err))
         return -1;
-    }
-    if (o->resume) {
-        int found = resume_take(sh->db, kind, o->args, sh->info->name, sh->info->version,
-                                o->plugin_path, &sh->run_id, msg, sizeof msg);
-        if (found < 0) {
-            fprintf(err, "divergence %s: --resume: %s\n", kind, msg);
+    sh->db = sh->session.db;
+    int found = o->resume ? session_resume(&sh->session, kind, o->args) : 0;
+    if (found < 0)
+        return -1;
+    sh->run_id = sh->session.run_id;
+    if (found) {
+        if (resume_cases(sh->db, sh->run_id, &sh->resumed_from) ||
+            resume_signatures(sh->db, sh->run_id, take_signature, sh)) {
+            fprintf(err, "divergence %s: %s\n", kind, store_errmsg(sh->db));
             return -1;
         }
-        if (found) {
-            if (resume_cases(sh->db, sh->run_id, &sh->resumed_from) ||
-                resume_signatures(sh->db, sh->run_id, take_signature, sh)) {
-                fprintf(err, "divergence %s: %s\n", kind, store_errmsg(sh->db));
-                return -1;
-            }
-            sh->next_case = sh->resumed_from;
-            return 0;
-        }
-        fprintf(err, "divergence %s: --resume: %s holds no incomplete %s run of this command "
-                     "line; starting a new run\n", kind, db_path, kind);
+        sh->next_case = sh->resumed_from;
+        return 0;
     }
     store_run_info ri = {.kind = kind, .profile = o->profile.name, .args = o->args,
-                         .build_flags = "divergence " DVG_VERSION, .seed = o->seed, .has_seed = 1,
-                         .shard_index = o->shard_count > 1 ? o->shard_index : 0,
-                         .shard_count = o->shard_count > 1 ? o->shard_count : 0};
-    int64_t build;
-    if (store_begin_run(sh->db, &ri, &sh->run_id) ||
-        store_plugin_build(sh->db, sh->run_id, sh->info->name, sh->info->version, o->plugin_path,
-                           &build)) {
-        fprintf(err, "divergence %s: %s\n", kind, store_errmsg(sh->db));
-        return -1;
-    }
-    return 0;
+                         .seed = o->seed, .has_seed = 1, .shard_index = o->shard_index,
+                         .shard_count = o->shard_count};
+    int rc = session_begin(&sh->session, &ri);
+    sh->run_id = sh->session.run_id;
+    return rc;
 }
 
 /* Records what the tallies gained since the last checkpoint (counts per
@@ -799,8 +787,8 @@ static int close_run(shared *sh, int complete, const char *kind, FILE *err)
     if (!sh->db || !sh->run_id)
         return 0;
     int rc = record_counts(sh, sh->tallies);
-    if (store_finish_run(sh->db, sh->run_id, complete && !rc ? STORE_RUN_COMPLETE
-                                                              : STORE_RUN_INCOMPLETE))
+    if (session_finish(&sh->session, complete && !rc ? STORE_RUN_COMPLETE
+                                                     : STORE_RUN_INCOMPLETE))
         rc = -1;
     if (rc)
         fprintf(err, "divergence %s: %s\n", kind, store_errmsg(sh->db));
@@ -916,11 +904,12 @@ static int shared_take_info(shared *sh, const worker *w)
     return 0;
 }
 
-static void shared_free(shared *sh)
+/* Frees what the campaign holds; failed: its run is left incomplete. */
+static void shared_free(shared *sh, int failed)
 {
+    session_close(&sh->session, failed);
     dvg_free((void *)sh->info);
     corpus_free(&sh->corpus);
-    store_close(sh->db);
     dvg_free(sh->signatures);
     pthread_cond_destroy(&sh->cond);
     pthread_mutex_destroy(&sh->lock);
@@ -1017,12 +1006,10 @@ int campaign_run(const campaign_options *o, FILE *out, FILE *err)
     print_summary(&sh, "fuzz", secs);
     status = sh.n_signatures ? 1 : 0;
 done:
-    if (status == 2 && sh.db && sh.run_id)
-        store_finish_run(sh.db, sh.run_id, STORE_RUN_INCOMPLETE);
     for (uint32_t i = 0; jobs && i < started; i++)
         job_free(&jobs[i]);
     dvg_free(jobs);
-    shared_free(&sh);
+    shared_free(&sh, status == 2);
     return status;
 }
 
@@ -1127,10 +1114,8 @@ int campaign_import(const campaign_options *o, char **paths, int n_paths, FILE *
     print_summary(&sh, "import", 0);
     status = sh.n_signatures ? 1 : 0;
 done:
-    if (status == 2 && sh.db && sh.run_id)
-        store_finish_run(sh.db, sh.run_id, STORE_RUN_INCOMPLETE);
     if (started)
         job_free(&j);
-    shared_free(&sh);
+    shared_free(&sh, status == 2);
     return status;
 }

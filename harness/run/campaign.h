@@ -26,7 +26,7 @@ typedef struct campaign_options {
     const char *config;        /* open() config; NULL: "" */
     const char *db_path;       /* NULL: STORE_DEFAULT_PATH */
     const char *corpus_dir;    /* NULL: the data directory's corpus/div; "": none */
-    const char *args;          /* the command line, for the run record */
+    const char *args;          /* the resume key (cli_run_key), runs.args */
     double seconds;            /* wall-clock budget; 0: until max_cases */
     uint64_t max_cases;        /* 0: until the time budget */
     uint32_t jobs;             /* worker processes; 0: one per core */

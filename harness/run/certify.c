@@ -1,4 +1,12 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the certification of one plugin (`divergence
+ * certify`, harness/run/certify.h): for each selected claim, the
+ * conformance cases, the edge-value cross product and seeded random cases,
+ * judged in a worker; the claim's findings held and recorded with its
+ * counts and certificate in one transaction; the run in the store through
+ * a run session (harness/run/session.h).
+ */
 #include "harness/run/certify.h"
 
 #include <inttypes.h>
@@ -13,8 +21,9 @@
 #include "harness/cases/gen.h"
 #include "harness/worker/narrow.h"
 #include "harness/run/resume.h"
-#include "harness/store/store.h"
+#include "harness/run/session.h"
 #include "harness/run/trial.h"
+#include "harness/store/store.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 #include "oracle/fastpath.h"
@@ -64,8 +73,9 @@ typedef struct certify {
     FILE *out, *err;
     worker *w;
     const worker_info *info;
-    store *db;
-    int64_t run_id;
+    run_session session; /* the run in the store */
+    store *db;           /* session.db */
+    int64_t run_id;      /* session.run_id */
     casefile_set *cases;
     /* the claim being judged */
     uint32_t variant, dtype;
@@ -572,46 +582,31 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
         goto done;
     }
 
-    const char *db_path = o->db_path ? o->db_path : STORE_DEFAULT_PATH;
-    if (store_open(db_path, STORE_CREATE, &cf.db, msg, sizeof msg)) {
-        fprintf(err, "divergence certify: %s\n", msg);
+    if (session_open(&cf.session, "certify", o->db_path, o->plugin_path, cf.info->name,
+                     cf.info->version, err))
         goto done;
-    }
+    cf.db = cf.session.db;
+    const char *db_path = cf.session.db_path;
     int sharded = o->shard_count > 1;
     if (sharded && o->shard_index >= o->shard_count) {
         fprintf(err, "divergence certify: shard %u/%u: the index must be below the count\n",
                 o->shard_index, o->shard_count);
         goto done;
     }
-    store_run_info ri = {.kind = "certify", .profile = o->profile.name, .args = o->args,
-                         .build_flags = "divergence " DVG_VERSION, .seed = o->seed, .has_seed = 1,
-                         .shard_index = sharded ? o->shard_index : 0,
-                         .shard_count = sharded ? o->shard_count : 0};
-    int64_t build_id;
-    int resumed = 0;
-    if (o->resume) {
-        resumed = resume_take(cf.db, "certify", o->args, cf.info->name, cf.info->version,
-                              o->plugin_path, &cf.run_id, msg, sizeof msg);
-        if (resumed < 0) {
-            fprintf(err, "divergence certify: --resume: %s\n", msg);
-            goto done;
-        }
-        if (!resumed)
-            fprintf(err, "divergence certify: --resume: %s holds no incomplete certify run of "
-                         "this command line; starting a new run\n", db_path);
-        if (resumed && resume_certificates(cf.db, cf.run_id, cf.info->name, recorded_claim,
-                                           &cf)) {
-            fprintf(err, "divergence certify: %s\n", store_errmsg(cf.db));
-            store_finish_run(cf.db, cf.run_id, STORE_RUN_INCOMPLETE);
-            goto done;
-        }
-    }
-    if ((!resumed && store_begin_run(cf.db, &ri, &cf.run_id)) ||
-        store_plugin_build(cf.db, cf.run_id, cf.info->name, cf.info->version, o->plugin_path,
-                           &build_id)) {
+    int resumed = o->resume ? session_resume(&cf.session, "certify", o->args) : 0;
+    if (resumed < 0)
+        goto done;
+    if (resumed && resume_certificates(cf.db, cf.session.run_id, cf.info->name, recorded_claim,
+                                       &cf)) {
         fprintf(err, "divergence certify: %s\n", store_errmsg(cf.db));
         goto done;
     }
+    store_run_info ri = {.kind = "certify", .profile = o->profile.name, .args = o->args,
+                         .seed = o->seed, .has_seed = 1, .shard_index = o->shard_index,
+                         .shard_count = o->shard_count};
+    if (!resumed && session_begin(&cf.session, &ri))
+        goto done;
+    cf.run_id = cf.session.run_id;
 
     uint32_t n_claims = 0, n_selected = 0;
     for (uint32_t i = 0; i < cf.info->n_claims; i++)
@@ -633,7 +628,7 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
     if (n_claims == 0 && n_selected > 0) {
         fprintf(out, "shard %u/%u holds none of the %u selected claims\n", o->shard_index,
                 o->shard_count, n_selected);
-        status = store_finish_run(cf.db, cf.run_id, STORE_RUN_COMPLETE) ? 2 : 0;
+        status = session_finish(&cf.session, STORE_RUN_COMPLETE) ? 2 : 0;
         if (status)
             fprintf(err, "divergence certify: %s\n", store_errmsg(cf.db));
         goto done;
@@ -641,7 +636,7 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
     if (n_claims == 0) {
         fprintf(err, "divergence certify: %s claims no (variant, dtype) pair that the filters "
                      "select\n", cf.info->name);
-        store_finish_run(cf.db, cf.run_id, STORE_RUN_COMPLETE);
+        session_finish(&cf.session, STORE_RUN_COMPLETE);
         goto done;
     }
     uint32_t held = 0, claim = 0, selected = 0;
@@ -689,19 +684,17 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
         fprintf(out, "%u of %u claims hold; %" PRIu64 " new finding signatures; %.1f s; "
                      "'divergence replay --db %s ID' re-runs a reproducer\n",
                 held, n_claims, cf.new_signatures, secs, db_path);
-        if (store_finish_run(cf.db, cf.run_id, STORE_RUN_COMPLETE)) {
+        if (session_finish(&cf.session, STORE_RUN_COMPLETE)) {
             fprintf(err, "divergence certify: %s\n", store_errmsg(cf.db));
             status = 2;
         }
     }
 done:
-    if (cf.db && cf.run_id && status == 2)
-        store_finish_run(cf.db, cf.run_id, STORE_RUN_INCOMPLETE);
+    session_close(&cf.session, status == 2);
     held_free(&cf);
     dvg_free(cf.recorded);
     trial_free(&cf.trial);
     worker_free(cf.w);
     casefile_set_free(cf.cases);
-    store_close(cf.db);
     return status;
 }

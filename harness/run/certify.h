@@ -20,7 +20,7 @@ typedef struct certify_options {
     const char *config;            /* open() config; NULL: "" */
     const char *db_path;           /* NULL: STORE_DEFAULT_PATH */
     const char *cases_dir;         /* NULL: the data directory's cases/; "" none */
-    const char *args;              /* the command line, for the run record */
+    const char *args;              /* the resume key (cli_run_key), runs.args */
     uint32_t variants[CERTIFY_MAX_FILTERS]; /* only these (none: all claimed) */
     uint32_t n_variants;
     uint32_t dtypes[CERTIFY_MAX_FILTERS];

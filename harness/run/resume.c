@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the taking up of an interrupted run (--resume): the
+ * resume key's comparison, finding the run and checking its plugin build,
+ * and reading back what the run had committed (certificates, cases,
+ * signatures). See harness/run/resume.h.
+ */
 #include "harness/run/resume.h"
 
 #include <inttypes.h>
@@ -26,23 +32,28 @@ static int word_is(const char *w, size_t n, const char *s)
     return strlen(s) == n && !memcmp(w, s, n);
 }
 
-/* The next word of `p` that changes what is judged (the flags that change
- * only how fast or how it is shown are skipped: --resume, --no-progress,
- * --pin, --no-pin, and --jobs with its value); *len its length. */
-static const char *next_judged_word(const char *p, size_t *len)
+int resume_flag_kind(const char *word, size_t len)
 {
     static const char *const plain[] = {"--resume", "--no-progress", "--pin", "--no-pin"};
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        if (word_is(word, len, plain[i]))
+            return RESUME_FLAG_SPEED;
+    return word_is(word, len, "--jobs") ? RESUME_FLAG_SPEED_VALUE : RESUME_FLAG_JUDGED;
+}
+
+/* The next word of `p` that changes what is judged (resume_flag_kind);
+ * *len its length. */
+static const char *next_judged_word(const char *p, size_t *len)
+{
     for (;;) {
         const char *w = next_word(p, len);
         if (!w)
             return NULL;
-        int skip = 0;
-        for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
-            skip |= word_is(w, *len, plain[i]);
-        if (!skip && !word_is(w, *len, "--jobs"))
+        int kind = resume_flag_kind(w, *len);
+        if (kind == RESUME_FLAG_JUDGED)
             return w;
         p = w + *len;
-        if (!skip && next_word(p, len)) /* --jobs N */
+        if (kind == RESUME_FLAG_SPEED_VALUE && next_word(p, len)) /* --jobs N */
             p = next_word(p, len) + *len;
     }
 }
@@ -82,8 +93,8 @@ static int on_count(void *ctx, const store_row *r)
 }
 
 int resume_take(store *db, const char *kind, const char *args, const char *name,
-                const char *version, const char *plugin_path, int64_t *run_id, char *err,
-                size_t errlen)
+                const char *version, const char *plugin_path, const char *sha256,
+                int64_t *run_id, char *err, size_t errlen)
 {
     find_ctx f = {args ? args : "", 0};
     store_param p[2] = {STORE_PARAM_TEXT(kind), STORE_PARAM_INT(0)};
@@ -95,7 +106,7 @@ int resume_take(store *db, const char *kind, const char *args, const char *name,
     if (!f.found)
         return 0;
     int64_t build = 0, linked = 0;
-    if (store_plugin_build(db, 0, name, version, plugin_path, &build))
+    if (store_record_plugin_build(db, 0, name, version, plugin_path, sha256, &build))
         goto store_error;
     p[0] = STORE_PARAM_INT(f.found);
     p[1] = STORE_PARAM_INT(build);
@@ -111,7 +122,8 @@ int resume_take(store *db, const char *kind, const char *args, const char *name,
                          &any))
             goto store_error;
         if (any == 0) {
-            if (store_plugin_build(db, f.found, name, version, plugin_path, &build))
+            if (store_record_plugin_build(db, f.found, name, version, plugin_path, sha256,
+                                          &build))
                 goto store_error;
             linked = 1;
         }

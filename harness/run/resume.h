@@ -21,21 +21,36 @@
 #include <stdint.h>
 #include "harness/store/store.h"
 
-/* 1 when two recorded command lines ask for the same run (see above). */
+/* How a word of a run's command line counts for --resume. */
+#define RESUME_FLAG_JUDGED      0 /* part of what is judged: in the key */
+#define RESUME_FLAG_SPEED       1 /* speed or display only: --resume,
+                                     --no-progress, --pin, --no-pin */
+#define RESUME_FLAG_SPEED_VALUE 2 /* the same, with a value: --jobs N */
+
+/* The kind of the len bytes at word (not NUL-terminated). */
+int resume_flag_kind(const char *word, size_t len);
+
+/* 1 when two recorded command lines (runs.args) ask for the same run: their
+ * words, separated by spaces, are equal but for the RESUME_FLAG_SPEED ones
+ * (and the values of RESUME_FLAG_SPEED_VALUE ones). The keys written since
+ * the command line became the resume key (harness/cli/cli.h, cli_run_key)
+ * hold no such word; older ones, the whole command line, do: both compare
+ * as the same run. */
 int resume_args_equal(const char *a, const char *b);
 
 /*
  * Finds the latest incomplete run of `kind` with command line `args` and
  * makes it this process's again (store_resume_run). The plugin build at
- * plugin_path (name, version: its descriptor's) must be the one the run
+ * plugin_path (name, version: its descriptor's; sha256: the file's, 64
+ * lower-case hex digits, hashed by the caller) must be the one the run
  * recorded; a run killed before it recorded any is linked to this one.
  * Returns 1 with *run_id, 0 when there is no such run, -1 on an
  * error (the run found used another build; the store failed) with the
  * reason in err (errlen bytes, NUL-terminated).
  */
 int resume_take(store *db, const char *kind, const char *args, const char *name,
-                const char *version, const char *plugin_path, int64_t *run_id, char *err,
-                size_t errlen);
+                const char *version, const char *plugin_path, const char *sha256,
+                int64_t *run_id, char *err, size_t errlen);
 
 /* One certificate a run holds. */
 typedef struct resume_certificate {

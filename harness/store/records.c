@@ -9,6 +9,7 @@
  * counts, certificates, ULP histograms and fixed signatures.
  */
 #include <inttypes.h>
+#include <string.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -198,6 +199,19 @@ int store_plugin_build(store *s, int64_t run_id, const char *name, const char *v
                        const char *path, int64_t *build_id)
 {
     char hex[SHA256_HEX_CHARS], why[512];
+
+    s->op = "record plugin build";
+    if (store_need_text(s, "plugin name", name) || store_need_text(s, "plugin version", version) ||
+        store_need_text(s, "plugin path", path))
+        return -1;
+    if (sha256_file(path, hex, why, sizeof why))
+        return store_fail(s, "%s", why);
+    return store_record_plugin_build(s, run_id, name, version, path, hex, build_id);
+}
+
+int store_record_plugin_build(store *s, int64_t run_id, const char *name, const char *version,
+                              const char *path, const char *hex, int64_t *build_id)
+{
     sqlite3_stmt *st;
     int64_t id = 0;
     int rc = -1;
@@ -206,8 +220,9 @@ int store_plugin_build(store *s, int64_t run_id, const char *name, const char *v
     if (store_need_text(s, "plugin name", name) || store_need_text(s, "plugin version", version) ||
         store_need_text(s, "plugin path", path))
         return -1;
-    if (sha256_file(path, hex, why, sizeof why))
-        return store_fail(s, "%s", why);
+    if (!hex || strlen(hex) != 64 || strspn(hex, "0123456789abcdef") != 64)
+        return store_fail(s, "plugin SHA-256 '%s': expected 64 lower-case hex digits",
+                          hex ? hex : "(null)");
     if (store_begin_op(s, "record plugin build"))
         return -1;
     if (!(st = store_prepare(s, SQL_BUILD_UPSERT)))

@@ -180,6 +180,12 @@ int store_mark_stale_runs(store *s, int64_t *n_marked);
 int store_plugin_build(store *s, int64_t run_id, const char *name, const char *version,
                        const char *path, int64_t *build_id);
 
+/* As store_plugin_build, with the SHA-256 of the file at `path` (64
+ * lower-case hex digits) hashed by the caller, once for the whole run
+ * (harness/run/session.h); the file is not read here. */
+int store_record_plugin_build(store *s, int64_t run_id, const char *name, const char *version,
+                              const char *path, const char *sha256, int64_t *build_id);
+
 /*
  * Adds `elements` and `cases` to the counts of (run, implementation,
  * variant, dtype, class), creating the row at zero first. implementation:

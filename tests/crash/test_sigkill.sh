@@ -9,7 +9,8 @@
 # holds (certify: counts, certificates, signatures and their occurrences;
 # fuzz: counts). Then, made by hand: a run killed between recording itself
 # and linking its plugin build is taken up by --resume; one of another
-# build is refused.
+# build is refused; the resume key is never cut and leaves out the speed
+# flags.
 # Usage: test_sigkill.sh DIVERGENCE PLUGIN [ROUNDS]
 set -u
 D=$1 PLUG=$2 ROUNDS=${3:-4}
@@ -159,6 +160,33 @@ rc=$?
 if [ $rc -eq 2 ] && grep -q 'another build' "$tmp/err"; then ok; else
     bad "a run of another build: exit $rc: $(head -c 300 "$tmp/err")"
 fi
+
+# The resume key is the whole command line however long (it was cut at
+# 1024 bytes, so two runs that differed only past that were one), less the
+# flags that change only speed or display. A run recorded with the whole
+# command line, as before the key left those flags out, is taken up too.
+db=$tmp/key.db
+LONG="--random 2"
+i=0
+while [ $i -lt 32 ]; do LONG="$LONG --variant onnx-div-14 --dtype i32"; i=$((i + 1)); done
+"$D" certify --plugin "$PLUG" --db "$db" $LONG --no-progress --seed 1 >/dev/null 2>&1
+sqlite3 "$db" "UPDATE runs SET status = 'incomplete'"
+"$D" certify --plugin "$PLUG" --db "$db" $LONG --seed 2 --resume >"$tmp/out" 2>"$tmp/err"
+n=$(sqlite3 "$db" "SELECT count(*) FROM runs")
+if grep -q 'holds no incomplete certify run' "$tmp/err" && [ "$n" = 2 ]; then ok; else
+    bad "a long command line with another seed was taken for the incomplete run: $n runs: $(head -c 300 "$tmp/out")"
+fi
+"$D" certify --plugin "$PLUG" --db "$db" $LONG --seed 1 --resume >"$tmp/out" 2>"$tmp/err"
+grep -q 'run 1 in .*(resumed)' "$tmp/out" && ok || bad "the long command line was not resumed: $(head -c 300 "$tmp/err")"
+sqlite3 "$db" "UPDATE runs SET status = 'incomplete', args = 'divergence certify --plugin $PLUG --db $db $LONG --no-progress --seed 1' WHERE id = 1"
+"$D" certify --plugin "$PLUG" --db "$db" $LONG --seed 1 --resume >"$tmp/out" 2>"$tmp/err"
+grep -q 'run 1 in .*(resumed)' "$tmp/out" && ok || bad "a run with the whole command line was not resumed: $(head -c 300 "$tmp/err")"
+k=$(sqlite3 "$db" "SELECT args FROM runs WHERE id = 2")
+case $k in
+*--resume* | *--no-progress*) bad "the resume key holds a speed flag: $k" ;;
+*"--seed 2") ok ;;
+*) bad "the resume key is cut: ...$(echo "$k" | tail -c 80)" ;;
+esac
 
 echo "SIGKILL points: $kills (certify $ck, fuzz $((kills - ck))), committed rows lost: $lost"
 [ $kills -ge $((ROUNDS * 3)) ] && ok || bad "only $kills kills landed"

@@ -53,6 +53,10 @@ for cmd in certify fuzz; do
     input "\-\-shard '2/2'" $cmd --plugin "$P" --shard 2/2
     input "\-\-shard '1/0'" $cmd --plugin "$P" --shard 1/0
     input "\-\-shard 'x'" $cmd --plugin "$P" --shard x
+    # one --shard rule for every command: a sign is refused, even where
+    # scanf would read it as 0 or wrap it round to a valid count
+    input "\-\-shard '-0/2'" $cmd --plugin "$P" --shard -0/2
+    input "\-\-shard '0/-4294967294'" $cmd --plugin "$P" --shard 0/-4294967294
     input "\-\-memory-limit '-1'" $cmd --plugin "$P" --memory-limit -1
     input "\-\-cpu-limit 'lots'" $cmd --plugin "$P" --cpu-limit lots
 done
