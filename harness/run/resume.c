@@ -99,7 +99,7 @@ int resume_take(store *db, const char *kind, const char *args, const char *name,
     find_ctx f = {args ? args : "", 0};
     store_param p[2] = {STORE_PARAM_TEXT(kind), STORE_PARAM_INT(0)};
     if (store_select(db,
-                     "SELECT id, args FROM runs WHERE kind = ?1 AND status = 'incomplete'"
+                     "SELECT id, args FROM read_runs WHERE kind = ?1 AND status = 'incomplete'"
                      " ORDER BY id DESC",
                      p, 1, on_run, &f))
         goto store_error;
@@ -111,14 +111,14 @@ int resume_take(store *db, const char *kind, const char *args, const char *name,
     p[0] = STORE_PARAM_INT(f.found);
     p[1] = STORE_PARAM_INT(build);
     if (store_select(db,
-                     "SELECT count(*) FROM run_plugins WHERE run_id = ?1 AND plugin_build_id = ?2",
+                     "SELECT count(*) FROM read_run_plugins WHERE run_id = ?1 AND plugin_build_id = ?2",
                      p, 2, on_count, &linked))
         goto store_error;
     if (!linked) {
         /* Killed between recording the run and linking its plugin build:
          * the run holds nothing of any build yet, so it is this one's. */
         int64_t any = 0;
-        if (store_select(db, "SELECT count(*) FROM run_plugins WHERE run_id = ?1", p, 1, on_count,
+        if (store_select(db, "SELECT count(*) FROM read_run_plugins WHERE run_id = ?1", p, 1, on_count,
                          &any))
             goto store_error;
         if (any == 0) {
@@ -173,7 +173,7 @@ int resume_certificates(store *db, int64_t run, const char *implementation,
     cert_ctx c = {fn, ctx};
     store_param p[2] = {STORE_PARAM_INT(run), STORE_PARAM_TEXT(implementation)};
     return store_select(db,
-                        "SELECT variant, dtype, verdict, cases, elements FROM certificates"
+                        "SELECT variant, dtype, verdict, cases, elements FROM read_certificates"
                         " WHERE run_id = ?1 AND implementation = ?2",
                         p, 2, on_certificate, &c);
 }
@@ -183,7 +183,7 @@ int resume_cases(store *db, int64_t run, uint64_t *cases)
     int64_t n = 0;
     store_param p = STORE_PARAM_INT(run);
     if (store_select(db,
-                     "SELECT coalesce(sum(cases), 0) FROM counts WHERE run_id = ?1 AND"
+                     "SELECT coalesce(sum(cases), 0) FROM read_counts WHERE run_id = ?1 AND"
                      " class = 'match'",
                      &p, 1, on_count, &n))
         return -1;
@@ -217,8 +217,8 @@ int resume_signatures(store *db, int64_t run,
     sig_ctx s = {fn, ctx};
     store_param p = STORE_PARAM_INT(run);
     return store_select(db,
-                        "SELECT s.variant, s.dtype, s.class, s.operand_class FROM signatures s"
-                        " JOIN signature_runs g ON g.signature_id = s.id WHERE g.run_id = ?1"
+                        "SELECT s.variant, s.dtype, s.class, s.operand_class FROM read_signatures s"
+                        " JOIN read_signature_runs g ON g.signature_id = s.id WHERE g.run_id = ?1"
                         " ORDER BY s.id",
                         &p, 1, on_signature, &s);
 }
