@@ -23,6 +23,7 @@
 #include "oracle/variant.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define HAVE_AVX2 1
 #else
@@ -627,14 +628,18 @@ static kernel_fn *kernel_of(uint32_t dtype)
     }
 }
 
+/* 1 when this CPU (and its OS) runs the AVX2, F16C and BMI2 kernels. F16C
+ * is read from CPUID leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports
+ * does not know "f16c"; the AVX2 test covers the OS's saving of YMM state. */
 static int cpu_ok(void)
 {
     static int known = -1;
     int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
     if (v < 0) {
+        unsigned eax, ebx, ecx, edx;
         __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") &&
-            __builtin_cpu_supports("bmi2");
+        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
+            __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
         __atomic_store_n(&known, v, __ATOMIC_RELAXED);
     }
     return v;
@@ -737,8 +742,8 @@ static uint32_t rule_set(uint32_t dtype, oracle_rules *out, uint32_t cap)
             if (oracle_rules_resolve(v->id, dtype, &at, &out[n], &e) != ORACLE_OK)
                 continue;
             int known = 0;
-            for (uint32_t i = 0; i < n && !known; i++)
-                known = same_kind(&out[i], &out[n]);
+            for (uint32_t k = 0; k < n && !known; k++)
+                known = same_kind(&out[k], &out[n]);
             n += (uint32_t)!known;
         }
     }

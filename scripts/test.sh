@@ -1,12 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Set-up plus the whole test suite: installs dependencies, builds, replays
-# the fuzz corpora under ASan and UBSan and runs the whole suite a second
-# time under them (build-asan/, scripts/test-sanitizers.sh), then runs
-# ctest (its summary line is the last thing printed).
+# Set-up plus the whole test suite: installs dependencies, builds with
+# every warning an error (gcc in build/, clang in build-clang/: compiled,
+# not run), replays the fuzz corpora under ASan and UBSan and runs the
+# whole suite a second time under them (build-asan/,
+# scripts/test-sanitizers.sh), then runs ctest (its summary line is the
+# last thing printed).
 set -eu
 cd "$(dirname "$0")/.."
-sh scripts/setup.sh
+CMAKE_ARGS="-DDVG_WERROR=ON ${CMAKE_ARGS:-}" sh scripts/setup.sh
+sh scripts/build-clang.sh
 sh scripts/fuzz-asan-replay.sh
 sh scripts/test-sanitizers.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" ${CTEST_ARGS:-}

@@ -179,11 +179,11 @@ static int parse_token(uint32_t dtype, const char *t, int expect, value *out, ch
     return 0;
 }
 
-int casefile_parse_value(uint32_t dtype, const char *token, uint64_t *bits, char *why,
+int casefile_parse_value(uint32_t dtype, const char *text, uint64_t *bits, char *why,
                          size_t len)
 {
     value v;
-    if (!token || parse_token(dtype, token, 0, &v, why, len))
+    if (!text || parse_token(dtype, text, 0, &v, why, len))
         return -1;
     *bits = v.bits;
     return 0;
@@ -857,14 +857,14 @@ static int parse_line(parser *p, char *s, uint32_t line)
     if (p->fields[k].line)
         return fail(p, line, "'%s:' given twice in case '%s' (first at line %u)", s, p->name,
                     (unsigned)p->fields[k].line);
-    char *value = colon + 1;
-    while (isspace((unsigned char)*value))
-        value++;
+    char *text = colon + 1;
+    while (isspace((unsigned char)*text))
+        text++;
     p->fields[k].line = line;
     p->fields[k].seg_first = p->n_segs;
     p->fields[k].seg_count = 0;
     p->last_key = k;
-    return add_segment(p, k, value, line);
+    return add_segment(p, k, text, line);
 }
 
 /* Parses buf[0..len-1] (buf has room for len + 1 bytes and is modified). */

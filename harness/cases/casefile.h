@@ -110,7 +110,7 @@ uint32_t casefile_elem_line(const casefile_meta *m, uint64_t index);
  * For tests and tools. Returns 0 and *bits, or -1 with the reason in
  * why[0..len-1].
  */
-int casefile_parse_value(uint32_t dtype, const char *token, uint64_t *bits,
+int casefile_parse_value(uint32_t dtype, const char *text, uint64_t *bits,
                          char *why, size_t len);
 
 #endif /* HARNESS_CASEFILE_H */

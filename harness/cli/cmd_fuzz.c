@@ -169,22 +169,28 @@ int cmd_import(int argc, char **argv)
     campaign_options_default(&o);
     o.progress = 0;
     o.max_elements = 16; /* fuzz/fuzz_div.c's default: same bytes, same case */
-    char *rest[argc > 0 ? argc : 1];
-    int n_rest;
-    int prc = parse("import", argc, argv, &o, rest, &n_rest);
-    if (prc)
-        return prc;
+    char **rest = dvg_calloc(argc > 0 ? (size_t)argc : 1, sizeof *rest); /* the files */
+    char *key = NULL;
+    int n_rest, rc = 2;
+    if (!rest) {
+        fprintf(stderr, "divergence import: out of memory\n");
+        goto done;
+    }
+    if ((rc = parse("import", argc, argv, &o, rest, &n_rest)))
+        goto done;
+    rc = 2;
     if (!n_rest) {
         fprintf(stderr, "divergence import: no finding files given\n%s", import_usage);
-        return 2;
+        goto done;
     }
-    char *key;
     if (cli_run_key(argc, argv, &key)) {
         fprintf(stderr, "divergence import: out of memory\n");
-        return 2;
+        goto done;
     }
     o.args = key;
-    int rc = campaign_import(&o, rest, n_rest, stdout, stderr);
+    rc = campaign_import(&o, rest, n_rest, stdout, stderr);
+done:
     dvg_free(key);
+    dvg_free(rest);
     return rc;
 }

@@ -146,7 +146,7 @@ static int corpus_load(const char *dir, corpus *c, FILE *err)
 typedef struct shared {
     const campaign_options *o;
     FILE *out, *err;
-    const worker_info *info;        /* a copy of the first job's worker's:
+    worker_info *info;              /* owned: a copy of the first job's worker's:
                                        a worker's own changes while it
                                        restarts, in its job's thread */
     dvg_claim claims[WORKER_MAX_CLAIMS];
@@ -908,7 +908,7 @@ static int shared_take_info(shared *sh, const worker *w)
 static void shared_free(shared *sh, int failed)
 {
     session_close(&sh->session, failed);
-    dvg_free((void *)sh->info);
+    dvg_free(sh->info);
     corpus_free(&sh->corpus);
     dvg_free(sh->signatures);
     pthread_cond_destroy(&sh->cond);
