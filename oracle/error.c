@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains oracle_fail, which fills an oracle_error record (the
+ * formatted sentence, truncated to the record's size, and the requirement
+ * ID) and hands back the status to return.
+ */
 #include "oracle/error.h"
 
 #include <stdarg.h>

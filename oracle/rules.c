@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the resolution of a (variant, dtype, attributes)
+ * triple into the concrete rules the oracle applies (shape rule, integer
+ * rounding, float x/0), with the shape attributes checked against the
+ * variant's table.
+ */
 #include "oracle/rules.h"
 
 #include <string.h>

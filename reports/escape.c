@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the escaping of untrusted text for every output
+ * format (HTML, XML, JSON, Markdown, plain text, terminal): a UTF-8
+ * decoder that replaces invalid sequences and unrepresentable characters
+ * with U+FFFD, one writer per format on top of it, and the quoting of a
+ * word for a shell command line.
+ */
 #include "reports/escape.h"
 
 #include <stdint.h>

@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the questions `divergence query` asks the store
+ * (runs, new, fixed, history, regressions, diff): their read-only SQL over
+ * the store's read views with bound parameters, and the two printers of
+ * the answers, aligned tables and JSON.
+ */
 #include "reports/query.h"
 
 #include <inttypes.h>

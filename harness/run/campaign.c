@@ -1,4 +1,13 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the built-in fuzzing campaign and the import of
+ * engine findings: the job threads, each with its own worker, drawing case
+ * i of the shard from the seed (structured generation or a mutated corpus
+ * input through the fuzz decoder), judging it through the trial, and
+ * minimising every new finding before it is stored once per signature;
+ * the summary; and `divergence import`, which replays libFuzzer and AFL++
+ * finding files through the same decoder and stores them the same way.
+ */
 #include "harness/run/campaign.h"
 
 #include <dirent.h>

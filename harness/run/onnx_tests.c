@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the runner of ONNX's own Div node tests: decoding each
+ * test directory's model and TensorProtos (protobuf-c, code generated from
+ * libonnx-dev's onnx.proto), checking ONNX's expected outputs against the
+ * oracle, and, with a plugin, running the inputs through the trial and
+ * judging what the plugin computed.
+ */
 #include "harness/run/onnx_tests.h"
 
 #include <dirent.h>
