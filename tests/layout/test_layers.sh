@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The shape of the code, checked: (1) every #include between the project's
+# folders runs down the flow (the table below: what each folder may
+# include besides itself); (2) no CMake file globs its sources; (3) no
+# source path is baked into a binary (DVG_SOURCE_DIR); (4) every .c file
+# opens, after its SPDX line, with a comment saying what it contains.
+# Usage: test_layers.sh SOURCE_DIR. Prints each violation; exit 1 if any.
+set -u
+cd "$1" || exit 2
+allowed() {
+    case $1 in
+    oracle) echo "divergence" ;;
+    harness/base) echo "divergence" ;;
+    harness/cases) echo "divergence oracle harness/base" ;;
+    harness/worker) echo "divergence oracle harness/base harness/cases" ;;
+    harness/judge) echo "divergence oracle harness/base harness/cases" ;;
+    harness/store) echo "divergence oracle harness/base harness/cases" ;;
+    harness/run) echo "divergence oracle harness/base harness/cases harness/worker harness/judge harness/store" ;;
+    reports) echo "divergence oracle harness/base harness/judge harness/store" ;;
+    harness/cli) echo "divergence oracle harness/base harness/cases harness/worker harness/judge harness/store harness/run reports" ;;
+    fuzz) echo "divergence oracle harness/base harness/cases harness/judge" ;;
+    corpus) echo "divergence oracle harness/base harness/cases" ;;
+    *) echo "?" ;;
+    esac
+}
+bad=0
+for f in $(git ls-files 'oracle/*.[ch]' 'harness/*.[ch]' 'reports/*.[ch]' 'fuzz/*.[ch]' 'corpus/*.[ch]'); do
+    from=$(dirname "$f")
+    for h in $(sed -n 's/^#include "\([a-z0-9_/]*\)\/[a-z0-9_]*\.h".*/\1/p' "$f" | sort -u); do
+        [ "$h" = "$from" ] && continue
+        case " $(allowed "$from") " in
+        *" $h "*) ;;
+        *) echo "layers: $f includes $h/, which $from/ may not (it runs back up the flow)"; bad=1 ;;
+        esac
+    done
+done
+for f in $(git ls-files 'CMakeLists.txt' '*/CMakeLists.txt' '*.cmake'); do
+    if grep -n 'file *( *GLOB' "$f"; then echo "layers: $f globs its sources"; bad=1; fi
+done
+if git grep -n 'DVG_SOURCE_DIR' -- ':!tests/layout'; then
+    echo "layers: a source path is baked into a binary (DVG_SOURCE_DIR)"; bad=1
+fi
+for f in $(git ls-files '*.c'); do
+    case $(sed -n 2p "$f") in
+    "/*"*) ;;
+    *) echo "layers: $f does not open with a comment saying what it contains"; bad=1 ;;
+    esac
+done
+[ $bad -eq 0 ] && echo "layers: every include runs down the flow; no glob; no source path; every .c says what it contains"
+exit $bad
