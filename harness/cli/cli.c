@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int cli_parse_u64(const char *cmd, const char *flag, const char *text, uint64_t lo, uint64_t hi,
                   uint64_t *out)
@@ -18,4 +19,14 @@ int cli_parse_u64(const char *cmd, const char *flag, const char *text, uint64_t 
     }
     *out = v;
     return 0;
+}
+
+void cli_missing_value(const char *cmd, const char *flag, const char *const *with_value)
+{
+    for (; *with_value; with_value++)
+        if (!strcmp(flag, *with_value)) {
+            fprintf(stderr, "divergence %s: option needs a value: '%s'\n", cmd, flag);
+            return;
+        }
+    fprintf(stderr, "divergence %s: unknown option '%s'\n", cmd, flag);
 }

@@ -14,4 +14,10 @@
 int cli_parse_u64(const char *cmd, const char *flag, const char *text, uint64_t lo, uint64_t hi,
                   uint64_t *out);
 
+/* For flag `flag` given last, without the value it would need: prints
+ * "divergence CMD: option needs a value: 'FLAG'" on stderr when it is one
+ * of `with_value` (a NULL-terminated list: the command's options that
+ * take a value), else "divergence CMD: unknown option 'FLAG'". */
+void cli_missing_value(const char *cmd, const char *flag, const char *const *with_value);
+
 #endif /* HARNESS_CLI_H */

@@ -161,6 +161,11 @@ int cmd_db(int argc, char **argv)
             usage(stdout);
             return 0;
         }
+    for (int i = 2; i < argc; i++)
+        if (argv[i][0] == '-') { /* no subcommand takes options */
+            fprintf(stderr, "divergence db: unknown option '%s'\n", argv[i]);
+            return usage(stderr);
+        }
     if (!strcmp(argv[1], "merge"))
         return merge(argc - 2, argv + 2);
     if (!strcmp(argv[1], "check"))
