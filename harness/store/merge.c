@@ -642,9 +642,9 @@ int store_merge(store *s, const char *in_path, store_merge_stats *stats)
      * the writable open runs store_verify on it first, so a damaged input
      * (even one whose pages pass quick_check) is refused here. */
     if (store_open(tmp, 0, &in, msg, sizeof msg)) {
-        size_t n = strlen(tmp);
-        int named = strncmp(msg, tmp, n) == 0 && msg[n] == ':';
-        store_fail(s, "%s: %s", in_path, named ? msg + n + 2 : msg);
+        size_t tlen = strlen(tmp);
+        int named = strncmp(msg, tmp, tlen) == 0 && msg[tlen] == ':';
+        store_fail(s, "%s: %s", in_path, named ? msg + tlen + 2 : msg);
         goto done;
     }
     store_close(in);
