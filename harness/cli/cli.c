@@ -143,3 +143,13 @@ int cli_run_key(int argc, char **argv, char **key)
     }
     return -1; /* not reached */
 }
+
+void cli_missing_value(const char *cmd, const char *flag, const char *const *with_value)
+{
+    for (; *with_value; with_value++)
+        if (!strcmp(flag, *with_value)) {
+            fprintf(stderr, "divergence %s: option needs a value: '%s'\n", cmd, flag);
+            return;
+        }
+    fprintf(stderr, "divergence %s: unknown option '%s'\n", cmd, flag);
+}

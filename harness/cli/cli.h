@@ -64,4 +64,10 @@ int cli_parse_shared(const char *cmd, const cli_shared *s, const char *flag, con
  */
 int cli_run_key(int argc, char **argv, char **key);
 
+/* For flag `flag` given last, without the value it would need: prints
+ * "divergence CMD: option needs a value: 'FLAG'" on stderr when it is one
+ * of `with_value` (a NULL-terminated list: the command's options that
+ * take a value), else "divergence CMD: unknown option 'FLAG'". */
+void cli_missing_value(const char *cmd, const char *flag, const char *const *with_value);
+
 #endif /* HARNESS_CLI_H */

@@ -35,6 +35,11 @@ static int usage(FILE *to)
     return 2;
 }
 
+/* The options that take a value. */
+static const char *const with_value[] = {
+    "--plugin", "--db", "--cases", "--config", "--variant", "--dtype", "--profile", "--seed",
+    "--random", "--max-elements", "--shard", "--timeout", "--memory-limit", "--cpu-limit", NULL};
+
 int cmd_certify(int argc, char **argv)
 {
     certify_options o;
@@ -57,9 +62,12 @@ int cmd_certify(int argc, char **argv)
             o.resume = 1;
             continue;
         }
-        if (a[0] != '-' || i + 1 >= argc) {
-            fprintf(stderr, "divergence certify: %s '%s'\n",
-                    a[0] == '-' ? "option needs a value:" : "unexpected argument", a);
+        if (a[0] != '-') {
+            fprintf(stderr, "divergence certify: unexpected argument '%s'\n", a);
+            return usage(stderr);
+        }
+        if (i + 1 >= argc) {
+            cli_missing_value("certify", a, with_value);
             return usage(stderr);
         }
         const char *val = argv[++i];

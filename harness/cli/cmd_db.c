@@ -3,6 +3,10 @@
  * divergence db merge OUT IN...
  * divergence db check [FILE...]
  * divergence db migrate FILE...
+ *
+ * This file contains the `db` command: merging databases (each input
+ * checked as `db check` does before anything is written), checking them
+ * without changing them, and migrating them.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -41,6 +45,18 @@ static int merge(int argc, char **argv)
         fprintf(stderr, "divergence db merge: give OUT and at least one IN\n");
         return usage(stderr);
     }
+    /* Every input first gets the check of `db check` (integrity_check,
+     * foreign keys, schema version): one that fails is refused before
+     * OUT is created or written. store_merge checks its copy again. */
+    for (int i = 1; i < argc; i++)
+        if (store_check(argv[i], NULL, err, sizeof err)) {
+            fprintf(stderr, "divergence db merge: ");
+            esc_term(stderr, err);
+            fprintf(stderr, "; nothing was merged\n");
+            status = 2;
+        }
+    if (status)
+        return status;
     if (store_open(argv[0], STORE_CREATE, &out, err, sizeof err)) {
         fprintf(stderr, "divergence db merge: %s\n", err);
         return 2;
@@ -109,8 +125,13 @@ static int migrate(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         int before = 0, after = 0;
         store *s = NULL;
-        if (store_check(argv[i], &before, err, sizeof err) ||
-            store_open(argv[i], 0, &s, err, sizeof err)) {
+        /* A file without a schema yet (0 bytes, or a bare SQLite file)
+         * fails store_check but is what a writer starts from: the
+         * writable open gives it the schema (version 0 -> now). Any other
+         * problem store_check found, store_open's check finds too. */
+        if (store_check(argv[i], &before, err, sizeof err))
+            before = 0;
+        if (store_open(argv[i], 0, &s, err, sizeof err)) {
             fprintf(stderr, "divergence db migrate: %s\n", err);
             status = 2;
             continue;
@@ -139,6 +160,11 @@ int cmd_db(int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
+        }
+    for (int i = 2; i < argc; i++)
+        if (argv[i][0] == '-') { /* no subcommand takes options */
+            fprintf(stderr, "divergence db: unknown option '%s'\n", argv[i]);
+            return usage(stderr);
         }
     if (!strcmp(argv[1], "merge"))
         return merge(argc - 2, argv + 2);

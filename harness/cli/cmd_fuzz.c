@@ -36,6 +36,12 @@ static const char import_usage[] =
     "  default 16) so the bytes decode to the same case\n";
 
 /* Parses the options of both commands; operands go to rest. */
+/* The options that take a value. */
+static const char *const with_value[] = {
+    "--plugin", "--db", "--config", "--max-elements", "--timeout", "--memory-limit",
+    "--cpu-limit", "--seconds", "--cases", "--jobs", "--seed", "--shard", "--corpus",
+    "--profile", NULL};
+
 static int parse(const char *cmd, int argc, char **argv, campaign_options *o, char **rest,
                  int *n_rest)
 {
@@ -77,7 +83,7 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
             continue;
         }
         if (i + 1 >= argc) {
-            fprintf(stderr, "divergence %s: option %s needs a value\n", cmd, a);
+            cli_missing_value(cmd, a, with_value);
             return 2;
         }
         const char *v = argv[++i];

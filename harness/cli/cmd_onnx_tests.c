@@ -55,7 +55,8 @@ int cmd_onnx_tests(int argc, char **argv)
             continue;
         }
         if (i + 1 >= argc) {
-            fprintf(stderr, "divergence onnx-tests: option needs a value: %s\n", a);
+            static const char *const with_value[] = {"--plugin", "--config", "--timeout", NULL};
+            cli_missing_value("onnx-tests", a, with_value);
             return usage(stderr);
         }
         const char *val = argv[++i];

@@ -4,6 +4,9 @@
  *                  new --since RUN [--plugin NAME] | fixed --since RUN [--plugin NAME]
  *                  history SIGNATURE | regressions --plugin NAME [--since RUN]
  *                  diff RUN1 RUN2
+ *
+ * This file contains the `query` command: it parses the question and
+ * answers it from the store opened read-only (reports/query.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -75,6 +78,10 @@ int cmd_query(int argc, char **argv)
             pos[n_pos++] = a;
             continue;
         }
+        if (strcmp(a, "--db") && strcmp(a, "--plugin") && strcmp(a, "--since")) {
+            fprintf(stderr, "divergence query: unknown option '%s'\n", a);
+            return usage(stderr);
+        }
         if (i + 1 >= argc) {
             fprintf(stderr, "divergence query: option needs a value: '%s'\n", a);
             return usage(stderr);
@@ -88,9 +95,6 @@ int cmd_query(int argc, char **argv)
             if (parse_id("--since", val, 0, &q.since))
                 return 2;
             have_since = 1;
-        } else {
-            fprintf(stderr, "divergence query: unknown option '%s'\n", a);
-            return usage(stderr);
         }
     }
     if (!n_pos || !query_known(pos[0])) {
@@ -117,7 +121,9 @@ int cmd_query(int argc, char **argv)
         (!strcmp(q.name, "diff") &&
          (parse_id("RUN1", pos[1], 1, &q.run1) || parse_id("RUN2", pos[2], 1, &q.run2))))
         return 2;
-    if (store_open(db_path, 0, &s, err, sizeof err)) {
+    /* Read-only: a query never creates or migrates (an older schema is
+     * read through a migrated copy). */
+    if (store_open(db_path, STORE_READONLY, &s, err, sizeof err)) {
         fprintf(stderr, "divergence query: %s\n", err);
         goto done;
     }

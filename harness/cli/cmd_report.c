@@ -2,11 +2,24 @@
 /*
  * divergence report [--db FILE] [--run N | --plugin NAME --latest]
  *                   [--format html|junit|md|json] [-o PATH]
+ *
+ * This file contains the `report` command: it reads the store (read-only:
+ * a report never creates, changes or migrates a database) and writes one
+ * run's report to standard output or to -o PATH. PATH is written only
+ * when it is a regular file or does not exist yet: the report goes to a
+ * new temporary file next to it (O_EXCL, so nothing that was there is
+ * opened), which is renamed over PATH once PATH has been checked again
+ * (lstat: a FIFO, a symbolic link, a device, a directory are refused,
+ * exit 2). Between that last check and the rename another process could
+ * still put something at PATH; rename then replaces that directory entry
+ * only, never writes through it (into a FIFO, a device, a link's target).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/cli/commands.h"
@@ -21,9 +34,21 @@ static int usage(FILE *to)
             "Writes the report of one run: --run N, or the newest run of --plugin NAME\n"
             "(--latest; also the default when --run is not given). --plugin limits the\n"
             "report to that implementation. Format html (default), JUnit XML, Markdown or\n"
-            "JSON; -o PATH (default: standard output) is replaced atomically.\n"
+            "JSON; -o PATH (default: standard output) is replaced atomically; it must be a\n"
+            "regular file or a new path (not a FIFO, symbolic link, device or directory).\n"
             "exit: 0 written, 2 usage or environment error\n");
     return 2;
+}
+
+/* 1 for the options that take a value. */
+static int takes_value(const char *a)
+{
+    static const char *const with_value[] = {"--db", "--plugin", "--format", "-o", "--output",
+                                             "--run"};
+    for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
+        if (!strcmp(a, with_value[i]))
+            return 1;
+    return 0;
 }
 
 static int parse_run(const char *text, int64_t *out)
@@ -35,6 +60,94 @@ static int parse_run(const char *text, int64_t *out)
         return -1;
     *out = v;
     return 0;
+}
+
+/* What is at `path` when it is something a report may not replace: NULL
+ * when it is a regular file or nothing (errno ENOENT), else a word for
+ * it. Symbolic links are not followed: PATH itself is replaced, never
+ * what a link points to. */
+static const char *not_replaceable(const char *path, int *error)
+{
+    struct stat sb;
+    *error = 0;
+    if (lstat(path, &sb) != 0) {
+        if (errno != ENOENT)
+            *error = errno;
+        return NULL;
+    }
+    return S_ISREG(sb.st_mode)    ? NULL
+           : S_ISLNK(sb.st_mode)  ? "a symbolic link"
+           : S_ISDIR(sb.st_mode)  ? "a directory"
+           : S_ISFIFO(sb.st_mode) ? "a FIFO"
+           : S_ISCHR(sb.st_mode)  ? "a character device"
+           : S_ISBLK(sb.st_mode)  ? "a block device"
+           : S_ISSOCK(sb.st_mode) ? "a socket"
+                                  : "not a regular file";
+}
+
+/* 0 when the report may be written to `path`; otherwise prints why,
+ * naming path, and returns -1. */
+static int check_output(const char *path)
+{
+    int error;
+    const char *what = not_replaceable(path, &error);
+    if (what) {
+        fprintf(stderr, "divergence report: -o %s: %s, not a regular file: refused (give a "
+                        "regular file or a new path)\n",
+                path, what);
+        return -1;
+    }
+    if (error) {
+        fprintf(stderr, "divergence report: -o %s: %s\n", path, strerror(error));
+        return -1;
+    }
+    return 0;
+}
+
+/* The folder of `path` into dir (len bytes): "." when it has none. */
+static void folder_of(const char *path, char *dir, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, len, ".");
+    else if (slash == path)
+        snprintf(dir, len, "/");
+    else
+        snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+/* Creates a new temporary file next to `path` (tmp: its name, len bytes)
+ * with O_EXCL: never one that exists, never through a link. The stream
+ * or NULL (message printed, naming PATH's folder when it is missing). */
+static FILE *open_temporary(const char *path, char *tmp, size_t len)
+{
+    int fd = -1;
+    for (unsigned n = 0; n < 100 && fd < 0; n++) {
+        snprintf(tmp, len, "%s.tmp%ld.%u", path, (long)getpid(), n);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        int e = errno;
+        char dir[4200];
+        folder_of(path, dir, sizeof dir);
+        if (e == ENOENT || e == ENOTDIR)
+            fprintf(stderr, "divergence report: -o %s: folder %s: %s\n", path, dir, strerror(e));
+        else
+            fprintf(stderr, "divergence report: -o %s: cannot create a file in %s: %s\n", path,
+                    dir, strerror(e));
+        tmp[0] = '\0';
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        fprintf(stderr, "divergence report: -o %s: %s\n", path, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        tmp[0] = '\0';
+    }
+    return f;
 }
 
 int cmd_report(int argc, char **argv)
@@ -58,9 +171,16 @@ int cmd_report(int argc, char **argv)
             latest = 1;
             continue;
         }
-        if (a[0] != '-' || i + 1 >= argc) {
-            fprintf(stderr, "divergence report: %s '%s'\n",
-                    a[0] == '-' ? "option needs a value:" : "unexpected argument", a);
+        if (a[0] != '-') {
+            fprintf(stderr, "divergence report: unexpected argument '%s'\n", a);
+            return usage(stderr);
+        }
+        if (!takes_value(a)) {
+            fprintf(stderr, "divergence report: unknown option '%s'\n", a);
+            return usage(stderr);
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "divergence report: option needs a value: '%s'\n", a);
             return usage(stderr);
         }
         const char *val = argv[++i];
@@ -77,9 +197,6 @@ int cmd_report(int argc, char **argv)
                 fprintf(stderr, "divergence report: --run '%s': expected a run id\n", val);
                 return 2;
             }
-        } else {
-            fprintf(stderr, "divergence report: unknown option '%s'\n", a);
-            return usage(stderr);
         }
     }
     if (report_format_parse(format, &fmt)) {
@@ -95,8 +212,13 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "divergence report: say which run: --run N or --plugin NAME --latest\n");
         return usage(stderr);
     }
-    /* Writable when possible: an older schema is migrated first. */
-    if (store_open(db_path, 0, &s, err, sizeof err)) {
+    /* Before anything is read: a PATH that may not be replaced is refused
+     * at once (and checked again before the rename). */
+    if (strcmp(out_path, "-") && check_output(out_path))
+        goto done;
+    /* Read-only: a report never creates or migrates (an older schema is
+     * read through a migrated copy). */
+    if (store_open(db_path, STORE_READONLY, &s, err, sizeof err)) {
         fprintf(stderr, "divergence report: %s\n", err);
         goto done;
     }
@@ -107,12 +229,8 @@ int cmd_report(int argc, char **argv)
     if (!strcmp(out_path, "-")) {
         out = stdout;
     } else {
-        snprintf(tmp, sizeof tmp, "%s.tmp%ld", out_path, (long)getpid());
-        if (!(out = fopen(tmp, "w"))) {
-            fprintf(stderr, "divergence report: %s: %s\n", tmp, strerror(errno));
-            tmp[0] = '\0';
+        if (!(out = open_temporary(out_path, tmp, sizeof tmp)))
             goto done;
-        }
     }
     if (report_write(s, db_path, run_id, plugin, fmt, out, err, sizeof err)) {
         fprintf(stderr, "divergence report: %s\n", err);
@@ -121,8 +239,14 @@ int cmd_report(int argc, char **argv)
     if (out != stdout) {
         int rc = fclose(out);
         out = NULL;
-        if (rc != 0 || rename(tmp, out_path) != 0) {
-            fprintf(stderr, "divergence report: %s: %s\n", out_path, strerror(errno));
+        if (rc != 0) {
+            fprintf(stderr, "divergence report: -o %s: %s\n", out_path, strerror(errno));
+            goto done;
+        }
+        if (check_output(out_path))
+            goto done;
+        if (rename(tmp, out_path) != 0) {
+            fprintf(stderr, "divergence report: -o %s: %s\n", out_path, strerror(errno));
             goto done;
         }
         tmp[0] = '\0';

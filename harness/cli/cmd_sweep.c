@@ -36,6 +36,12 @@ static int usage(FILE *to)
     return 2;
 }
 
+/* The options that take a value. */
+static const char *const with_value[] = {
+    "--plugin", "--db", "--config", "--dtype", "--variant", "--attr", "--profile", "--jobs",
+    "--random", "--seed", "--timeout", "--max-failures", "--batch-pairs", "--nondet-every",
+    "--shard", NULL};
+
 int cmd_sweep(int argc, char **argv)
 {
     sweep_options o;
@@ -62,9 +68,12 @@ int cmd_sweep(int argc, char **argv)
             o.pin = 1;
             continue;
         }
-        if (a[0] != '-' || i + 1 >= argc) {
-            fprintf(stderr, "divergence sweep: %s '%s'\n",
-                    a[0] == '-' ? "option needs a value:" : "unexpected argument", a);
+        if (a[0] != '-') {
+            fprintf(stderr, "divergence sweep: unexpected argument '%s'\n", a);
+            return usage(stderr);
+        }
+        if (i + 1 >= argc) {
+            cli_missing_value("sweep", a, with_value);
             return usage(stderr);
         }
         const char *val = argv[++i];

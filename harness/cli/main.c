@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* divergence: the command-line entry point. Dispatches to harness/cmd_*.c. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,11 @@ static void usage(FILE *to)
 
 int main(int argc, char **argv)
 {
+    /* Past RLIMIT_FSIZE (ulimit -f) a write fails with EFBIG instead of
+     * killing the process silently: the store reports the error and the
+     * run is marked incomplete. The workers put every signal back to its
+     * default before loading a plugin. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return 2;

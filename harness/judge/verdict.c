@@ -257,6 +257,9 @@ int verdict_case(const oracle_rules *r, const divcase *c, int valid, const oracl
     case_findings *f = dvg_calloc(1, sizeof *f);
     if (!f)
         return -1;
+    uint64_t before[ORACLE_CLASS_COUNT];
+    for (int k = 0; k < ORACLE_CLASS_COUNT; k++)
+        before[k] = t->counts[k] + t->accepted[k];
     t->cases++;
     switch (out->outcome) {
     case VERDICT_OUT_OK:
@@ -297,6 +300,9 @@ int verdict_case(const oracle_rules *r, const divcase *c, int valid, const oracl
         case_level(f, t, ORACLE_CLASS_FP_STATE_LEAKED, out->leak);
     if (out->side & VERDICT_SIDE_SIGNAL_STATE)
         case_level(f, t, ORACLE_CLASS_SIGNAL_STATE_LEAKED, out->leak);
+    for (int k = 1; k < ORACLE_CLASS_COUNT; k++)
+        if (t->counts[k] + t->accepted[k] != before[k])
+            t->class_cases[k]++;
     int conforms = 1;
     for (int i = 0; i < f->n; i++) {
         if (!f->ex[i].accepted)
@@ -317,6 +323,7 @@ void verdict_tally_add(verdict_tally *to, const verdict_tally *from)
     for (int k = 0; k < ORACLE_CLASS_COUNT; k++) {
         to->counts[k] += from->counts[k];
         to->accepted[k] += from->accepted[k];
+        to->class_cases[k] += from->class_cases[k];
     }
     if (from->max_ulps > to->max_ulps)
         to->max_ulps = from->max_ulps;

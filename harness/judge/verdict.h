@@ -158,6 +158,10 @@ typedef struct verdict_tally {
     uint64_t counts[ORACLE_CLASS_COUNT];   /* differing elements (element
                                               classes) or cases (case classes) */
     uint64_t accepted[ORACLE_CLASS_COUNT]; /* those the profile accepts */
+    uint64_t class_cases[ORACLE_CLASS_COUNT]; /* cases in which the class
+                                              occurred (counts or accepted
+                                              grew); [MATCH]: unused, the
+                                              cases judged are `cases` */
     uint64_t max_ulps;                     /* largest float ULP distance seen */
     uint64_t ulp_hist[VERDICT_ULP_BUCKETS]; /* wrong-value elements (accepted
                                               or not) per ULP bucket */

@@ -772,7 +772,9 @@ static int record_counts(shared *sh, verdict_tally (*now)[DVG_DTYPE_COUNT])
                 /* the match row always: its cases are the run's case count */
                 if (n || k == 0)
                     rc = store_record_counts(sh->db, sh->run_id, sh->info->name, v, d,
-                                             (uint32_t)k, n, k == 0 ? cases : 0);
+                                             (uint32_t)k, n,
+                                             k == 0 ? cases
+                                                    : t->class_cases[k] - was->class_cases[k]);
             }
             uint64_t hist[VERDICT_ULP_BUCKETS], any = 0;
             for (int b = 0; b < VERDICT_ULP_BUCKETS; b++)

@@ -480,7 +480,8 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
     for (int k = 0; k < ORACLE_CLASS_COUNT; k++) {
         uint64_t n = k == 0 ? cf->tally.elements : cf->tally.counts[k] + cf->tally.accepted[k];
         if (n && store_record_counts(cf->db, cf->run_id, cf->info->name, cf->variant, cf->dtype,
-                                     (uint32_t)k, n, k == 0 ? cf->tally.cases : 0))
+                                     (uint32_t)k, n,
+                                     k == 0 ? cf->tally.cases : cf->tally.class_cases[k]))
             goto store_error;
     }
     /* The claim was tested: findings of its triple that this run did not

@@ -5,8 +5,9 @@
  * This file contains the bridge that sends SQLite's heap through
  * harness/base/alloc.h; store_open with everything it does before the
  * first write (WAL index recovery for read-only opens, the version and
- * foreign-file checks, quick_check, migrations, WAL mode, marking stale
- * runs, the read views) and store_close; the batches (store_begin,
+ * foreign-file checks, the soundness check of writable opens
+ * (store_verify), migrations, WAL mode, marking stale runs, the read
+ * views; a migrated copy for readers of an older file) and store_close; the batches (store_begin,
  * store_commit, store_rollback) and the transaction or savepoint of every
  * single write (store_begin_op, store_end_op).
  */
@@ -189,37 +190,52 @@ static int wal_recover(const char *path)
     return rc == SQLITE_OK ? 0 : -1;
 }
 
-/* SQLite's quick_check before the first write of a session: 0 when it
- * says "ok"; otherwise fails saying what it found. O(size of the file),
- * without the index cross-checks of integrity_check. */
-static int quick_check(store *s)
+/* store_verify before the first write of a session: 0 when the file is
+ * sound; otherwise fails saying what it found. */
+static int verify_writable(store *s)
 {
-    sqlite3_stmt *st = NULL;
+    char problem[sizeof s->err - 200];
+    int found = store_verify(s, problem, sizeof problem);
+    if (found > 0)
+        store_fail(s, "the database is damaged (SQLite's %s); nothing was written to it; "
+                      "'divergence db check' reports on it",
+                   problem);
+    return found ? -1 : 0;
+}
+
+/* A reader of a file at an older schema reads a migrated copy: the file
+ * is backed up (SQLite's backup API: a consistent snapshot, WAL included)
+ * into a private temporary database that replaces s->db and is migrated
+ * there. The file itself is never changed. */
+static int read_migrated_copy(store *s, int64_t *version)
+{
+    sqlite3 *copy = NULL;
+    sqlite3_backup *b = NULL;
     int rc = -1;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK) {
-        store_fail_db(s);
+    if (sqlite3_open_v2("", &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        store_fail(s, "a temporary copy to read at schema version %d: %s", store_schema_version(),
+                   copy ? sqlite3_errmsg(copy) : "out of memory");
         goto done;
     }
-    int step = sqlite3_step(st);
-    if (step != SQLITE_ROW) {
-        store_fail_db(s);
+    if (!(b = sqlite3_backup_init(copy, "main", s->db, "main"))) {
+        store_fail(s, "a temporary copy to read: %s", sqlite3_errmsg(copy));
         goto done;
     }
-    const char *said = (const char *)sqlite3_column_text(st, 0);
-    if (!said || strcmp(said, "ok")) {
-        char text[320];
-        snprintf(text, sizeof text, "%s", said ? said : "no answer");
-        for (char *p = text; *p; p++)
-            if (*p == '\n')
-                *p = ' '; /* one line */
-        store_fail(s, "the database is damaged (SQLite's quick_check: %s); nothing was written "
-                      "to it; 'divergence db check' reports on it",
-                   text);
+    int step = sqlite3_backup_step(b, -1);
+    sqlite3_backup_finish(b);
+    if (step != SQLITE_DONE) {
+        store_fail(s, "a temporary copy to read: %s", sqlite3_errstr(step));
         goto done;
     }
+    sqlite3_close(s->db);
+    s->db = copy;
+    copy = NULL;
+    if (store_exec(s, "PRAGMA foreign_keys = ON") || store_migrate(s, version))
+        goto done;
     rc = 0;
 done:
-    sqlite3_finalize(st);
+    sqlite3_close(copy);
     return rc;
 }
 
@@ -231,14 +247,32 @@ int store_open(const char *path, unsigned flags, store **out, char *err, size_t 
     struct stat sb;
 
     store_copy_text(err, errlen, "");
-    if (!path || !*path || !out) {
+    if (!path || !out) {
         store_copy_text(err, errlen, "store: open: no path or no output pointer given");
         goto done;
     }
+    if (!*path) {
+        store_copy_text(err, errlen, "store: open: empty path: give the database's file name");
+        goto done;
+    }
     pthread_once(&mem_once, mem_install);
-    if ((!(flags & STORE_CREATE) || (flags & STORE_READONLY)) && stat(path, &sb) != 0) {
+    int exists = stat(path, &sb) == 0;
+    if (!exists && (!(flags & STORE_CREATE) || (flags & STORE_READONLY) || errno != ENOENT)) {
         if (err)
             snprintf(err, errlen, "%s: open: %s", path, strerror(errno));
+        goto done;
+    }
+    /* A directory, a FIFO, a device (/dev/null) is no database, and
+     * SQLite would wait on, or write into, what it is. */
+    if (exists && !S_ISREG(sb.st_mode)) {
+        if (err)
+            snprintf(err, errlen, "%s: open: not a regular file (%s)", path,
+                     S_ISDIR(sb.st_mode)    ? "a directory"
+                     : S_ISFIFO(sb.st_mode) ? "a FIFO"
+                     : S_ISCHR(sb.st_mode)  ? "a character device"
+                     : S_ISBLK(sb.st_mode)  ? "a block device"
+                     : S_ISSOCK(sb.st_mode) ? "a socket"
+                                            : "not a plain file");
         goto done;
     }
     s = dvg_calloc(1, sizeof *s);
@@ -281,6 +315,21 @@ int store_open(const char *path, unsigned flags, store **out, char *err, size_t 
     if (s->readonly) {
         if (version == 0 && store_check_foreign(s))
             goto done;
+        /* Reading never creates a schema: a file without one (a 0-byte
+         * file, or a SQLite file with nothing in it) has nothing to read. */
+        if (version == 0 && (flags & STORE_READONLY)) {
+            if (exists && sb.st_size == 0)
+                store_fail(s, "empty file: not a Divergence database (nothing was ever written "
+                              "to it)");
+            else
+                store_fail(s, "not a Divergence database (a SQLite file without a schema)");
+            goto done;
+        }
+        /* Nor migrates one: an older file is read through a migrated
+         * copy, and stays as it is. */
+        if (version < store_schema_version() && (flags & STORE_READONLY) &&
+            !(flags & OPEN_ANY_VERSION) && read_migrated_copy(s, &version))
+            goto done;
         if (version < store_schema_version() && !(flags & OPEN_ANY_VERSION)) {
             store_fail(s, "schema version %" PRId64 " must be migrated to %d, but the database is "
                           "read-only",
@@ -290,7 +339,7 @@ int store_open(const char *path, unsigned flags, store **out, char *err, size_t 
     } else {
         /* Nothing is written into a damaged file: it would only bury
          * what is left of its findings deeper. */
-        if (version > 0 && quick_check(s))
+        if (version > 0 && verify_writable(s))
             goto done;
         /* Migrate before WAL: a file that turns out to belong to another
          * program is left exactly as it was. */

@@ -638,9 +638,13 @@ int store_merge(store *s, const char *in_path, store_merge_stats *stats)
     close(fd);
     if (copy_database(s, in_path, tmp, &version))
         goto done;
-    /* Bring the copy to this schema (the input itself is never changed). */
+    /* Bring the copy to this schema (the input itself is never changed);
+     * the writable open runs store_verify on it first, so a damaged input
+     * (even one whose pages pass quick_check) is refused here. */
     if (store_open(tmp, 0, &in, msg, sizeof msg)) {
-        store_fail(s, "%s: %s", in_path, msg);
+        size_t tlen = strlen(tmp);
+        int named = strncmp(msg, tmp, tlen) == 0 && msg[tlen] == ':';
+        store_fail(s, "%s: %s", in_path, named ? msg + tlen + 2 : msg);
         goto done;
     }
     store_close(in);

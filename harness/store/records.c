@@ -77,16 +77,11 @@ done:
     return rc;
 }
 
-int store_finish_run(store *s, int64_t run_id, int status)
+/* One try of store_finish_run with the status's text. */
+static int finish_run(store *s, int64_t run_id, const char *text)
 {
     sqlite3_stmt *st;
     int rc = -1;
-    const char *text = status == STORE_RUN_COMPLETE     ? "complete"
-                       : status == STORE_RUN_INCOMPLETE ? "incomplete"
-                                                        : NULL;
-    s->op = "finish run";
-    if (!text)
-        return store_fail(s, "unknown run status %d", status);
     if (store_begin_op(s, "finish run"))
         return -1;
     if (!(st = store_prepare(s, SQL_RUN_FINISH)))
@@ -102,6 +97,32 @@ int store_finish_run(store *s, int64_t run_id, int status)
     rc = 0;
 done:
     return store_end_op(s, rc);
+}
+
+int store_finish_run(store *s, int64_t run_id, int status)
+{
+    const char *text = status == STORE_RUN_COMPLETE     ? "complete"
+                       : status == STORE_RUN_INCOMPLETE ? "incomplete"
+                                                        : NULL;
+    s->op = "finish run";
+    if (!text)
+        return store_fail(s, "unknown run status %d", status);
+    if (finish_run(s, run_id, text) == 0)
+        return 0;
+    /* A full disk or the file size limit (ulimit -f) can refuse even this
+     * one small write while the WAL holds what was committed before:
+     * moving that into the database and truncating the WAL may make the
+     * room for it. The first failure is the one reported. */
+    int code = s->code & 0xff;
+    if (s->batch || (code != SQLITE_FULL && code != SQLITE_IOERR))
+        return -1;
+    char first[sizeof s->err];
+    store_copy_text(first, sizeof first, s->err);
+    sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+    if (finish_run(s, run_id, text) == 0)
+        return 0;
+    store_copy_text(s->err, sizeof s->err, first);
+    return -1;
 }
 
 int store_resume_run(store *s, int64_t run_id)

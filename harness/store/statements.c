@@ -9,10 +9,12 @@
  * the store's error messages ("FILE: OPERATION: WHY"), which every other
  * file of the store sets through store_fail and store_fail_db.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "harness/store/store_internal.h"
 #include "oracle/dtype.h"
@@ -43,10 +45,23 @@ int store_fail(store *s, const char *fmt, ...)
     return -1;
 }
 
-/* A failure SQLite reported on s->db. */
+/* A failure SQLite reported on s->db. A failed write says what the
+ * system said and, when a file size limit (ulimit -f: RLIMIT_FSIZE, with
+ * SIGXFSZ ignored) is in force, that limit: SQLite's own word for it is
+ * only "disk I/O error". */
 int store_fail_db(store *s)
 {
     s->code = sqlite3_errcode(s->db);
+    int sys = sqlite3_system_errno(s->db);
+    int code = s->code & 0xff;
+    struct rlimit fsize;
+    if ((code == SQLITE_IOERR || code == SQLITE_FULL) && getrlimit(RLIMIT_FSIZE, &fsize) == 0 &&
+        fsize.rlim_cur != RLIM_INFINITY)
+        return store_fail(s, "%s (a file may not grow past %llu bytes here: the file size "
+                             "limit, ulimit -f)",
+                          sqlite3_errmsg(s->db), (unsigned long long)fsize.rlim_cur);
+    if ((code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN) && sys)
+        return store_fail(s, "%s (%s)", sqlite3_errmsg(s->db), strerror(sys));
     return store_fail(s, "%s", sqlite3_errmsg(s->db));
 }
 

@@ -66,25 +66,34 @@ int store_schema_version(void);
  * Opens the database at `path` (NUL-terminated; STORE_DEFAULT_PATH is the
  * CLI's default). flags: STORE_CREATE and/or STORE_READONLY.
  *
- * Writable: checks the file with PRAGMA quick_check (a damaged file is
+ * Writable: checks the file with the same check as store_check (SQLite's
+ * integrity_check, indexes against tables included, and
+ * foreign_key_check: a file `divergence db check` reports FAILED is
  * refused before anything is written to it), sets WAL mode, applies the
  * pending migrations in one transaction and marks the dead runs of this
  * host 'incomplete' (store_mark_stale_runs). A file that is not writable
  * (permissions) opens read-only, as with STORE_READONLY, when it is
  * already up to date.
  *
- * Read-only: when a writer killed at the wrong moment left the WAL index
- * needing a recovery a read-only connection may not run, and the file can
- * be written, a read-write connection that only reads runs the recovery
- * first (the -shm file is rebuilt; the database is not changed).
+ * Read-only (STORE_READONLY): never creates, changes or migrates the
+ * file. A file of an older schema is read through a migrated private
+ * copy (made with SQLite's backup API; the file stays as it is). When a
+ * writer killed at the wrong moment left the WAL index needing a recovery
+ * a read-only connection may not run, and the file can be written, a
+ * read-write connection that only reads runs the recovery first (the
+ * -shm file is rebuilt; the database is not changed).
  *
- * Fails (-1, message in err) when: the file is missing and STORE_CREATE is
- * not given; it is not a SQLite database (corrupt, or another kind of
- * file); it is a SQLite database of some other program (user_version 0 and
- * tables of its own); its schema version is newer than this build knows
- * (the message names the file and both versions); it is damaged (writable
- * opens: "the database is damaged (SQLite's quick_check: ...)"); it needs a
- * migration but cannot be written; or SQLite fails.
+ * Fails (-1, message in err) when: path is empty ("empty path"); the file
+ * is missing and STORE_CREATE is not given; it exists but is not a
+ * regular file (a directory, FIFO, device such as /dev/null: "not a
+ * regular file"); it is not a SQLite database (corrupt, or another kind
+ * of file); it is a SQLite database of some other program (user_version
+ * 0 and tables of its own); read-only, it has no schema yet (a 0-byte
+ * file: "empty file: not a Divergence database"); its schema version is
+ * newer than this build knows (the message names the file and both
+ * versions); it is damaged (writable opens: "the database is damaged
+ * (SQLite's integrity_check: ...)"); it needs a migration but cannot be
+ * written; or SQLite fails.
  *
  * err: a buffer of errlen bytes for the message (always NUL-terminated,
  * may be NULL). On success *out holds a store the caller closes with
@@ -404,16 +413,20 @@ typedef struct store_merge_stats {
  *  - reproducers are copied up to the limit (store_set_reproducer_limit)
  *    per signature, the rest counted in reproducers_dropped.
  * Fails inside a batch, on a read-only store, when in_path is this store's
- * file, is not a Divergence database or has a newer schema; nothing is
+ * file, is not a Divergence database, has a newer schema or fails the
+ * check of store_check (integrity_check, foreign_key_check); nothing is
  * changed then. stats (may be NULL) receives what was done.
  */
 int store_merge(store *s, const char *in_path, store_merge_stats *stats);
 
 /*
- * Checks the file at `path` without changing it: that it is a Divergence
- * database of a schema version this build knows (an older one passes: the
- * next writable open migrates it), that SQLite's integrity_check and
- * foreign_key_check pass. *version (may be NULL) receives its schema
+ * Checks the file at `path` without changing it: that it is a regular
+ * file holding a Divergence database (a 0-byte file or one without a
+ * schema fails) of a schema version this build knows (an older one
+ * passes: the next writable open migrates it), that SQLite's
+ * integrity_check and foreign_key_check pass ("the database is damaged
+ * (...)" otherwise). store_open's writable opens and store_merge's inputs
+ * run the same check. *version (may be NULL) receives its schema
  * version. Returns 0 when it is sound, -1 with the
  * first problems in err (errlen bytes, NUL-terminated, may be NULL).
  */

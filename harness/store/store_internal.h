@@ -16,7 +16,8 @@
  *   findings.c        signatures and reproducers: recording and loading
  *   read.c            store_select and the rows it hands out
  *   merge.c           store_merge
- *   check.c           store_check
+ *   check.c           store_verify (the one soundness check) and
+ *                     store_check
  *   sweep_progress.c  sweeps, their chunks and operand counts
  * What describes this machine and its processes (host name, CPU
  * features, process tags) comes from harness/base/host.h.
@@ -237,5 +238,19 @@ int store_begin_op(store *s, const char *op);
 /* Ends the operation begun by store_begin_op: commits (or releases) when
  * rc is 0, rolls back otherwise. Returns rc, or -1 when the commit fails. */
 int store_end_op(store *s, int rc);
+
+/* ------------------------------------------------------------------------
+ * check.c
+ * ---------------------------------------------------------------------- */
+
+/* The one check of a file's soundness, shared by `db check`
+ * (store_check), every writable store_open and store_merge's inputs:
+ * SQLite's full integrity_check (indexes against their tables included)
+ * and foreign_key_check. Returns 0 when the file is sound; 1 when it is
+ * damaged, with what was found, one line, in problem (len bytes,
+ * "integrity_check: ..." or "foreign_key_check: ..."); -1 when SQLite
+ * failed otherwise (busy, I/O, out of memory: message in s). O(size of
+ * the file). */
+int store_verify(store *s, char *problem, size_t len);
 
 #endif /* HARNESS_STORE_INTERNAL_H */

@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# A file size limit (ulimit -f, RLIMIT_FSIZE) with SIGXFSZ at its default,
+# as a user's shell leaves it (issue 13): certify and fuzz must not die of
+# SIGXFSZ silently. Each stops with exit 2 and an error naming the
+# database and the limit, leaves its run 'incomplete' (not 'running'),
+# and the database passes `db check`. (test_disk_full.sh ignores SIGXFSZ
+# itself; this one does not.)
+# Usage: test_file_size_limit.sh DIVERGENCE PLUGIN
+set -u
+D=$1 PLUG=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+mkdir nocases
+
+# limited BLOCKS COMMAND...: COMMAND under `ulimit -f BLOCKS` (sh's unit:
+# 512 bytes in dash, 1024 in bash), SIGXFSZ untouched.
+limited() { blocks=$1; shift; sh -c 'ulimit -f "$0" && exec "$@"' "$blocks" "$@"; }
+
+# 1. A database that exists, then a run that outgrows the limit.
+"$D" certify --plugin "$PLUG" --variant onnx-div-14 --dtype i8 --random 10 --no-progress \
+    --cases nocases --db f.db >/dev/null 2>&1
+sqlite3 f.db 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+blocks=$(( ($(stat -c %s f.db) + 32768) / 512 ))
+for kind in certify fuzz; do
+    if [ $kind = certify ]; then set -- certify --plugin "$PLUG" --random 300 --no-progress --cases nocases --db f.db
+    else set -- fuzz --plugin "$PLUG" --db f.db --seconds 0 --cases 200000 --jobs 2 --no-progress; fi
+    limited $blocks "$D" "$@" >out 2>err
+    rc=$?
+    if [ $rc -eq 2 ]; then ok; else bad "$kind under ulimit -f $blocks: exit $rc (want 2; 153 is SIGXFSZ): $(tail -c 400 err)"; fi
+    if grep -q 'f.db: .*ulimit -f' err; then ok; else bad "$kind: no error naming the file and the limit: $(tail -c 400 err)"; fi
+    running=$(sqlite3 f.db "SELECT count(*) FROM runs WHERE status = 'running'")
+    [ "$running" = 0 ] && ok || bad "$kind: $running runs left 'running'"
+    last=$(sqlite3 f.db "SELECT status FROM runs WHERE kind = '$kind' ORDER BY id DESC LIMIT 1")
+    [ "$last" = incomplete ] && ok || bad "$kind: its run is '$last', want 'incomplete'"
+    "$D" db check f.db >check 2>&1 && ok || bad "$kind: db check afterwards: $(cat check)"
+done
+
+# 2. A new database that cannot even take the schema.
+limited 50 "$D" certify --plugin "$PLUG" --variant onnx-div-14 --dtype i8 --random 10 --no-progress \
+    --cases nocases --db g.db >out 2>err
+rc=$?
+if [ $rc -eq 2 ] && grep -q 'g.db: .*ulimit -f' err; then ok; else
+    bad "certify into a new database under ulimit -f 50: exit $rc: $(tail -c 400 err)"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
