@@ -188,6 +188,15 @@
       NOW ") ON CONFLICT(run_id, implementation, variant, dtype) DO UPDATE SET"         \
       " verdict = excluded.verdict, profile = excluded.profile, cases = excluded.cases," \
       " elements = excluded.elements, recorded_at = excluded.recorded_at")             \
+    X(COVERAGE_UPSERT,                                                                  \
+      "INSERT INTO coverage(run_id, implementation, variant, dtype, cases, ranks,"      \
+      " inner_sizes, broadcast_classes, size_tiers, paths)"                             \
+      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"                                \
+      " ON CONFLICT(run_id, implementation, variant, dtype) DO UPDATE SET"              \
+      " cases = excluded.cases, ranks = excluded.ranks,"                                \
+      " inner_sizes = excluded.inner_sizes,"                                            \
+      " broadcast_classes = excluded.broadcast_classes,"                                \
+      " size_tiers = excluded.size_tiers, paths = excluded.paths")                      \
     X(SIG_FIX,                                                                          \
       "UPDATE signatures SET status = 'fixed', fixed_run_id = ?1 WHERE"                 \
       " implementation = ?2 AND variant = ?3 AND dtype = ?4 AND status = 'open'"        \
