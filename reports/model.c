@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * This file contains the report model (reports/model.h): the loader that
- * reads one run from the store into a model whose strings live in one
- * pool, sorted into the order every writer shows them, and the lookups the
+ * reads one run from the store (with its bugs and its claims' coverage)
+ * into a model whose strings live in one pool, sorted into the order every writer shows them, and the lookups the
  * writers make over a loaded model (claims, counts, histograms,
  * implementations, the certificate matrix, replay commands, shard labels).
  */
@@ -46,9 +46,19 @@ static const char *const sql_hists =
     " ORDER BY implementation, variant, dtype";
 static const char *const sql_findings =
     "SELECT s.id, s.implementation, s.variant, s.dtype, s.class, s.operand_class, s.status,"
-    " g.occurrences, s.occurrences, s.first_run_id, s.reproducers_dropped"
+    " g.occurrences, s.occurrences, s.first_run_id, s.reproducers_dropped,"
+    " coalesce(s.bug_id, 0)"
     " FROM read_signature_runs g JOIN read_signatures s ON s.id = g.signature_id"
     " WHERE g.run_id = ?1 AND (?2 IS NULL OR s.implementation = ?2)";
+static const char *const sql_bugs =
+    "SELECT b.id, b.implementation, b.class, b.kind, b.locus FROM read_bugs b"
+    " WHERE b.id IN (SELECT s.bug_id FROM read_signature_runs g"
+    "  JOIN read_signatures s ON s.id = g.signature_id"
+    "  WHERE g.run_id = ?1 AND (?2 IS NULL OR s.implementation = ?2)) ORDER BY b.id";
+static const char *const sql_coverage =
+    "SELECT implementation, variant, dtype, cases, ranks, inner_sizes, broadcast_classes,"
+    " size_tiers, paths FROM read_coverage"
+    " WHERE run_id = ?1 AND (?2 IS NULL OR implementation = ?2)";
 /* ?1 signature, ?2 run (its own reproducers first), ?3 how many. */
 static const char *const sql_repros =
     "SELECT id, run_id, case_id, source, attrs, a_shape, b_shape, element, expected, actual,"
@@ -67,7 +77,8 @@ typedef struct loader {
     report_model *m;
     int failed;              /* out of memory */
     report_finding *finding; /* the finding whose reproducers are read */
-    size_t cap_shards, cap_plugins, cap_certs, cap_counts, cap_hists, cap_findings;
+    size_t cap_shards, cap_plugins, cap_certs, cap_counts, cap_hists, cap_findings, cap_bugs,
+        cap_coverage;
 } loader;
 
 /* A copy of `text` owned by the model; NULL stays NULL. */
@@ -317,7 +328,67 @@ static int on_finding(void *ctx, const store_row *r)
     f->first_run_id = store_row_int(r, 9);
     f->reproducers_dropped = store_row_int(r, 10);
     f->is_new = f->first_run_id == l->m->run.id;
+    f->bug_id = store_row_int(r, 11);
     return l->failed;
+}
+
+static int on_bug(void *ctx, const store_row *r)
+{
+    loader *l = ctx;
+    report_bug *b = grow(l, (void **)&l->m->bugs, &l->m->n_bugs, &l->cap_bugs, sizeof *b);
+    if (!b)
+        return 1;
+    b->id = store_row_int(r, 0);
+    b->implementation = col(l, r, 1);
+    b->cls = col(l, r, 2);
+    b->kind = col(l, r, 3);
+    b->locus = col(l, r, 4);
+    return l->failed;
+}
+
+static int on_coverage(void *ctx, const store_row *r)
+{
+    loader *l = ctx;
+    report_coverage *c =
+        grow(l, (void **)&l->m->coverage, &l->m->n_coverage, &l->cap_coverage, sizeof *c);
+    if (!c)
+        return 1;
+    key_of(l, r, 0, &c->k);
+    c->cases = store_row_int(r, 3);
+    c->ranks = col(l, r, 4);
+    c->inner_sizes = col(l, r, 5);
+    c->broadcast_classes = col(l, r, 6);
+    c->size_tiers = col(l, r, 7);
+    c->paths = col(l, r, 8);
+    return l->failed;
+}
+
+/* Each bug's members: the findings that name it, in the findings' order. */
+static void bug_members(loader *l)
+{
+    report_model *m = l->m;
+    for (size_t i = 0; i < m->n_bugs && !l->failed; i++) {
+        report_bug *b = &m->bugs[i];
+        for (size_t k = 0; k < m->n_findings; k++)
+            b->n_members += m->findings[k].bug_id == b->id;
+        if (!b->n_members)
+            continue;
+        if (!(b->members = dvg_calloc(b->n_members, sizeof *b->members))) {
+            l->failed = 1;
+            return;
+        }
+        b->n_members = 0;
+        for (size_t k = 0; k < m->n_findings; k++)
+            if (m->findings[k].bug_id == b->id) {
+                b->members[b->n_members++] = k;
+                b->n_new += m->findings[k].is_new != 0;
+            }
+    }
+}
+
+static int coverage_cmp(const void *a, const void *b)
+{
+    return key_cmp(&((const report_coverage *)a)->k, &((const report_coverage *)b)->k);
 }
 
 static int on_repro(void *ctx, const store_row *r)
@@ -379,7 +450,9 @@ int report_model_load(store *s, const char *db_path, int64_t run_id, const char 
         store_select(s, sql_certs, p, 2, on_cert, &l) ||
         store_select(s, sql_counts, p, 2, on_count, &l) ||
         store_select(s, sql_hists, p, 2, on_hist, &l) ||
-        store_select(s, sql_findings, p, 2, on_finding, &l))
+        store_select(s, sql_findings, p, 2, on_finding, &l) ||
+        store_select(s, sql_bugs, p, 2, on_bug, &l) ||
+        store_select(s, sql_coverage, p, 2, on_coverage, &l))
         goto db_error;
     for (size_t i = 0; i < m->n_findings; i++) {
         report_finding *f = &m->findings[i];
@@ -402,6 +475,12 @@ int report_model_load(store *s, const char *db_path, int64_t run_id, const char 
     sort(m->counts, m->n_counts, sizeof *m->counts, count_cmp);
     sort(m->hists, m->n_hists, sizeof *m->hists, hist_cmp);
     sort(m->findings, m->n_findings, sizeof *m->findings, finding_cmp);
+    sort(m->coverage, m->n_coverage, sizeof *m->coverage, coverage_cmp);
+    bug_members(&l);
+    if (l.failed) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
     rc = 0;
     goto done;
 db_error:
@@ -422,6 +501,10 @@ void report_model_free(report_model *m)
     for (size_t i = 0; i < m->n_findings; i++)
         dvg_free(m->findings[i].repros);
     dvg_free(m->findings);
+    for (size_t i = 0; i < m->n_bugs; i++)
+        dvg_free(m->bugs[i].members);
+    dvg_free(m->bugs);
+    dvg_free(m->coverage);
     dvg_free(m->shards);
     dvg_free(m->plugins);
     dvg_free(m->certs);
@@ -493,6 +576,14 @@ void report_claim_counts(const report_model *m, const report_key *k, size_t *fir
             *first = i;
         ++*n;
     }
+}
+
+const report_coverage *report_claim_coverage(const report_model *m, const report_key *k)
+{
+    for (size_t i = 0; i < m->n_coverage; i++)
+        if (report_same_claim(&m->coverage[i].k, k))
+            return &m->coverage[i];
+    return NULL;
 }
 
 const report_hist *report_claim_hist(const report_model *m, const report_key *k)

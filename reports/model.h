@@ -87,9 +87,28 @@ typedef struct report_finding {
     int64_t occurrences_run;        /* sightings in this run */
     int64_t occurrences_total, first_run_id, reproducers_dropped;
     int is_new;                     /* first found by this run */
+    int64_t bug_id;                 /* its bug (docs/store.md, "bugs") */
     report_repro *repros;
     size_t n_repros;
 } report_finding;
+
+/* A bug: the run's findings that share a fingerprint (docs/store.md,
+ * "bugs"), shown before them. members: indices into findings, in their
+ * order. */
+typedef struct report_bug {
+    int64_t id;
+    const char *implementation, *cls, *kind, *locus;
+    size_t *members;
+    size_t n_members;
+    size_t n_new;                   /* members first found by this run */
+} report_bug;
+
+/* What a claim's cases exercised (docs/store.md, "coverage"). */
+typedef struct report_coverage {
+    report_key k;
+    int64_t cases;
+    const char *ranks, *inner_sizes, *broadcast_classes, *size_tiers, *paths;
+} report_coverage;
 
 typedef struct report_model {
     const char *db_path;            /* as given to report_model_load */
@@ -107,6 +126,10 @@ typedef struct report_model {
     size_t n_hists;
     report_finding *findings;       /* by implementation, variant, dtype, class */
     size_t n_findings;
+    report_bug *bugs;               /* by id (the order they were first found) */
+    size_t n_bugs;
+    report_coverage *coverage;      /* by implementation, variant, dtype */
+    size_t n_coverage;
     char *pool;                     /* the strings (private) */
 } report_model;
 
@@ -145,6 +168,10 @@ void report_claim_counts(const report_model *m, const report_key *k, size_t *fir
 /* The ULP-error histogram of claim k, or NULL when it has none. The
  * pointer is into m and lives as long as m. */
 const report_hist *report_claim_hist(const report_model *m, const report_key *k);
+
+/* The coverage of claim k, or NULL when the run recorded none (a run
+ * other than certify, or of an older schema). Points into m. */
+const report_coverage *report_claim_coverage(const report_model *m, const report_key *k);
 
 /* 1 when a and b name the same (implementation, variant, dtype). */
 int report_same_claim(const report_key *a, const report_key *b);

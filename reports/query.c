@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * This file contains the questions `divergence query` asks the store
- * (runs, new, fixed, history, regressions, diff): their read-only SQL over
+ * (runs, new, bugs, fixed, history, regressions, diff): their read-only SQL over
  * the store's read views with bound parameters, and the two printers of
  * the answers, aligned tables and JSON.
  */
@@ -28,12 +28,24 @@ static const char *const sql_runs =
     "  JOIN read_plugin_builds b ON b.id = p.plugin_build_id WHERE b.name = ?1)"
     " ORDER BY run_id";
 
-/* ?1 since, ?2 plugin or NULL */
+/* ?1 since, ?2 plugin or NULL: the bugs with a signature first found
+ * after run ?1, each with its signatures and those new since ?1. */
+static const char *const sql_bugs =
+    "SELECT b.id AS bug, b.implementation, b.class, b.kind, b.locus,"
+    " count(s.id) AS signatures, sum(s.first_run_id > ?1) AS new_signatures,"
+    " sum(s.occurrences) AS occurrences, b.first_run_id AS first_run,"
+    " max(s.last_run_id) AS last_run,"
+    " CASE WHEN sum(s.status = 'open') > 0 THEN 'open' ELSE 'fixed' END AS status,"
+    " group_concat(DISTINCT s.variant) AS variants, group_concat(DISTINCT s.dtype) AS dtypes"
+    " FROM read_bugs b JOIN read_signatures s ON s.bug_id = b.id"
+    " WHERE ?2 IS NULL OR b.implementation = ?2"
+    " GROUP BY b.id HAVING max(s.first_run_id) > ?1 ORDER BY b.first_run_id, b.id";
+
 static const char *const sql_new =
-    "SELECT id AS signature, implementation, first_version AS version, variant, dtype, class,"
-    " operand_class, first_run_id AS first_run, first_seen, occurrences, status"
+    "SELECT id AS signature, bug_id AS bug, implementation, first_version AS version, variant,"
+    " dtype, class, operand_class, first_run_id AS first_run, first_seen, occurrences, status"
     " FROM v_signatures WHERE first_run_id > ?1 AND (?2 IS NULL OR implementation = ?2)"
-    " ORDER BY first_run_id, id";
+    " ORDER BY bug_id, first_run_id, id";
 
 static const char *const sql_fixed =
     "SELECT id AS signature, implementation, variant, dtype, class, operand_class,"
@@ -124,7 +136,8 @@ static const char *const sql_diff_counts =
 
 static const char *const sql_run_exists = "SELECT count(*) FROM read_runs WHERE id = ?1";
 
-static const char *const names[] = {"runs", "new", "fixed", "history", "regressions", "diff"};
+static const char *const names[] = {"runs", "new", "bugs", "fixed", "history", "regressions",
+                                    "diff"};
 
 int query_known(const char *name)
 {
@@ -328,7 +341,10 @@ int query_run(store *s, const query_request *q, FILE *out, char *err, size_t err
     if (!strcmp(name, "runs")) {
         sec[n++] = (section){"runs", sql_runs, {plugin}, 1};
     } else if (!strcmp(name, "new")) {
+        sec[n++] = (section){"bugs", sql_bugs, {STORE_PARAM_INT(q->since), plugin}, 2};
         sec[n++] = (section){"new", sql_new, {STORE_PARAM_INT(q->since), plugin}, 2};
+    } else if (!strcmp(q->name, "bugs")) {
+        sec[n++] = (section){"bugs", sql_bugs, {STORE_PARAM_INT(q->since), plugin}, 2};
     } else if (!strcmp(name, "fixed")) {
         sec[n++] = (section){"fixed", sql_fixed, {STORE_PARAM_INT(q->since), plugin}, 2};
     } else if (!strcmp(name, "history")) {

@@ -5,7 +5,10 @@
  * value a bound parameter (store_select).
  *
  *   runs                  every run: kind, status, plugins, shards, counts
- *   new --since RUN       signatures first found by a run after RUN
+ *   new --since RUN       the bugs with a signature first found by a run
+ *                         after RUN, then those signatures, by bug
+ *   bugs [--since RUN]    bugs (signatures grouped, docs/store.md) with a
+ *                         signature first found after RUN (0: all)
  *   fixed --since RUN     signatures a run after RUN found fixed
  *   history SIGNATURE     one signature, and every run that saw it or
  *                         certified its (implementation, variant, dtype)
@@ -15,7 +18,7 @@
  *                         RUN)
  *   diff RUN1 RUN2        certificates, signatures and counts that differ
  *
- * `plugin` (NULL: all) narrows runs, new and fixed to one implementation.
+ * `plugin` (NULL: all) narrows runs, new, bugs and fixed to one implementation.
  */
 #ifndef REPORTS_QUERY_H
 #define REPORTS_QUERY_H
@@ -25,8 +28,8 @@
 #include "harness/store/store.h"
 
 typedef struct query_request {
-    const char *name;    /* "runs", "new", "fixed", "history", "regressions", "diff" */
-    int64_t since;       /* new, fixed; regressions (0: all) */
+    const char *name;    /* "runs", "new", "bugs", "fixed", "history", "regressions", "diff" */
+    int64_t since;       /* new, fixed; bugs, regressions (0: all) */
     int64_t signature;   /* history */
     int64_t run1, run2;  /* diff */
     const char *plugin;  /* regressions (required); runs, new, fixed (filter) */

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The HTML report: one self-contained page, no script. */
+/*
+ * This file contains the HTML report: one self-contained page, no
+ * script: the certificate matrix, the coverage of each claim, counts per
+ * class, ULP histograms, operand classes, the bugs with their signatures
+ * underneath, each finding with its reproducers, and the run.
+ */
 #include <inttypes.h>
 #include <string.h>
 
@@ -353,6 +358,82 @@ static void reproducer(const report_model *m, const report_repro *x, FILE *f)
     fputs("</pre></div>\n", f);
 }
 
+/* The bugs (docs/store.md, "bugs"): one row each, its signatures (shown
+ * in full under Findings) underneath. */
+static void bugs(const report_model *m, FILE *f)
+{
+    if (!m->n_bugs) {
+        fputs("<p>No bug in this run.</p>\n", f);
+        return;
+    }
+    fputs("<table id=\"bugs\"><thead><tr><th>bug</th><th>implementation</th><th>class</th>"
+          "<th>kind</th><th>locus</th><th>signatures</th><th>new</th></tr></thead><tbody>\n", f);
+    for (size_t i = 0; i < m->n_bugs; i++) {
+        const report_bug *b = &m->bugs[i];
+        fputs("<tr class=\"bug\"", f);
+        attr_int(f, "data-bug", b->id);
+        attr_int(f, "data-signatures", (int64_t)b->n_members);
+        fprintf(f, "><td class=\"num\">%" PRId64 "</td>", b->id);
+        el(f, "td", NULL, b->implementation);
+        el(f, "td", "class", b->cls);
+        el(f, "td", NULL, b->kind);
+        el(f, "td", NULL, b->locus);
+        fprintf(f, "<td class=\"num\">%zu</td><td class=\"num\">%zu</td></tr>\n",
+                b->n_members, b->n_new);
+        fputs("<tr class=\"bug-signatures\"><td></td><td colspan=\"6\">", f);
+        for (size_t k = 0; k < b->n_members; k++) {
+            const report_finding *x = &m->findings[b->members[k]];
+            if (k == 24 && b->n_members > 25) {
+                fprintf(f, " and %zu more", b->n_members - k);
+                break;
+            }
+            fprintf(f, "%ssignature %" PRId64 " ", k ? ", " : "", x->signature_id);
+            esc_html(f, x->k.variant);
+            fputc(' ', f);
+            esc_html(f, x->k.dtype);
+            fputc(' ', f);
+            esc_html(f, x->cls);
+            if (x->operand_class[0]) {
+                fputc(' ', f);
+                esc_html(f, x->operand_class);
+            }
+        }
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody></table>\n", f);
+}
+
+/* What each claim's cases exercised (docs/store.md, "coverage"). */
+static void coverage(const report_model *m, FILE *f)
+{
+    if (!m->n_coverage) {
+        fputs("<p>No coverage recorded for this run (certify records it).</p>\n", f);
+        return;
+    }
+    fputs("<table id=\"coverage\"><thead><tr><th>implementation</th><th>variant</th>"
+          "<th>dtype</th><th>cases</th><th>ranks</th><th>inner sizes</th>"
+          "<th>broadcast classes</th><th>size tiers</th><th>paths</th></tr></thead><tbody>\n",
+          f);
+    for (size_t i = 0; i < m->n_coverage; i++) {
+        const report_coverage *c = &m->coverage[i];
+        fputs("<tr", f);
+        attr(f, "data-variant", c->k.variant);
+        attr(f, "data-dtype", c->k.dtype);
+        fputs(">", f);
+        el(f, "td", NULL, c->k.implementation);
+        el(f, "td", NULL, c->k.variant);
+        el(f, "td", NULL, c->k.dtype);
+        fprintf(f, "<td class=\"num\">%" PRId64 "</td>", c->cases);
+        el(f, "td", NULL, c->ranks);
+        el(f, "td", NULL, c->inner_sizes);
+        el(f, "td", NULL, c->broadcast_classes);
+        el(f, "td", NULL, c->size_tiers);
+        el(f, "td", NULL, c->paths);
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table>\n", f);
+}
+
 static void findings(const report_model *m, FILE *f)
 {
     if (!m->n_findings) {
@@ -520,6 +601,9 @@ void report_html(const report_model *m, FILE *f)
     }
     if (!n_impls)
         fputs("<p>No certificate in this run.</p>\n", f);
+    fputs("</section>\n<section id=\"coverage-section\">\n<h2>Coverage: what the cases exercised"
+          "</h2>\n", f);
+    coverage(m, f);
     fputs("</section>\n<section id=\"classes\">\n<h2>Counts per difference class</h2>\n", f);
     class_totals(m, f);
     fputs("<details><summary>per variant and dtype</summary>\n", f);
@@ -535,6 +619,9 @@ void report_html(const report_model *m, FILE *f)
         fputs("<p>No wrong value in this run.</p>\n", f);
     fputs("</section>\n<section id=\"operands\">\n<h2>Operand classes of findings</h2>\n", f);
     operands_svg(m, f);
+    fprintf(f, "</section>\n<section id=\"bugs-section\">\n<h2>Bugs (%zu bugs, %zu signatures)"
+               "</h2>\n", m->n_bugs, m->n_findings);
+    bugs(m, f);
     fprintf(f, "</section>\n<section id=\"findings\">\n<h2>Findings (%zu signatures)</h2>\n",
             m->n_findings);
     findings(m, f);

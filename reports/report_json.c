@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The JSON summary: one object, schema "divergence-report/1". */
+/*
+ * This file contains the JSON summary of a run: one object, schema
+ * "divergence-report/1": the run, its plugins, the certificates (each
+ * with the coverage of its claim), counts, ULP histograms, the bugs (each
+ * with its signature ids) and the findings with their reproducers.
+ */
 #include <inttypes.h>
 #include <string.h>
 
@@ -92,6 +97,20 @@ void report_json(const report_model *m, FILE *f)
         fprintf(f, ", \"held\": %s", c->held ? "true" : "false");
         num(f, &first, "cases", 1, c->cases);
         num(f, &first, "elements", 1, c->elements);
+        const report_coverage *v = report_claim_coverage(m, &c->k);
+        if (v) {
+            first = 1;
+            fputs(", \"coverage\": {", f);
+            num(f, &first, "cases", 1, v->cases);
+            str(f, &first, "ranks", v->ranks);
+            str(f, &first, "inner_sizes", v->inner_sizes);
+            str(f, &first, "broadcast_classes", v->broadcast_classes);
+            str(f, &first, "size_tiers", v->size_tiers);
+            str(f, &first, "paths", v->paths);
+            fputc('}', f);
+        } else {
+            fputs(", \"coverage\": null", f);
+        }
         fputc('}', f);
     }
     fputs("],\n \"counts\": [", f);
@@ -123,12 +142,30 @@ void report_json(const report_model *m, FILE *f)
         }
         fputs("]}", f);
     }
+    fputs("],\n \"bugs\": [", f);
+    for (size_t i = 0; i < m->n_bugs; i++) {
+        const report_bug *b = &m->bugs[i];
+        first = 1;
+        fputs(i ? ",\n  {" : "\n  {", f);
+        num(f, &first, "bug_id", 1, b->id);
+        str(f, &first, "implementation", b->implementation);
+        str(f, &first, "class", b->cls);
+        str(f, &first, "kind", b->kind);
+        str(f, &first, "locus", b->locus);
+        num(f, &first, "signatures", 1, (int64_t)b->n_members);
+        num(f, &first, "new_signatures", 1, (int64_t)b->n_new);
+        fputs(", \"signature_ids\": [", f);
+        for (size_t k = 0; k < b->n_members; k++)
+            fprintf(f, "%s%" PRId64, k ? ", " : "", m->findings[b->members[k]].signature_id);
+        fputs("]}", f);
+    }
     fprintf(f, "],\n \"findings\": [");
     for (size_t i = 0; i < m->n_findings; i++) {
         const report_finding *x = &m->findings[i];
         first = 1;
         fputs(i ? ",\n  {" : "\n  {", f);
         num(f, &first, "signature_id", 1, x->signature_id);
+        num(f, &first, "bug_id", x->bug_id != 0, x->bug_id);
         key(f, &first, &x->k);
         str(f, &first, "class", x->cls);
         str(f, &first, "operand_class", x->operand_class);

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The Markdown summary (CommonMark with GitHub tables). */
+/*
+ * This file contains the Markdown summary (CommonMark with GitHub
+ * tables): the certificate matrix, the coverage of each claim, counts,
+ * ULP histograms, the bugs with their signatures underneath, the findings
+ * and the run.
+ */
 #include <inttypes.h>
 #include <string.h>
 
@@ -126,6 +131,34 @@ void report_markdown(const report_model *m, FILE *f)
         matrix(m, f, impls[i]);
     }
 
+    fputs("## Coverage\n\n", f);
+    if (m->n_coverage) {
+        fputs("| implementation | variant | dtype | cases | ranks | inner sizes | broadcast classes"
+              " | size tiers | paths |\n| --- | --- | --- | ---: | --- | --- | --- | --- | --- |\n",
+              f);
+        for (size_t i = 0; i < m->n_coverage; i++) {
+            const report_coverage *c = &m->coverage[i];
+            const char *cells[] = {c->k.implementation, c->k.variant, c->k.dtype};
+            for (size_t k = 0; k < 3; k++) {
+                fputs("| ", f);
+                esc_md(f, cells[k]);
+                fputc(' ', f);
+            }
+            fprintf(f, "| %" PRId64 " ", c->cases);
+            const char *lists[] = {c->ranks, c->inner_sizes, c->broadcast_classes, c->size_tiers,
+                                   c->paths};
+            for (size_t k = 0; k < 5; k++) {
+                fputs("| ", f);
+                esc_md(f, lists[k]);
+                fputc(' ', f);
+            }
+            fputs("|\n", f);
+        }
+        fputc('\n', f);
+    } else {
+        fputs("No coverage recorded for this run (certify records it).\n\n", f);
+    }
+
     fputs("## Counts per difference class\n\n", f);
     if (m->n_counts) {
         fputs("| implementation | variant | dtype | class | elements | cases |\n"
@@ -171,6 +204,40 @@ void report_markdown(const report_model *m, FILE *f)
     }
     if (!shown)
         fputs("No wrong value.\n", f);
+
+    fprintf(f, "\n## Bugs (%zu bugs, %zu signatures)\n\n", m->n_bugs, m->n_findings);
+    if (!m->n_bugs)
+        fputs("No bug in this run.\n", f);
+    for (size_t i = 0; i < m->n_bugs; i++) {
+        const report_bug *b = &m->bugs[i];
+        fprintf(f, "- **Bug %" PRId64 "**: ", b->id);
+        esc_md(f, b->implementation);
+        fputs(", ", f);
+        esc_md(f, b->cls);
+        fputs(", ", f);
+        esc_md(f, b->kind);
+        fputs(", ", f);
+        esc_md(f, b->locus);
+        fprintf(f, ": %zu signatures (%zu new)\n", b->n_members, b->n_new);
+        for (size_t k = 0; k < b->n_members; k++) {
+            const report_finding *x = &m->findings[b->members[k]];
+            if (k == 24 && b->n_members > 25) {
+                fprintf(f, "  - and %zu more\n", b->n_members - k);
+                break;
+            }
+            fprintf(f, "  - signature %" PRId64 ": ", x->signature_id);
+            esc_md(f, x->k.variant);
+            fputc(' ', f);
+            esc_md(f, x->k.dtype);
+            fputs(", ", f);
+            esc_md(f, x->cls);
+            if (x->operand_class[0]) {
+                fputs(", operands ", f);
+                esc_md(f, x->operand_class);
+            }
+            fputc('\n', f);
+        }
+    }
 
     fprintf(f, "\n## Findings (%zu signatures)\n\n", m->n_findings);
     for (size_t i = 0; i < m->n_findings; i++) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * divergence query [--db FILE] [--json] runs [--plugin NAME]
- *                  new --since RUN [--plugin NAME] | fixed --since RUN [--plugin NAME]
+ *                  new --since RUN [--plugin NAME] | bugs [--since RUN] [--plugin NAME]
+ *                  fixed --since RUN [--plugin NAME]
  *                  history SIGNATURE | regressions --plugin NAME [--since RUN]
  *                  diff RUN1 RUN2
  *
@@ -23,7 +24,11 @@ static int usage(FILE *to)
             "usage: divergence query [--db FILE] [--json] QUERY\n"
             "  runs [--plugin NAME]             every run: kind, status, plugins, shards,\n"
             "                                   elements, differences, new signatures\n"
-            "  new --since RUN [--plugin NAME]  signatures first found after run RUN\n"
+            "  new --since RUN [--plugin NAME]  bugs with signatures first found after run\n"
+            "                                   RUN, then those signatures by bug\n"
+            "  bugs [--since RUN] [--plugin NAME]\n"
+            "                                   bugs (signatures grouped by fingerprint)\n"
+            "                                   with a signature first found after RUN\n"
             "  fixed --since RUN [--plugin NAME]\n"
             "                                   signatures a run after RUN found fixed\n"
             "  history SIGNATURE                a signature and every run that saw it or\n"

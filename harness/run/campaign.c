@@ -5,7 +5,7 @@
  * i of the shard from the seed (structured generation or a mutated corpus
  * input through the fuzz decoder), judging it through the trial, and
  * minimising every new finding before it is stored once per signature;
- * the summary; and `divergence import`, which replays libFuzzer and AFL++
+ * the summary (bugs, then signatures); and `divergence import`, which replays libFuzzer and AFL++
  * finding files through the same decoder and stores them the same way.
  */
 #include "harness/run/campaign.h"
@@ -860,6 +860,34 @@ static void take_claims(shared *sh)
     }
 }
 
+/* store_select's callback: the bug and signature counts of the run. */
+static int on_bug_counts(void *ctx, const store_row *r)
+{
+    int64_t *n = ctx;
+    n[0] = store_row_int(r, 0);
+    n[1] = store_row_int(r, 1);
+    n[2] = store_row_int(r, 2);
+    return 0;
+}
+
+/* "N bugs (M signatures)": the run's findings grouped into bugs
+ * (docs/store.md), the new ones those first found by this run. */
+static void print_bugs(shared *sh)
+{
+    int64_t n[3] = {0, 0, 0};
+    store_param p = STORE_PARAM_INT(sh->run_id);
+    if (!sh->db || store_select(sh->db,
+                                "SELECT count(DISTINCT s.bug_id), count(*),"
+                                " count(DISTINCT CASE WHEN b.first_run_id = ?1 THEN b.id END)"
+                                " FROM read_signature_runs g"
+                                " JOIN read_signatures s ON s.id = g.signature_id"
+                                " LEFT JOIN read_bugs b ON b.id = s.bug_id WHERE g.run_id = ?1",
+                                &p, 1, on_bug_counts, n))
+        return;
+    fprintf(sh->out, "  bugs: %" PRId64 " bug%s (%" PRId64 " signature%s), %" PRId64 " new\n",
+            n[0], n[0] == 1 ? "" : "s", n[1], n[1] == 1 ? "" : "s", n[2]);
+}
+
 static void print_summary(shared *sh, const char *kind, double secs)
 {
     uint64_t by_class[ORACLE_CLASS_COUNT] = {0};
@@ -871,6 +899,7 @@ static void print_summary(shared *sh, const char *kind, double secs)
     fprintf(sh->out, "  cases %" PRIu64 ", elements %" PRIu64 " in %.1f s: %.0f cases/s, %.0f elements/s\n",
             sh->cases, sh->elements, secs, secs > 0 ? (double)sh->cases / secs : 0,
             secs > 0 ? (double)sh->elements / secs : 0);
+    print_bugs(sh);
     fprintf(sh->out, "  findings: %" PRIu64 " signatures (%" PRIu64 " new, %" PRIu64
                      " already known)\n",
             sh->new_signatures + sh->known_signatures, sh->new_signatures, sh->known_signatures);

@@ -18,6 +18,7 @@
 #include "harness/base/alloc.h"
 #include "harness/base/datadir.h"
 #include "harness/cases/casefile.h"
+#include "harness/cases/coverage.h"
 #include "harness/cases/gen.h"
 #include "harness/worker/narrow.h"
 #include "harness/run/resume.h"
@@ -80,6 +81,7 @@ typedef struct certify {
     /* the claim being judged */
     uint32_t variant, dtype;
     verdict_tally tally;
+    case_coverage coverage; /* what the claim's valid cases exercised */
     verdict_example first[ORACLE_CLASS_COUNT]; /* one reproducer per class */
     int64_t first_id[ORACLE_CLASS_COUNT];      /* its signature id */
     uint64_t new_signatures;
@@ -345,6 +347,8 @@ static int judge(certify *cf, const divcase *c)
         fprintf(cf->err, "divergence certify: %s\n", cf->trial.error);
         return -1;
     }
+    if (cf->trial.valid)
+        coverage_add_plan(&cf->coverage, &cf->trial.plan);
     uint32_t out = cf->trial.wr.outcome;
     /* Hangs are not narrowed: each step would cost a full timeout. */
     if (v == 0 && cf->trial.valid && !cf->narrowed &&
@@ -411,11 +415,22 @@ static int step(certify *cf, divcase *c, int owned, uint32_t claim, uint32_t n_c
     return cf->tally.counts[ORACLE_CLASS_HANG] >= cf->o->max_hangs ? 1 : 0;
 }
 
+/* Records what the claim's cases exercised (docs/store.md, "coverage"). */
+static int record_coverage(certify *cf)
+{
+    char ranks[64], inner[512], patterns[256], tiers[128];
+    coverage_format(&cf->coverage, ranks, sizeof ranks, inner, sizeof inner, patterns,
+                    sizeof patterns, tiers, sizeof tiers);
+    store_coverage c = {cf->coverage.cases, ranks, inner, patterns, tiers, ""};
+    return store_record_coverage(cf->db, cf->run_id, cf->info->name, cf->variant, cf->dtype, &c);
+}
+
 /* Judges one claim. Returns 1 when it holds, 0 when not, -1 on error. */
 static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
 {
     const certify_options *o = cf->o;
     memset(&cf->tally, 0, sizeof cf->tally);
+    coverage_clear(&cf->coverage);
     memset(cf->first, 0, sizeof cf->first);
     memset(cf->first_id, 0, sizeof cf->first_id);
     cf->narrowed = 0;
@@ -491,7 +506,7 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
         store_record_certificate(cf->db, cf->run_id, cf->info->name, cf->variant, cf->dtype, cert,
                                  o->profile.name, cf->tally.cases, cf->tally.elements) ||
         store_mark_fixed(cf->db, cf->run_id, cf->info->name, cf->variant, cf->dtype, NULL) ||
-        store_commit(cf->db))
+        record_coverage(cf) || store_commit(cf->db))
         goto store_error;
     if (o->progress)
         fprintf(cf->err, "\r%60s\r", "");

@@ -3,8 +3,8 @@
  * harness/store/findings.c: findings and their reproducers.
  *
  * This file contains store_record_finding (a finding's signature,
- * deduplicated, its sighting per run, and its case kept as a reproducer
- * up to the per-signature limit) and store_reproducer_load, which gives
+ * deduplicated, grouped into its bug when new, its sighting per run, and
+ * its case kept as a reproducer up to the per-signature limit) and store_reproducer_load, which gives
  * a reproducer back as a case ready to run again, every field validated
  * before anything is allocated.
  */
@@ -52,6 +52,59 @@ static int check_case(store *s, const divcase *c)
     if ((c->a_bytes && !c->a) || (c->b_bytes && !c->b))
         return store_fail(s, "case '%.*s' has no operand bytes", (int)sizeof c->id, c->id);
     return 0;
+}
+
+/* The raw locus of a finding's case (store_internal.h, "Bugs"; the SQL
+ * of STORE_SQL_RAW_LOCUS says the same of a stored reproducer). */
+static const char *finding_locus(const store_finding *f)
+{
+    const oracle_shape *a = &f->c->a_shape, *b = &f->c->b_shape;
+    if (f->element < 0)
+        return "case";
+    if ((a->rank != b->rank || memcmp(a->dims, b->dims, a->rank * sizeof a->dims[0])) &&
+        strncmp(f->c->id, "sweep:", 6))
+        return "broadcast";
+    return "elementwise";
+}
+
+/* Puts new signature `sig` into its bug, made when it is the first. */
+static int group_signature(store *s, int64_t sig, int64_t run_id, const store_finding *f,
+                           const char *dname)
+{
+    const char *cls = oracle_class_name(f->cls), *locus = finding_locus(f);
+    sqlite3_stmt *st;
+    if (!strcmp(locus, "broadcast")) {
+        /* The implementation's arithmetic bug of this class, if any,
+         * explains it without the shape. */
+        int64_t known = 0;
+        if (!(st = store_prepare(s, SQL_BUG_ARITHMETIC)))
+            return -1;
+        store_bind_text(st, 1, f->implementation);
+        store_bind_text(st, 2, cls);
+        store_bind_text(st, 3, dname);
+        if (store_step_row(s, st))
+            return -1;
+        known = sqlite3_column_int64(st, 0);
+        if (store_step_done(s, st))
+            return -1;
+        if (known)
+            locus = "elementwise";
+    }
+    if (!(st = store_prepare(s, SQL_BUG_UPSERT)))
+        return -1;
+    store_bind_text(st, 1, f->implementation);
+    store_bind_text(st, 2, cls);
+    store_bind_text(st, 3, dname);
+    store_bind_text(st, 4, locus);
+    sqlite3_bind_int64(st, 5, run_id);
+    if (store_step_row(s, st))
+        return -1;
+    int64_t bug = sqlite3_column_int64(st, 0);
+    if (store_step_done(s, st) || !(st = store_prepare(s, SQL_SIG_SET_BUG)))
+        return -1;
+    sqlite3_bind_int64(st, 1, sig);
+    sqlite3_bind_int64(st, 2, bug);
+    return store_step_done(s, st);
 }
 
 static int insert_reproducer(store *s, int64_t sig, int64_t run_id, const store_finding *f,
@@ -127,6 +180,8 @@ int store_record_finding(store *s, int64_t run_id, const store_finding *f,
     sig = sqlite3_column_int64(st, 0);
     occurrences = sqlite3_column_int64(st, 1);
     if (store_step_done(s, st))
+        goto done;
+    if (occurrences == 1 && group_signature(s, sig, run_id, f, dname))
         goto done;
     if (!(st = store_prepare(s, SQL_SIGRUN_ADD)))
         goto done;

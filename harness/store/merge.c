@@ -80,7 +80,16 @@ static const char *const merge_sql_tables =
     "  verdict = CASE WHEN " VERDICT_RANK("excluded.verdict") " > " VERDICT_RANK("verdict")
     "  THEN excluded.verdict ELSE verdict END,"
     "  cases = cases + excluded.cases, elements = elements + excluded.elements,"
-    "  recorded_at = max(recorded_at, excluded.recorded_at);";
+    "  recorded_at = max(recorded_at, excluded.recorded_at);"
+    /* Coverage (schema 4): a claim's shards add their cases; the lists
+     * are the first shard's (every shard draws from the same tiers). */
+    "INSERT INTO main.coverage(run_id, implementation, variant, dtype, cases, ranks,"
+    "  inner_sizes, broadcast_classes, size_tiers, paths)"
+    "  SELECT mr.dst, v.implementation, v.variant, v.dtype, v.cases, v.ranks, v.inner_sizes,"
+    "  v.broadcast_classes, v.size_tiers, v.paths FROM merge_src.coverage v"
+    "  JOIN temp.merge_runs mr ON mr.src = v.run_id AND mr.new"
+    "  WHERE true ON CONFLICT(run_id, implementation, variant, dtype) DO UPDATE SET"
+    "  cases = cases + excluded.cases;";
 
 /* After the signatures are mapped: per-run sightings, fixed status. */
 static const char *const merge_sql_signatures =
@@ -674,7 +683,8 @@ int store_merge(store *s, const char *in_path, store_merge_stats *stats)
     if (merge_int(s, "SELECT count(*) FROM temp.merge_repros WHERE rank > ?1", &dropped, 1,
                   (int64_t)s->repro_limit) ||
         merge_exec(s, merge_sql_repro_dropped, 1, (int64_t)s->repro_limit) ||
-        store_exec(s, merge_sql_teardown) || store_exec(s, "COMMIT"))
+        store_exec(s, STORE_SQL_GROUP_BUGS) || store_exec(s, merge_sql_teardown) ||
+        store_exec(s, "COMMIT"))
         goto done;
     began = 0;
     n.reproducers_dropped = dropped;

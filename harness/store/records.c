@@ -6,7 +6,7 @@
  * sweeps: a run's life (store_begin_run, store_finish_run,
  * store_resume_run, store_mark_stale_runs, which asks harness/base/host.h
  * whether a run's process is gone), the plugin builds it loaded, and its
- * counts, certificates, ULP histograms and fixed signatures.
+ * counts, certificates, coverage, ULP histograms and fixed signatures.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -404,4 +404,39 @@ done:
     if (rc == 0 && n_fixed)
         *n_fixed = changed;
     return rc;
+}
+
+int store_record_coverage(store *s, int64_t run_id, const char *implementation,
+                          uint32_t variant, uint32_t dtype, const store_coverage *c)
+{
+    const char *vname, *dname;
+    sqlite3_stmt *st;
+    int rc = -1;
+
+    s->op = "record coverage";
+    if (!c || !c->ranks || !c->inner_sizes || !c->broadcast_classes || !c->size_tiers ||
+        !c->paths)
+        return store_fail(s, "no coverage, or a list of it is NULL");
+    if (store_need_text(s, "implementation", implementation) ||
+        store_name_ids(s, variant, dtype, &vname, &dname))
+        return -1;
+    if (c->cases > INT64_MAX)
+        return store_fail(s, "count above INT64_MAX");
+    if (store_begin_op(s, "record coverage"))
+        return -1;
+    if (!(st = store_prepare(s, SQL_COVERAGE_UPSERT)))
+        goto done;
+    sqlite3_bind_int64(st, 1, run_id);
+    store_bind_text(st, 2, implementation);
+    store_bind_text(st, 3, vname);
+    store_bind_text(st, 4, dname);
+    sqlite3_bind_int64(st, 5, (int64_t)c->cases);
+    store_bind_text(st, 6, c->ranks);
+    store_bind_text(st, 7, c->inner_sizes);
+    store_bind_text(st, 8, c->broadcast_classes);
+    store_bind_text(st, 9, c->size_tiers);
+    store_bind_text(st, 10, c->paths);
+    rc = store_step_done(s, st);
+done:
+    return store_end_op(s, rc);
 }

@@ -335,6 +335,45 @@ static const char *const migrations[] = {
     "     AND c.implementation = w.implementation AND c.variant = w.variant\n"
     "     AND c.dtype = w.dtype AND c.class <> 'match') AS differences\n"
     "FROM sweeps w JOIN runs r ON r.id = w.run_id;\n",
+    /* ---- 3 -> 4: bugs and coverage (issue 14) ------------------------
+     * Bugs: signatures grouped by their behaviour fingerprint (docs/
+     * store.md, "bugs"), each signature's bug in signatures.bug_id, the
+     * signatures of older files grouped from their first reproducer.
+     * Coverage: what certify's cases exercised per (run, claim). */
+    "CREATE TABLE bugs(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  implementation TEXT NOT NULL,\n"
+    "  class TEXT NOT NULL,\n"
+    "  kind TEXT NOT NULL,\n"
+    "  locus TEXT NOT NULL,\n"
+    "  first_run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+    "  first_seen TEXT NOT NULL,\n"
+    "  UNIQUE (implementation, class, kind, locus)\n"
+    ");\n"
+    "ALTER TABLE signatures ADD COLUMN bug_id INTEGER REFERENCES bugs(id);\n"
+    "CREATE INDEX signatures_bug ON signatures(bug_id);\n"
+    STORE_SQL_GROUP_BUGS
+    "CREATE TABLE coverage(\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+    "  implementation TEXT NOT NULL,\n"
+    "  variant TEXT NOT NULL,\n"
+    "  dtype TEXT NOT NULL,\n"
+    "  cases INTEGER NOT NULL,\n"
+    "  ranks TEXT NOT NULL,\n"
+    "  inner_sizes TEXT NOT NULL,\n"
+    "  broadcast_classes TEXT NOT NULL,\n"
+    "  size_tiers TEXT NOT NULL,\n"
+    "  paths TEXT NOT NULL DEFAULT '',\n"
+    "  PRIMARY KEY (run_id, implementation, variant, dtype)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE VIEW v_bugs AS\n"
+    "SELECT b.id AS bug_id, b.implementation, b.class, b.kind, b.locus, b.first_run_id,\n"
+    "  b.first_seen, count(s.id) AS signatures, coalesce(sum(s.occurrences), 0) AS occurrences,\n"
+    "  max(s.last_run_id) AS last_run_id, max(s.last_seen) AS last_seen,\n"
+    "  CASE WHEN sum(s.status = 'open') > 0 THEN 'open' ELSE 'fixed' END AS status,\n"
+    "  group_concat(DISTINCT s.variant) AS variants, group_concat(DISTINCT s.dtype) AS dtypes\n"
+    "FROM bugs b LEFT JOIN signatures s ON s.bug_id = b.id GROUP BY b.id;\n",
+    /* ---- end of 3 -> 4 ---------------------------------------------- */
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -417,7 +456,11 @@ static const char *const read_views =
     "  bucket, elements FROM main.ulp_histograms;\n"
     "CREATE TEMP VIEW read_signatures AS SELECT id, implementation, variant, dtype, class,"
     "  operand_class, first_run_id, last_run_id, first_seen, last_seen, status, fixed_run_id,"
-    "  occurrences, reproducers_dropped FROM main.signatures;\n"
+    "  occurrences, reproducers_dropped, bug_id FROM main.signatures;\n"
+    "CREATE TEMP VIEW read_bugs AS SELECT id, implementation, class, kind, locus,"
+    "  first_run_id, first_seen FROM main.bugs;\n"
+    "CREATE TEMP VIEW read_coverage AS SELECT run_id, implementation, variant, dtype, cases,"
+    "  ranks, inner_sizes, broadcast_classes, size_tiers, paths FROM main.coverage;\n"
     "CREATE TEMP VIEW read_signature_runs AS SELECT signature_id, run_id, occurrences"
     "  FROM main.signature_runs;\n"
     "CREATE TEMP VIEW read_reproducers AS SELECT id, signature_id, run_id, recorded_at,"

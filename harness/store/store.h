@@ -264,6 +264,20 @@ int store_record_certificate(store *s, int64_t run_id, const char *implementatio
                              uint32_t variant, uint32_t dtype, const char *verdict,
                              const char *profile, uint64_t cases, uint64_t elements);
 
+/* What a claim's cases exercised (docs/store.md, "coverage"): lists as
+ * text, each non-NULL ("" when empty). */
+typedef struct store_coverage {
+    uint64_t cases;
+    const char *ranks, *inner_sizes, *broadcast_classes, *size_tiers, *paths;
+} store_coverage;
+
+/*
+ * Records the coverage of (run, implementation, variant, dtype),
+ * replacing one recorded before for the same key (schema 4).
+ */
+int store_record_coverage(store *s, int64_t run_id, const char *implementation,
+                          uint32_t variant, uint32_t dtype, const store_coverage *c);
+
 /*
  * After run `run_id` has tested (implementation, variant, dtype) in full,
  * marks 'fixed' (fixed_run_id = run_id) every open signature of that

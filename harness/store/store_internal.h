@@ -43,6 +43,76 @@
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
 /* ------------------------------------------------------------------------
+ * Bugs (docs/store.md, "bugs"): a signature's bug is the fingerprint
+ * (implementation, class, kind, locus) of the case it was first recorded
+ * with. The raw locus of that case: 'case' when the finding names no
+ * element, 'broadcast' when A's and B's shapes differ (but for a sweep's
+ * case, "sweep:..": its layout is the harness's, the same for every pair),
+ * else 'elementwise' ('unknown' for a signature of an older file that kept
+ * no reproducer); finding_locus in findings.c is the same rule over a
+ * case: keep the two alike. From it and the signature's class and dtype:
+ *   - a class that is a behaviour of its own (crash, hang,
+ *     element-not-written, ...): (class, 'any', 'any');
+ *   - a value class (wrong-value, nan-expected, int-wrap, ...) seen on a
+ *     broadcasting case: ('value', 'any', 'broadcast'): the values were
+ *     read from the wrong place, so which class they fall in is chance;
+ *   - a value class seen otherwise: (class, kind, locus), kind the dtype's
+ *     arithmetic ('float' or 'integer'): an arithmetic bug, whose class
+ *     and arithmetic say which one. A value class seen on a broadcasting
+ *     case joins the arithmetic bug of its class and kind when the
+ *     implementation has one already: that bug explains it without the
+ *     shape.
+ * Each macro takes SQL expressions and gives one.
+ * ---------------------------------------------------------------------- */
+#define STORE_SQL_VALUE_CLASS(cls)                                                      \
+    "(" cls " IN ('wrong-value', 'floor-vs-trunc', 'flushed-subnormal-output',"         \
+    " 'subnormal-input-as-zero', 'nan-expected', 'nan-unexpected', 'wrong-sign-inf',"   \
+    " 'wrong-sign-zero', 'int-wrap'))"
+#define STORE_SQL_BUG_CLASS(cls, locus)                                                 \
+    "(CASE WHEN " STORE_SQL_VALUE_CLASS(cls) " AND " locus " = 'broadcast' THEN 'value'" \
+    " ELSE " cls " END)"
+#define STORE_SQL_BUG_KIND(cls, dtype, locus)                                           \
+    "(CASE WHEN NOT " STORE_SQL_VALUE_CLASS(cls) " OR " locus " = 'broadcast' THEN 'any'" \
+    " WHEN " dtype " IN ('f16', 'bf16', 'f32', 'f64') THEN 'float' ELSE 'integer' END)"
+#define STORE_SQL_BUG_LOCUS(cls, locus)                                                 \
+    "(CASE WHEN " STORE_SQL_VALUE_CLASS(cls) " THEN " locus " ELSE 'any' END)"
+/* The raw locus of signature `sig` from its first stored reproducer. */
+#define STORE_SQL_RAW_LOCUS(sig)                                                        \
+    "coalesce((SELECT CASE WHEN r.element IS NULL THEN 'case'"                          \
+    " WHEN r.a_shape <> r.b_shape AND r.case_id NOT LIKE 'sweep:%' THEN 'broadcast'"   \
+    " ELSE 'elementwise' END"                                                           \
+    " FROM reproducers r WHERE r.signature_id = " sig " ORDER BY r.id LIMIT 1), 'unknown')"
+/* Groups every signature without a bug (after a migration or a merge). */
+#define STORE_SQL_GROUP_BUGS                                                            \
+    "CREATE TEMP TABLE group_bug_keys AS SELECT id AS sig, implementation,"             \
+    " " STORE_SQL_BUG_CLASS("class", "l") " AS class,"                                  \
+    " " STORE_SQL_BUG_KIND("class", "dtype", "l") " AS kind,"                           \
+    " " STORE_SQL_BUG_LOCUS("class", "l") " AS locus, first_run_id, first_seen"         \
+    " FROM (SELECT s.*, " STORE_SQL_RAW_LOCUS("s.id") " AS l FROM main.signatures s"     \
+    " WHERE s.bug_id IS NULL);\n"                                                       \
+    "UPDATE temp.group_bug_keys AS k SET class = s.class,"                              \
+    " kind = " STORE_SQL_BUG_KIND("s.class", "s.dtype", "'elementwise'") ","            \
+    " locus = 'elementwise' FROM main.signatures s WHERE s.id = k.sig"                  \
+    " AND k.class = 'value' AND EXISTS (SELECT 1 FROM main.bugs b"                      \
+    " WHERE b.implementation = k.implementation AND b.class = s.class"                  \
+    " AND b.locus = 'elementwise'"                                                      \
+    " AND b.kind = " STORE_SQL_BUG_KIND("s.class", "s.dtype", "'elementwise'")          \
+    " UNION ALL SELECT 1 FROM temp.group_bug_keys e JOIN main.signatures t ON t.id = e.sig" \
+    " WHERE e.implementation = k.implementation AND e.locus = 'elementwise'"            \
+    " AND t.class = s.class AND e.kind = " STORE_SQL_BUG_KIND("s.class", "s.dtype", "'elementwise'") ");\n" \
+    "INSERT INTO main.bugs(implementation, class, kind, locus, first_run_id, first_seen)\n" \
+    " SELECT implementation, class, kind, locus, min(first_run_id), min(first_seen)"    \
+    " FROM temp.group_bug_keys GROUP BY implementation, class, kind, locus"             \
+    " ON CONFLICT(implementation, class, kind, locus) DO UPDATE SET"                    \
+    " first_run_id = min(first_run_id, excluded.first_run_id),"                         \
+    " first_seen = min(first_seen, excluded.first_seen);\n"                            \
+    "UPDATE main.signatures SET bug_id = (SELECT b.id FROM temp.group_bug_keys k"       \
+    " JOIN main.bugs b ON b.implementation = k.implementation AND b.class = k.class"    \
+    " AND b.kind = k.kind AND b.locus = k.locus WHERE k.sig = signatures.id)"           \
+    " WHERE bug_id IS NULL;\n"                                                          \
+    "DROP TABLE temp.group_bug_keys;\n"
+
+/* ------------------------------------------------------------------------
  * The statement catalogue: X(ID, sql). SQL_ID names each statement;
  * statements.c holds their text and prepares one on first use, kept
  * until store_close (store_prepare).
@@ -99,6 +169,17 @@
       " b, element, expected, actual, ulps, note) VALUES(?1, ?2, " NOW ", ?3, ?4, ?5,"  \
       " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"    \
       " ?22)")                                                                          \
+    X(BUG_UPSERT,                                                                       \
+      "INSERT INTO bugs(implementation, class, kind, locus, first_run_id, first_seen)"  \
+      " VALUES(?1, " STORE_SQL_BUG_CLASS("?2", "?4") ","                                \
+      " " STORE_SQL_BUG_KIND("?2", "?3", "?4") ", " STORE_SQL_BUG_LOCUS("?2", "?4") ","  \
+      " ?5, " NOW ") ON CONFLICT(implementation, class, kind, locus) DO UPDATE SET"     \
+      " first_run_id = min(first_run_id, excluded.first_run_id) RETURNING id")         \
+    X(BUG_ARITHMETIC,                                                                   \
+      "SELECT count(*) FROM bugs WHERE implementation = ?1 AND class = ?2"              \
+      " AND kind = " STORE_SQL_BUG_KIND("?2", "?3", "'elementwise'")                    \
+      " AND locus = 'elementwise'")                                                     \
+    X(SIG_SET_BUG, "UPDATE signatures SET bug_id = ?2 WHERE id = ?1 AND bug_id IS NULL") \
     X(SIG_DROPPED,                                                                      \
       "UPDATE signatures SET reproducers_dropped = reproducers_dropped + 1"             \
       " WHERE id = ?1")                                                                 \
@@ -108,6 +189,15 @@
       NOW ") ON CONFLICT(run_id, implementation, variant, dtype) DO UPDATE SET"         \
       " verdict = excluded.verdict, profile = excluded.profile, cases = excluded.cases," \
       " elements = excluded.elements, recorded_at = excluded.recorded_at")             \
+    X(COVERAGE_UPSERT,                                                                  \
+      "INSERT INTO coverage(run_id, implementation, variant, dtype, cases, ranks,"      \
+      " inner_sizes, broadcast_classes, size_tiers, paths)"                             \
+      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"                                \
+      " ON CONFLICT(run_id, implementation, variant, dtype) DO UPDATE SET"              \
+      " cases = excluded.cases, ranks = excluded.ranks,"                                \
+      " inner_sizes = excluded.inner_sizes,"                                            \
+      " broadcast_classes = excluded.broadcast_classes,"                                \
+      " size_tiers = excluded.size_tiers, paths = excluded.paths")                      \
     X(SIG_FIX,                                                                          \
       "UPDATE signatures SET status = 'fixed', fixed_run_id = ?1 WHERE"                 \
       " implementation = ?2 AND variant = ?3 AND dtype = ?4 AND status = 'open'"        \

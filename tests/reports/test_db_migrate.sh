@@ -58,6 +58,18 @@ for f in html junit md json; do
     "$D" report --db v1.db --run 1 --format $f -o "r1.$f" 2>err.txt
     check "report --format $f of a migrated run: $(cat err.txt)" [ $? -eq 0 ]
 done
+# Version 4 groups the signatures of older files into bugs (docs/store.md).
+check "every signature has a bug after migration" [ "$(sqlite3 v3.db \
+    'SELECT count(*) FROM signatures WHERE bug_id IS NULL')" -eq 0 ]
+check "schema 3: certify's and sweep's floor-vs-trunc signatures are one bug, the broadcast mutant's another" \
+    [ "$(sqlite3 v3.db "SELECT group_concat(implementation || ':' || class || ':' || locus, ' ') FROM \
+    (SELECT * FROM v_bugs ORDER BY implementation)")" = \
+    "divergence-mutant-bcast_ignores_a1:value:broadcast divergence-mutant-floor_not_trunc:floor-vs-trunc:elementwise" ]
+check "schema 1: every signature has a bug" [ "$(sqlite3 v1.db \
+    'SELECT count(*) FROM signatures WHERE bug_id IS NULL')" -eq 0 ]
+check "the merged copy of schema 3 groups the same" [ "$(sqlite3 m3.db \
+    "SELECT group_concat(class || ':' || signatures, ' ') FROM (SELECT * FROM v_bugs ORDER BY class)")" = \
+    "$(sqlite3 v3.db "SELECT group_concat(class || ':' || signatures, ' ') FROM (SELECT * FROM v_bugs ORDER BY class)")" ]
 check "the merged copy has the 4 runs" [ "$(sqlite3 m1.db 'SELECT count(*) FROM runs')" -eq 4 ]
 "$PY" "$S/check_merge.py" v1.db 2 m1.db 2 >cm.out
 check "merged from schema 1 = migrated: $(cat cm.out)" [ $? -eq 0 ]
