@@ -110,9 +110,9 @@ static long count_threads(void)
     char *p = strrchr(buf, ')'); /* the command name may hold anything */
     if (!p)
         return 0;
-    /* After ") ": state, then fields 4 to 19; num_threads is field 20. */
+    /* p is at the space before field 3 (state); num_threads is field 20. */
     p++;
-    for (int field = 2; field < 20 && p; field++)
+    for (int field = 3; field < 20 && p; field++)
         p = strchr(p + 1, ' ');
     return p ? strtol(p + 1, NULL, 10) : 0;
 }
