@@ -394,11 +394,11 @@ int worker_start(worker *w, worker_result *r)
         w->pid = 0;
         w->sock = w->pidfd = -1;
         if (w->zpidfd < 0 || worker_fork_runner(w) != 0) {
+            /* It cannot fork (its atfork handlers, a process limit): load
+             * again without a zygote, from now on (worker_info.zygote 0). */
             worker_stop(w);
-            worker_set_err(w, "the worker loaded the plugin but could not fork a process "
-                              "to run it");
-            w->has_info = 0;
-            rc = -1;
+            w->opt.no_zygote = 1;
+            rc = worker_start(w, r == &scratch ? NULL : r);
             goto done;
         }
         rc = 0;
