@@ -391,6 +391,9 @@ int worker_start(worker *w, worker_result *r)
         w->zsock = w->sock;
         w->zpidfd = w->pidfd;
         w->zseq = 0;
+        w->zshape = w->ctl->map[R_SHAPE];
+        w->zstack_top = w->ctl->stack_top;
+        w->zstack_limit = w->ctl->stack_limit;
         w->pid = 0;
         w->sock = w->pidfd = -1;
         if (w->zpidfd < 0 || worker_fork_runner(w) != 0) {

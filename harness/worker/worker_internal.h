@@ -71,6 +71,9 @@ struct worker {
     int zsock;              /* parent end of its channel, -1 */
     int zpidfd;             /* its pidfd, -1 */
     uint32_t zseq;
+    ctl_map zshape;         /* what the zygote wrote of its shape buffer and
+                               stack before any runner could change it */
+    uint64_t zstack_top, zstack_limit;
 
     int has_info;
     worker_info info;

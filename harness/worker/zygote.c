@@ -301,11 +301,15 @@ int worker_fork_runner(worker *w)
     ctl_block *b = w->ctl;
     if (!w->zpid || !b)
         return -1;
-    /* What the last runner left in the block. */
+    /* What the last runner left in the block (it may have written any of
+     * it); the shape buffer and the stack are the zygote's, inherited. */
     memset(&b->fault, 0, sizeof b->fault);
     memset(&b->exitrec, 0, sizeof b->exitrec);
     memset(&b->rep, 0, sizeof b->rep);
-    memset(b->map, 0, R_SHAPE * sizeof b->map[0]); /* the shape buffer is inherited */
+    memset(b->map, 0, sizeof b->map);
+    b->map[R_SHAPE] = w->zshape;
+    b->stack_top = w->zstack_top;
+    b->stack_limit = w->zstack_limit;
     b->cur_seq = 0;
     b->cur_stage = WORKER_STAGE_IDLE;
     uint32_t arg = 0;
