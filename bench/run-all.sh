@@ -4,12 +4,15 @@
 # the same run, as one Markdown table (and the goals of the issues that set
 # them). Sweep times and their baselines are the best of three runs (the
 # machine may be shared). Run it on an idle machine; it takes about three
-# minutes.
+# minutes, and bench_zygote.sh about ten more.
 #
 # Usage: bench/run-all.sh [BUILD_DIR]        (or: ninja -C build bench)
 #   SWEEP_TYPES   small dtypes to sweep (default: f16 bf16 i16 u16 i8 u8 i4 u4)
 #   FUZZ_SECONDS  length of each fuzz throughput run (default 5)
 #   SKIP_FLUSH=1  leave out the 2^32-pair sweep of mutant_flush_subnormals (35 s)
+#   SKIP_ZYGOTE=1 leave out bench_zygote.sh (certify libtorch with and without
+#                 the zygote, 3 pairs: about 10 minutes; SKIP_LIBTORCH=1 keeps
+#                 the rest of it)
 set -u
 B=${1:-build}
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
@@ -151,6 +154,15 @@ for k in findings signatures counts; do
     raw=$(sed -n 's/.*raw=\([0-9]*\).*/\1/p' "$tmp/store")
     row "store: $k recorded per s (transactions of 1000)" "$v" "plain SQLite insert $raw" "$(ratio "$v" "$raw")"
 done
+
+# 5. The zygote: a crash costs a fork, not a reload ---------------------------------
+if [ "${SKIP_ZYGOTE:-0}" != 1 ]; then
+    say "zygote (certify libtorch and the reference, sweep f16; each with and without)"
+    sh "$(dirname "$0")/bench_zygote.sh" "$B" 2>"$tmp/zygote.log" | grep -E '^\| (certify|sweep)' |
+        sed 's/ *| */|/g' | while IFS='|' read -r _ fig zy re rat _; do
+            row "$fig, wall s, with the zygote" "$zy" "reloading $re" "$rat"
+        done
+fi
 
 echo "(load average $(load) at the end: other work on the machine inflates the figures)"
 echo

@@ -15,8 +15,8 @@ sh scripts/setup.sh
 BUILD_DIR=${BUILD_DIR:-build}
 DB=${DB:-divergence.db}
 # Per plugin call, loading included (certify's default is 2 s): a library as
-# large as libtorch takes 0.45 s to load on an idle machine, and every crash
-# loads it again in a fresh worker.
+# large as libtorch takes 0.45 s to load on an idle machine (once: after a
+# crash the next worker is forked from a zygote that holds it loaded).
 TIMEOUT_MS=${TIMEOUT_MS:-10000}
 mkdir -p reports/out
 out=reports/out/certificates.txt

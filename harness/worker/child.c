@@ -8,9 +8,11 @@
  * process group, sets PR_SET_PDEATHSIG, installs the fault handlers (on
  * an alternate stack) and the exit handler, calls the sandbox set-up,
  * maps the guarded shape buffer, dlopens the plugin, validates its
- * descriptor, opens an instance and says hello; then serves the parent's
- * requests (output_shape, compute into guarded mappings of the operands,
- * quit) until the parent quits it or goes.
+ * descriptor, opens an instance and says hello; then, as a zygote
+ * (zygote.c), forks a runner per life of the worker (or, when it cannot
+ * be forked, goes on itself), which serves the parent's requests
+ * (output_shape, compute into guarded mappings of the operands, quit)
+ * until the parent quits it or goes.
  *
  * The handlers reach the control block through child_ctl, the only
  * writable file-scope variable of the worker: set by child_main before
@@ -368,7 +370,9 @@ void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b)
     const int sock = 3, memfd = 4;
     child_limits(&w->opt, w->page);
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    int confined = w->opt.confine ? child_confine() : 0;
+    /* A zygote keeps fork and kill; each runner takes them (zygote.c). */
+    int zygote = !w->opt.no_zygote;
+    int confined = w->opt.confine ? child_confine(zygote ? CONFINE_BASE : CONFINE_ALL) : 0;
     on_exit(child_on_exit, NULL);
     fesetenv(FE_DFL_ENV);
     fp_state fp_default;
@@ -442,9 +446,20 @@ void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b)
     child_take_signals(&cb.sig);
     cb.cpu_s = w->opt.limit_cpu_s;
     h->fp_at_open = child_diff_fp(&fp_default, &cb.fp);
+    /* The zygote/runner split: a plugin that left threads running cannot
+     * be forked (they would be missing in the runner); this process then
+     * serves the calls itself, with the whole filter. */
+    if (zygote && !child_can_fork()) {
+        zygote = 0;
+        if (confined)
+            confined = child_confine(CONFINE_PROCS);
+    }
     h->confined = (uint32_t)confined;
+    h->zygote = (uint32_t)zygote;
     h->load_error = WORKER_LOAD_NONE;
     child_send(sock, 0, OP_HELLO);
+    if (zygote)
+        child_serve_forks(sock, confined); /* returns in each runner */
 
     /* Serve. The operand mappings are kept while the layout stays the
      * same (mapping costs more than a small compute). */

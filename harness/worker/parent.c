@@ -5,7 +5,8 @@
  * This file contains the life of a worker as the harness sees it:
  * worker_new and worker_free, the options, the accessors, spawning a
  * child (worker_start: the control block, the socket pair, fork, the
- * pidfd, the hello and its validation), stopping it (worker_stop), waiting
+ * pidfd, the hello and its validation; or, when a zygote holds the plugin,
+ * a runner forked from it, zygote.c), stopping it (worker_stop), waiting
  * for a child with a deadline, reaping it, and one request-reply round
  * (worker_call_child) that every run goes through. What a child's end
  * means is fault.c's; what a request holds is request.c's.
@@ -18,6 +19,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -43,6 +45,11 @@ void worker_set_err(worker *w, const char *fmt, ...)
 /* 1 when the child has exited (not yet reaped, or reaped by someone else). */
 static int child_exited(worker *w)
 {
+    if (w->zpid) {
+        /* A runner is the zygote's child: only its pidfd tells. */
+        struct pollfd p = {w->pidfd, POLLIN, 0};
+        return w->pidfd < 0 || poll(&p, 1, 0) != 0;
+    }
     siginfo_t si;
     memset(&si, 0, sizeof si);
     if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
@@ -79,6 +86,12 @@ int worker_reap_child(worker *w)
     int st = -1;
     if (!w->pid)
         return -1;
+    if (w->zpid) {
+        st = worker_reap_runner(w);
+        w->pid = 0;
+        w->ready = 0;
+        return st;
+    }
     /* The child is not reaped yet, so its pid still names it and its group. */
     kill(-w->pid, SIGKILL);
     kill(w->pid, SIGKILL);
@@ -100,9 +113,10 @@ void worker_release_child(worker *w)
     if (w->pidfd >= 0)
         close(w->pidfd);
     w->sock = w->pidfd = -1;
-    if (w->ctl)
+    if (w->ctl && !w->zpid)
         munmap(w->ctl, w->ctl_size);
-    w->ctl = NULL;
+    if (!w->zpid)
+        w->ctl = NULL;
     w->ready = 0;
 }
 
@@ -278,6 +292,7 @@ static int take_hello(worker *w, worker_result *r)
     info->n_claims = h->n_claims;
     info->confined = h->confined == 1;
     info->fp_at_open = h->fp_at_open & (WORKER_FP_OTHER * 2 - 1);
+    info->zygote = h->zygote == 1;
     memcpy(info->claims, h->claims, h->n_claims * sizeof h->claims[0]);
     w->has_info = 1;
     rc = 0;
@@ -285,6 +300,8 @@ done:
     dvg_free(h);
     return rc;
 }
+
+static void stop_runner(worker *w);
 
 int worker_start(worker *w, worker_result *r)
 {
@@ -295,8 +312,17 @@ int worker_start(worker *w, worker_result *r)
         memset(&scratch, 0, sizeof scratch);
         r = &scratch;
     }
-    worker_stop(w);
     worker_reset_result(r);
+    if (w->zpid) {
+        /* A fork, not a reload. */
+        stop_runner(w);
+        if (worker_fork_runner(w) == 0) {
+            w->spawns++;
+            rc = 0;
+            goto done;
+        }
+    }
+    worker_stop(w);
     w->has_info = 0;
 
     w->ctl_size = (sizeof(ctl_block) + w->page - 1) / w->page * w->page;
@@ -331,6 +357,7 @@ int worker_start(worker *w, worker_result *r)
     w->pid = pid;
     w->sock = sv[0];
     w->spawns++;
+    w->loads++;
 #ifdef SYS_pidfd_open
     w->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (w->pidfd >= 0)
@@ -358,6 +385,28 @@ int worker_start(worker *w, worker_result *r)
         rc = t == -2 ? -1 : 1;
         goto done;
     }
+    if (w->info.zygote) {
+        /* The child is a zygote now; its first runner serves the calls. */
+        w->zpid = w->pid;
+        w->zsock = w->sock;
+        w->zpidfd = w->pidfd;
+        w->zseq = 0;
+        w->zshape = w->ctl->map[R_SHAPE];
+        w->zstack_top = w->ctl->stack_top;
+        w->zstack_limit = w->ctl->stack_limit;
+        w->pid = 0;
+        w->sock = w->pidfd = -1;
+        if (w->zpidfd < 0 || worker_fork_runner(w) != 0) {
+            /* It cannot fork (its atfork handlers, a process limit): load
+             * again without a zygote, from now on (worker_info.zygote 0). */
+            worker_stop(w);
+            w->opt.no_zygote = 1;
+            rc = worker_start(w, r == &scratch ? NULL : r);
+            goto done;
+        }
+        rc = 0;
+        goto done;
+    }
     w->ready = 1;
     rc = 0;
 done:
@@ -371,11 +420,12 @@ int worker_restart(worker *w, worker_result *r)
     return worker_start(w, r);
 }
 
-void worker_stop(worker *w)
+/* Asks the child (with a zygote: the runner) to close its instance and
+ * exit, waits up to timeout_ms, then kills and reaps it. */
+static void stop_runner(worker *w)
 {
-    if (!w || !w->pid) {
-        if (w)
-            worker_release_child(w);
+    if (!w->pid) {
+        worker_release_child(w);
         return;
     }
     if (w->ready && w->sock >= 0) {
@@ -387,6 +437,18 @@ void worker_stop(worker *w)
     worker_reap_child(w);
     worker_release_child(w);
     drain_output(w, NULL);
+}
+
+void worker_stop(worker *w)
+{
+    if (!w)
+        return;
+    stop_runner(w);
+    if (w->zpid) {
+        worker_drop_zygote(w);
+        worker_release_child(w); /* the control block, no longer held */
+        drain_output(w, NULL);
+    }
 }
 
 /* ------------------------------------------------------------------------
@@ -425,8 +487,11 @@ int worker_new(const char *plugin_path, const worker_options *o, worker **out)
     worker *w = dvg_calloc(1, sizeof *w);
     if (!w)
         return -1;
-    w->memfd = w->sock = w->pidfd = w->outfd = -1;
+    w->memfd = w->sock = w->pidfd = w->outfd = w->zsock = w->zpidfd = -1;
     w->opt = *o;
+    const char *nz = getenv("DIVERGENCE_NO_ZYGOTE");
+    if (nz && nz[0] && strcmp(nz, "0") != 0)
+        w->opt.no_zygote = 1;
     if (!w->opt.max_bytes)
         w->opt.max_bytes = WORKER_DEFAULT_MAX_BYTES;
     w->path = dvg_strdup(plugin_path);
@@ -487,6 +552,11 @@ int worker_pid(const worker *w)
 uint64_t worker_spawns(const worker *w)
 {
     return w->spawns;
+}
+
+uint64_t worker_loads(const worker *w)
+{
+    return w->loads;
 }
 
 const char *worker_errmsg(const worker *w)

@@ -8,8 +8,11 @@
  * /dev/null, stdout away from the harness's, every other descriptor
  * closed), its resource limits (no core dumps, and the limits of
  * worker_options: address space, file size, processes, CPU time per call)
- * and the seccomp filter of worker_options.confine. child.c calls them in
- * order, between PR_SET_PDEATHSIG and PR_SET_NO_NEW_PRIVS.
+ * and the seccomp filter of worker_options.confine, in two parts: what no
+ * worker process needs (exec, ptrace, another process's memory) and what
+ * only a zygote needs (creating processes, signalling others), which each
+ * runner adds after its fork. child.c calls them in order, between
+ * PR_SET_PDEATHSIG and PR_SET_NO_NEW_PRIVS.
  */
 #include "harness/worker/worker_internal.h"
 
@@ -21,6 +24,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -155,12 +159,15 @@ void child_limits(const worker_options *o, size_t page)
 /* if nr == NR: <then>, else skip it (the next `len` instructions) */
 #define BPF_IF_NR(NR, len) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (NR), 0, (len))
 
-/* Installs the filter; 1 when it is in force. Needs no_new_privs. */
-int child_confine(void)
+/* Installs the rules `parts` (CONFINE_*) names as one filter; 1 when it is
+ * in force. Needs no_new_privs. A zygote installs CONFINE_BASE before it
+ * loads the plugin and each runner adds CONFINE_PROCS (whose pid checks
+ * name the runner); every other worker installs CONFINE_ALL at once. */
+int child_confine(int parts)
 {
 #if defined(CONFINE_ARCH)
     uint32_t self = (uint32_t)getpid(), group = (uint32_t)-(int32_t)getpid();
-    struct sock_filter f[] = {
+    static const struct sock_filter head[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CONFINE_ARCH, 1, 0),
         BPF_RET_ERRNO(EPERM), /* another ABI (i386 calls on x86-64) */
@@ -169,6 +176,20 @@ int child_confine(void)
         BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1), /* x32 */
         BPF_RET_ERRNO(EPERM),
 #endif
+    };
+    /* What no worker process needs, a zygote included. */
+    static const struct sock_filter base[] = {
+        BPF_IF_NR(__NR_execve, 1), BPF_RET_ERRNO(EACCES),
+        BPF_IF_NR(__NR_execveat, 1), BPF_RET_ERRNO(EACCES),
+        BPF_IF_NR(__NR_ptrace, 1), BPF_RET_ERRNO(EPERM),
+        BPF_IF_NR(__NR_process_vm_readv, 1), BPF_RET_ERRNO(EPERM),
+        BPF_IF_NR(__NR_process_vm_writev, 1), BPF_RET_ERRNO(EPERM),
+#ifdef __NR_pidfd_getfd
+        BPF_IF_NR(__NR_pidfd_getfd, 1), BPF_RET_ERRNO(EPERM),
+#endif
+    };
+    /* Processes and signals: what a zygote needs to fork and reap runners. */
+    const struct sock_filter procs[] = {
 #ifdef __NR_fork
         BPF_IF_NR(__NR_fork, 1), BPF_RET_ERRNO(EAGAIN),
 #endif
@@ -183,14 +204,6 @@ int child_confine(void)
         BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
         BPF_RET_ALLOW,
         BPF_RET_ERRNO(EAGAIN),
-        BPF_IF_NR(__NR_execve, 1), BPF_RET_ERRNO(EACCES),
-        BPF_IF_NR(__NR_execveat, 1), BPF_RET_ERRNO(EACCES),
-        BPF_IF_NR(__NR_ptrace, 1), BPF_RET_ERRNO(EPERM),
-        BPF_IF_NR(__NR_process_vm_readv, 1), BPF_RET_ERRNO(EPERM),
-        BPF_IF_NR(__NR_process_vm_writev, 1), BPF_RET_ERRNO(EPERM),
-#ifdef __NR_pidfd_getfd
-        BPF_IF_NR(__NR_pidfd_getfd, 1), BPF_RET_ERRNO(EPERM),
-#endif
 #ifdef __NR_pidfd_send_signal
         BPF_IF_NR(__NR_pidfd_send_signal, 1), BPF_RET_ERRNO(EPERM),
 #endif
@@ -214,7 +227,24 @@ int child_confine(void)
         BPF_RET_ALLOW,
         BPF_RET_ERRNO(EPERM),
     };
-    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
+    /* Each part ends in a return or falls through to the next. */
+    static const struct sock_filter allow[] = {BPF_RET_ALLOW};
+    struct sock_filter f[sizeof head / sizeof head[0] + sizeof base / sizeof base[0] +
+                         sizeof procs / sizeof procs[0] + 1];
+    size_t n = 0;
+    memcpy(f, head, sizeof head);
+    n += sizeof head / sizeof head[0];
+    if (parts & CONFINE_BASE) {
+        memcpy(f + n, base, sizeof base);
+        n += sizeof base / sizeof base[0];
+    }
+    if (parts & CONFINE_PROCS) {
+        memcpy(f + n, procs, sizeof procs);
+        n += sizeof procs / sizeof procs[0]; /* ends in returns */
+    } else {
+        f[n++] = allow[0];
+    }
+    struct sock_fprog prog = {(unsigned short)n, f};
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
 #else
     return 0;

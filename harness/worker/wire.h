@@ -4,7 +4,8 @@
  * (private to harness/worker).
  *
  * The parent and the child share a control block (an anonymous MAP_SHARED
- * mapping made fresh for each child) and one SOCK_SEQPACKET socket pair,
+ * mapping made fresh for each child that loads the plugin, and shared by
+ * the runners a zygote forks, zygote.c) and one SOCK_SEQPACKET socket pair,
  * used only for wakeups: the parent writes a request into ctl->req and
  * sends a token {seq, op}; the child runs the call, writes ctl->rep and
  * sends a token back. The child's fault handlers record into ctl->fault
@@ -29,7 +30,9 @@
 #define FAULT_MAGIC 0x544c4146u
 #define EXIT_MAGIC  0x54495845u
 
-enum { OP_HELLO = 1, OP_SHAPE, OP_COMPUTE, OP_QUIT };
+/* OP_FORK and OP_REAP go to a zygote only (zygote.c): fork a runner,
+ * reap the runner and say how it ended. */
+enum { OP_HELLO = 1, OP_SHAPE, OP_COMPUTE, OP_QUIT, OP_FORK, OP_REAP };
 
 /* The tensors of a request; R_SHAPE is the child's own output_shape buffer. */
 enum { R_A, R_B, R_OUT, R_SHAPE, R_COUNT };
@@ -79,7 +82,7 @@ typedef struct ctl_hello {
     int64_t int_div_zero_value;
     uint32_t n_claims;
     uint32_t confined, fp_at_open;
-    uint32_t reserved;
+    uint32_t zygote; /* 1: this process forks runners (zygote.c) */
     char name[WORKER_NAME_MAX];
     char version[WORKER_NAME_MAX];
     char message[WORKER_MESSAGE_MAX];
@@ -114,8 +117,11 @@ typedef struct ctl_block {
     uint64_t stack_top, stack_limit; /* the child's main stack, for messages */
 } ctl_block;
 
+/* arg: 0, except in a zygote's replies: the runner's pid in the
+ * zygote's view (OP_FORK; 0: none was made) or its wait status (OP_REAP,
+ * as uint32_t; -1 unknown). */
 typedef struct token {
-    uint32_t magic, seq, op, reserved;
+    uint32_t magic, seq, op, arg;
 } token;
 
 /* The signals whose handler records a fault (ctl_fault) before the child

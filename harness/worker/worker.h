@@ -20,7 +20,11 @@
  *
  * After a crash, a hang, an exit or a protocol violation the child is gone
  * and the worker is marked dead; the next worker_run() (or worker_start())
- * spawns a fresh one. Nothing a plugin does ends or corrupts the harness:
+ * spawns a fresh one. Fresh is cheap: the child that loaded the plugin
+ * stays as a zygote that never calls the plugin again, and each child that
+ * serves calls (a runner) is forked from it with the instance already open
+ * (worker_options.no_zygote). A hang while loading kills the zygote; the
+ * next start loads again. Nothing a plugin does ends or corrupts the harness:
  * everything the child writes is bound-checked before use.
  *
  * Memory and isolation of one compute
@@ -257,6 +261,14 @@ typedef struct worker_options {
     /* The CPU the child runs on (harness/base/affinity.h), set before it loads
      * the plugin; -1 (the default): wherever the system puts it. */
     int32_t cpu;
+    /* 0 (the default): the child that loaded the plugin becomes a zygote
+     * and forks a runner that serves the calls; after a crash, a hang or
+     * an exit the next runner is forked from it with the instance open (a
+     * fork, no reload). 1: every new child loads the plugin again (the
+     * behaviour before the zygote; a baseline for bench/). worker_new sets
+     * it when the environment has DIVERGENCE_NO_ZYGOTE set to anything but
+     * "" or "0". */
+    int32_t no_zygote;
 } worker_options;
 
 #define WORKER_OUTPUT_SHOW  4096u            /* bytes shown per request */
@@ -287,6 +299,11 @@ typedef struct worker_info {
                                           open() left the FP environment
                                           (0: the default). Every call starts
                                           from that environment. */
+    int32_t zygote;                    /* 1: runners are forked from a
+                                          loaded zygote; 0: a plugin that
+                                          left threads running after open()
+                                          (or no_zygote, or no pidfds): each
+                                          new child loads it again */
     dvg_claim claims[WORKER_MAX_CLAIMS]; /* variant and dtype each known */
 } worker_info;
 
@@ -401,11 +418,16 @@ const worker_info *worker_get_info(const worker *w);
 /* 1 when a child is running and ready for requests. */
 int worker_alive(const worker *w);
 
-/* Process id of the running child, 0 when none. */
+/* Process id of the running child (with a zygote: its runner), 0 when
+ * none. */
 int worker_pid(const worker *w);
 
-/* Number of children started so far. */
+/* Number of children started so far (with a zygote: runners forked). */
 uint64_t worker_spawns(const worker *w);
+
+/* Number of times the plugin was loaded (dlopen and open) so far: with a
+ * zygote 1 per life of it, however many runners crashed. */
+uint64_t worker_loads(const worker *w);
 
 /* Text of the last harness error (never NULL). */
 const char *worker_errmsg(const worker *w);

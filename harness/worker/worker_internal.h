@@ -7,6 +7,9 @@
  *   wire.c          the protocol both sides speak (wire.h)
  *   child.c         the child: its entry, fault and exit handlers, loading
  *                   the plugin, serving requests
+ *   zygote.c        both sides of the zygote: the loaded child forks a
+ *                   runner per life of the worker's process, so a crash
+ *                   costs a fork, not a reload
  *   sandbox.c       the child's set-up before the plugin: descriptors,
  *                   limits, the seccomp filter
  *   child_state.c   the FP environment and signal state a call must leave
@@ -52,14 +55,25 @@ struct worker {
     uint64_t arena_size;
     uint64_t arena_live;    /* bytes of it that may hold pages */
 
-    pid_t pid;              /* 0: no child */
+    pid_t pid;              /* 0: no child; with a zygote: its runner,
+                               which is the zygote's child, not ours */
     int ready;              /* child loaded and open */
     int sock;               /* parent end, -1 */
     int pidfd;              /* -1 when the kernel has none */
-    ctl_block *ctl;         /* shared with the current child */
+    ctl_block *ctl;         /* shared with the current child (and with
+                               the zygote and its runners) */
     size_t ctl_size;
     uint32_t seq;
-    uint64_t spawns;
+    uint64_t spawns;        /* processes that served calls */
+    uint64_t loads;         /* children that loaded the plugin */
+
+    pid_t zpid;             /* the zygote (zygote.c), 0: none */
+    int zsock;              /* parent end of its channel, -1 */
+    int zpidfd;             /* its pidfd, -1 */
+    uint32_t zseq;
+    ctl_map zshape;         /* what the zygote wrote of its shape buffer and
+                               stack before any runner could change it */
+    uint64_t zstack_top, zstack_limit;
 
     int has_info;
     worker_info info;
@@ -101,7 +115,7 @@ void worker_set_err(worker *w, const char *fmt, ...) __attribute__((format(print
 int worker_reap_child(worker *w);
 
 /* Closes the parent's end of the channel and the pidfd and unmaps the
- * control block. */
+ * control block (kept while a zygote holds it). */
 void worker_release_child(worker *w);
 
 /* Sends the request in ctl->req (op and stage set here, a new seq) and
@@ -109,6 +123,25 @@ void worker_release_child(worker *w);
  * ctl->rep, or 1 after filling r with the child's end (worker_lose_child).
  * Drains the captured output into r either way. */
 int worker_call_child(worker *w, uint32_t op, uint32_t stage, worker_result *r);
+
+/* ------------------------------------------------------------------------
+ * zygote.c, the parent's side
+ * ---------------------------------------------------------------------- */
+
+/* Asks the zygote (w->zpid) for a runner and makes it the worker's child
+ * (pid, sock, pidfd; ready), after clearing the fault, exit and mapping
+ * records of the control block. 0, or -1 when the zygote made none (it is
+ * gone, or cannot fork): drop it and load afresh. */
+int worker_fork_runner(worker *w);
+
+/* Kills the runner (w->pid, its pidfd and its process group) and has the
+ * zygote reap it: its wait status, or -1 when the zygote did not answer
+ * (then the zygote is dropped too). */
+int worker_reap_runner(worker *w);
+
+/* Quits the zygote, waits a while, kills its group and reaps it; closes
+ * its channel and pidfd. The control block stays mapped. No-op without. */
+void worker_drop_zygote(worker *w);
 
 /* ------------------------------------------------------------------------
  * fault.c
@@ -175,6 +208,19 @@ void worker_flag_elements(worker_result *r, const uint64_t q1[2], const uint64_t
  * it or goes. `sock_in` is its end of the channel, `b` the control block. */
 __attribute__((noreturn)) void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b);
 
+/* zygote.c */
+
+/* 1 when this process can become a zygote: one thread (the plugin left
+ * none running after open()) and a kernel with pidfds. */
+int child_can_fork(void);
+
+/* The zygote's life after its hello on `sock`: forks a runner per
+ * OP_FORK, reaps it on OP_REAP, exits on OP_QUIT or when the channel
+ * closes. Returns only in a runner, set up (fd 3 its own channel, its own
+ * process group, PR_SET_PDEATHSIG, CONFINE_PROCS when `confined`), to
+ * serve requests as any child does. */
+void child_serve_forks(int sock, int confined);
+
 /* sandbox.c */
 
 /* Moves the socket and the arena to fds 3 and 4, a read-only view of the
@@ -189,9 +235,17 @@ void child_limits(const worker_options *o, size_t page);
  * has used so far (0: no limit), at most once a second of wall time. */
 void child_cpu_budget(uint32_t budget);
 
-/* Installs the seccomp filter (worker_options.confine); 1 when it is in
- * force. Needs no_new_privs. */
-int child_confine(void);
+/* Installs the parts of the seccomp filter (worker_options.confine) that
+ * `parts` names; 1 when it is in force. Needs no_new_privs.
+ *   CONFINE_BASE   exec, ptrace, process_vm_*, pidfd_getfd
+ *   CONFINE_PROCS  fork, vfork, clone (threads allowed), clone3,
+ *                  pidfd_send_signal, and signals to other processes; the
+ *                  pids it allows are the caller's (install it in the
+ *                  process it is for: a runner adds it after its fork) */
+#define CONFINE_BASE 1
+#define CONFINE_PROCS 2
+#define CONFINE_ALL (CONFINE_BASE | CONFINE_PROCS)
+int child_confine(int parts);
 
 /* child_state.c */
 

@@ -7,6 +7,7 @@
  * next, ordinary request on a restarted worker succeeds.
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,8 +63,38 @@ struct dvg_iut {
     int calls;
 };
 
+static void *tp_idle_thread(void *arg)
+{
+    for (;;)
+        pause();
+    return arg;
+}
+
+/* Every mode: a config "count:PATH" appends a line to PATH at each open(),
+ * so a test can count how often the plugin was loaded and opened;
+ * "thread-count:PATH" also leaves a thread running (a thread pool). */
+static void tp_count_open(const char *config)
+{
+    if (strncmp(config, "thread-", 7) == 0) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, tp_idle_thread, NULL) == 0)
+            pthread_detach(t);
+        config += 7;
+    }
+    if (strncmp(config, "count:", 6) != 0)
+        return;
+    int fd = open(config + 6, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        ssize_t put = write(fd, "open\n", 5);
+        (void)put;
+        close(fd);
+    }
+}
+
 static int32_t tp_open(const char *config, dvg_iut **out)
 {
+    if (config)
+        tp_count_open(config);
     if (MODE == MODE_OPENFAIL)
         return DVG_FAILURE;
     dvg_iut *iut = calloc(1, sizeof *iut);

@@ -624,6 +624,84 @@ static void test_narrow(void)
     worker_free(w);
 }
 
+/* Lines in the file at path (0 when it is missing). */
+static int count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    int n = 0, ch;
+    if (!f)
+        return 0;
+    while ((ch = fgetc(f)) != EOF)
+        n += ch == '\n';
+    fclose(f);
+    return n;
+}
+
+/* A crash costs a fork, not a reload: the plugin counts its open()s in a
+ * file; after N crashing calls it was opened once (and, as the baseline
+ * that shows the count works, N + 1 times without the zygote). A plugin
+ * that left a thread running after open() cannot be forked: it is loaded
+ * again after each crash, as without the zygote. */
+static void test_zygote(void)
+{
+    printf("zygote\n");
+    enum { CRASHES = 5 };
+    for (int mode = 0; mode <= 2; mode++) {
+        int no_zygote = mode == 1, threads = mode == 2;
+        char path[] = "/tmp/divergence-zygote-XXXXXX", config[64];
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        if (fd < 0)
+            return;
+        close(fd);
+        snprintf(config, sizeof config, "%scount:%s", threads ? "thread-" : "", path);
+        worker_options o;
+        worker_options_default(&o);
+        o.confine = 1;
+        o.config = config;
+        o.no_zygote = no_zygote;
+        worker *w = NULL;
+        CHECK(worker_new(plugin("fpe"), &o, &w) == 0 && w);
+        worker_result r = WORKER_RESULT_INIT;
+        CHECKF(w && worker_start(w, &r) == 0, "start: %s", r.message);
+        const worker_info *info = w ? worker_get_info(w) : NULL;
+        int zygote = !no_zygote && !threads && !getenv("DIVERGENCE_NO_ZYGOTE");
+        CHECKF(info && info->zygote == zygote && info->confined == 1, "zygote %d confined %d",
+               info ? info->zygote : -1, info ? info->confined : -1);
+        for (int k = 0; w && k < CRASHES; k++) {
+            divcase c;
+            make_i32(&c, 10);
+            set_i32(&c, 3, INT32_MIN, -1);
+            CHECK(run_case(w, &c, &r) == 0);
+            CHECKF(r.outcome == WORKER_OUT_CRASH && r.signal == SIGFPE &&
+                       r.stage == WORKER_STAGE_COMPUTE1 && WIFEXITED(r.wait_status),
+                   "crash %d: %s: %s", k, worker_outcome_name(r.outcome), r.message);
+            CHECKF(!worker_alive(w) && worker_pid(w) == 0, "crash %d: still alive", k);
+            divcase_free(&c);
+        }
+        if (w) {
+            divcase c;
+            make_i32(&c, 10);
+            CHECK(run_case(w, &c, &r) == 0);
+            CHECKF(correct_i32(&c, &r), "after the crashes: %s", r.message);
+            divcase_free(&c);
+            int want = zygote ? 1 : CRASHES + 1;
+            CHECKF(worker_spawns(w) == CRASHES + 1, "spawns %llu",
+                   (unsigned long long)worker_spawns(w));
+            CHECKF(worker_loads(w) == (uint64_t)want, "loads %llu, expected %d",
+                   (unsigned long long)worker_loads(w), want);
+            CHECKF(count_lines(path) == want, "mode %d: the plugin was opened %d times, "
+                   "expected %d", mode, count_lines(path), want);
+            /* The runner's group dies with the worker, the zygote too. */
+            int pid = worker_pid(w);
+            worker_free(w);
+            CHECK(kill(pid, 0) != 0);
+        }
+        worker_result_free(&r);
+        unlink(path);
+    }
+}
+
 static void test_alloc_failures(void)
 {
     printf("allocation failures\n");
@@ -716,6 +794,7 @@ int main(int argc, char **argv)
     test_shape_lies();
     test_load_errors();
     test_narrow();
+    test_zygote();
     test_alloc_failures();
     test_affinity();
 

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/worker/zygote.c: crashes cost a fork, not a reload.
+ *
+ * This file contains both sides of the zygote. The child that loaded the
+ * plugin and opened an instance (child.c) becomes a zygote when it can be
+ * forked safely (it has one thread, and the kernel has pidfds): it never
+ * calls the plugin again, but waits on its channel for the parent's
+ * OP_FORK, forks a runner that returns into child.c's request loop with
+ * the instance already open, and hands the parent the runner's end of a
+ * fresh socket pair and a pidfd of it (SCM_RIGHTS); on OP_REAP it kills
+ * and reaps its runner and answers with the wait status; on OP_QUIT or
+ * when its channel closes it exits. The model is AFL++'s fork server: the
+ * expensive start (dlopen, the descriptor, open) is paid once.
+ *
+ * The parent's side drives it: worker_fork_runner (a runner becomes the
+ * worker's pid, sock and pidfd, so everything that waits for, kills or
+ * classifies the end of a child works on it unchanged), worker_reap_runner
+ * and worker_drop_zygote. A runner's pid is read from its pidfd's fdinfo,
+ * so it is the parent's view even where the worker has its own PID
+ * namespace.
+ *
+ * What a runner shares with the zygote: the control block (MAP_SHARED,
+ * the parent resets its fault, exit and mapping records before each
+ * fork), the operand arena and the capture file, the shape buffer, the
+ * signal handlers and their alternate stack, the limits, the first part of
+ * the seccomp filter (CONFINE_BASE; each runner adds CONFINE_PROCS naming
+ * itself), the CPU. What it does not: the zygote's channel (fd 3 is the
+ * runner's own), the plugin's threads (none: a zygote has one thread, and
+ * a plugin that left threads after open() is served without a zygote, by
+ * reloading after each crash as before). Process groups: the zygote and
+ * each runner lead their own; a runner dies with its zygote
+ * (PR_SET_PDEATHSIG), the zygote with the harness.
+ */
+#include "harness/worker/worker_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A pidfd of pid, or -1 (no pidfd_open in this kernel or C library). */
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+/* Sends the token {seq, op, arg} with up to two descriptors. 0 or -1. */
+static int send_token_fds(int sock, uint32_t seq, uint32_t op, uint32_t arg, const int *fds,
+                          int nfds)
+{
+    token t = {TOKEN_MAGIC, seq, op, arg};
+    struct iovec iov = {&t, sizeof t};
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+    } u;
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    memset(&u, 0, sizeof u);
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    if (nfds > 0) {
+        m.msg_control = u.buf;
+        m.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+        memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+    }
+    ssize_t n;
+    do
+        n = sendmsg(sock, &m, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof t ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------------
+ * The child: the zygote and the start of each runner
+ * ---------------------------------------------------------------------- */
+
+/* Threads of this process (/proc/self/stat), 0 when unknown. */
+static long count_threads(void)
+{
+    char buf[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the command name may hold anything */
+    if (!p)
+        return 0;
+    /* p is at the space before field 3 (state); num_threads is field 20. */
+    p++;
+    for (int field = 3; field < 20 && p; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtol(p + 1, NULL, 10) : 0;
+}
+
+int child_can_fork(void)
+{
+    if (count_threads() != 1)
+        return 0;
+    int fd = open_pidfd(getpid());
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
+}
+
+/* The runner's own start: its process group, death with the zygote, its
+ * channel on fd 3 (over the zygote's), the process rules of the filter. */
+static void runner_setup(int chan, int other, pid_t zygote, int confined)
+{
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != zygote)
+        _exit(CHILD_EXIT_SETUP);
+    close(other);
+    if (dup2(chan, 3) != 3)
+        _exit(CHILD_EXIT_SETUP);
+    close(chan);
+    if (confined && !child_confine(CONFINE_PROCS))
+        _exit(CHILD_EXIT_SETUP);
+}
+
+void child_serve_forks(int sock, int confined)
+{
+    pid_t self = getpid(), runner = 0;
+    for (;;) {
+        token t;
+        ssize_t n;
+        do
+            n = recv(sock, &t, sizeof t, 0);
+        while (n < 0 && errno == EINTR);
+        if (n != (ssize_t)sizeof t || t.magic != TOKEN_MAGIC)
+            _exit(0); /* the parent closed its end, or is not our parent */
+        if (t.op == OP_FORK) {
+            int sv[2];
+            pid_t pid = -1;
+            if (runner > 0) { /* the parent reaps before it asks again; make sure */
+                kill(runner, SIGKILL);
+                waitpid(runner, NULL, 0);
+                runner = 0;
+            }
+            if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0) {
+                pid = fork();
+                if (pid == 0) {
+                    runner_setup(sv[1], sv[0], self, confined);
+                    return;
+                }
+                close(sv[1]);
+            }
+            int fds[2] = {pid > 0 ? sv[0] : -1, pid > 0 ? open_pidfd(pid) : -1};
+            if (pid > 0) {
+                setpgid(pid, pid); /* also done by the runner */
+                if (fds[1] >= 0) {
+                    runner = pid;
+                } else {
+                    kill(pid, SIGKILL);
+                    waitpid(pid, NULL, 0);
+                    pid = -1;
+                }
+            } else if (pid == -1 && fds[0] >= 0) {
+                close(fds[0]);
+            }
+            if (pid > 0 && fds[0] >= 0 && fds[1] >= 0) {
+                if (send_token_fds(sock, t.seq, OP_FORK, (uint32_t)pid, fds, 2) != 0)
+                    _exit(CHILD_EXIT_CHANNEL);
+            } else if (send_token_fds(sock, t.seq, OP_FORK, 0, NULL, 0) != 0) {
+                _exit(CHILD_EXIT_CHANNEL);
+            }
+            for (int i = 0; i < 2; i++)
+                if (fds[i] >= 0)
+                    close(fds[i]);
+        } else if (t.op == OP_REAP) {
+            int st = -1;
+            if (runner > 0) {
+                kill(-runner, SIGKILL);
+                kill(runner, SIGKILL);
+                pid_t got;
+                do
+                    got = waitpid(runner, &st, 0);
+                while (got < 0 && errno == EINTR);
+                if (got != runner)
+                    st = -1;
+                runner = 0;
+            }
+            if (send_token_fds(sock, t.seq, OP_REAP, (uint32_t)st, NULL, 0) != 0)
+                _exit(CHILD_EXIT_CHANNEL);
+        } else {
+            _exit(0); /* OP_QUIT; the instance was closed by its runner */
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * The parent
+ * ---------------------------------------------------------------------- */
+
+/* The pid a pidfd names, in this process's view (fdinfo "Pid:"); 0 when
+ * it cannot be read, -1 when the process is gone. */
+static pid_t pidfd_pid(int pidfd)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *p = strstr(buf, "\nPid:");
+    return p ? (pid_t)strtol(p + 5, NULL, 10) : 0;
+}
+
+/* Sends op to the zygote and waits up to timeout_ms for its answer: 0 with
+ * *arg and up to two descriptors in fds (-1 where none came), -1 when the
+ * zygote is gone or answered wrong. */
+static int zygote_call(worker *w, uint32_t op, uint32_t *arg, int fds[2])
+{
+    uint32_t seq = ++w->zseq;
+    fds[0] = fds[1] = -1;
+    if (wire_send_token(w->zsock, seq, op) != 0)
+        return -1;
+    int64_t deadline = worker_now_ms() + w->opt.timeout_ms;
+    for (;;) {
+        int64_t left = deadline - worker_now_ms();
+        if (left <= 0)
+            return -1;
+        struct pollfd p = {w->zsock, POLLIN, 0};
+        int n = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+        if (n < 0 && errno != EINTR)
+            return -1;
+        if (n <= 0)
+            continue;
+        token t;
+        struct iovec iov = {&t, sizeof t};
+        union {
+            struct cmsghdr h;
+            char buf[CMSG_SPACE(2 * sizeof(int))];
+        } u;
+        struct msghdr m;
+        memset(&m, 0, sizeof m);
+        m.msg_iov = &iov;
+        m.msg_iovlen = 1;
+        m.msg_control = u.buf;
+        m.msg_controllen = sizeof u.buf;
+        ssize_t got = recvmsg(w->zsock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (got < 0 && (errno == EAGAIN || errno == EINTR))
+            continue;
+        int nfds = 0;
+        for (struct cmsghdr *c = got > 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+                size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (size_t i = 0; i < k; i++) {
+                    int fd;
+                    memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+                    if (nfds < 2)
+                        fds[nfds++] = fd;
+                    else
+                        close(fd);
+                }
+            }
+        if (got != (ssize_t)sizeof t || (m.msg_flags & MSG_CTRUNC) || t.magic != TOKEN_MAGIC ||
+            t.seq != seq || t.op != op) {
+            for (int i = 0; i < nfds; i++)
+                close(fds[i]);
+            fds[0] = fds[1] = -1;
+            return -1;
+        }
+        *arg = t.arg;
+        return 0;
+    }
+}
+
+int worker_fork_runner(worker *w)
+{
+    ctl_block *b = w->ctl;
+    if (!w->zpid || !b)
+        return -1;
+    /* What the last runner left in the block (it may have written any of
+     * it); the shape buffer and the stack are the zygote's, inherited. */
+    memset(&b->fault, 0, sizeof b->fault);
+    memset(&b->exitrec, 0, sizeof b->exitrec);
+    memset(&b->rep, 0, sizeof b->rep);
+    memset(b->map, 0, sizeof b->map);
+    b->map[R_SHAPE] = w->zshape;
+    b->stack_top = w->zstack_top;
+    b->stack_limit = w->zstack_limit;
+    b->cur_seq = 0;
+    b->cur_stage = WORKER_STAGE_IDLE;
+    uint32_t arg = 0;
+    int fds[2];
+    if (zygote_call(w, OP_FORK, &arg, fds) != 0 || arg == 0 || fds[0] < 0 || fds[1] < 0) {
+        for (int i = 0; i < 2; i++)
+            if (fds[i] >= 0)
+                close(fds[i]);
+        return -1;
+    }
+    pid_t pid = pidfd_pid(fds[1]);
+    if (pid == 0)
+        pid = (pid_t)arg; /* no fdinfo: the same PID namespace, presumably */
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        uint32_t st;
+        zygote_call(w, OP_REAP, &st, fds);
+        return -1;
+    }
+    w->pid = pid;
+    w->sock = fds[0];
+    w->pidfd = fds[1];
+    w->seq = 0;
+    w->ready = 1;
+    return 0;
+}
+
+int worker_reap_runner(worker *w)
+{
+    if (w->pidfd >= 0) {
+#ifdef SYS_pidfd_send_signal
+        syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0);
+#endif
+    }
+    /* Its group: processes the plugin forked where it was not confined.
+     * Not reaped yet, so the runner's pid still names its group. */
+    kill(-w->pid, SIGKILL);
+    uint32_t st = (uint32_t)-1;
+    int fds[2];
+    if (zygote_call(w, OP_REAP, &st, fds) != 0) {
+        st = (uint32_t)-1;
+        worker_drop_zygote(w); /* its runner dies with it */
+    }
+    return (int)st;
+}
+
+void worker_drop_zygote(worker *w)
+{
+    if (!w->zpid)
+        return;
+    if (w->zsock >= 0 && wire_send_token(w->zsock, ++w->zseq, OP_QUIT) == 0 &&
+        w->zpidfd >= 0) {
+        struct pollfd p = {w->zpidfd, POLLIN, 0};
+        int n;
+        do
+            n = poll(&p, 1, (int)(w->opt.timeout_ms > 5000 ? 5000 : w->opt.timeout_ms));
+        while (n < 0 && errno == EINTR);
+    }
+    kill(-w->zpid, SIGKILL);
+    kill(w->zpid, SIGKILL);
+    pid_t got;
+    do
+        got = waitpid(w->zpid, NULL, 0);
+    while (got < 0 && errno == EINTR);
+    if (w->zsock >= 0)
+        close(w->zsock);
+    if (w->zpidfd >= 0)
+        close(w->zpidfd);
+    w->zsock = w->zpidfd = -1;
+    w->zpid = 0;
+}
