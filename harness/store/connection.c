@@ -228,7 +228,11 @@ static int read_migrated_copy(store *s, int64_t *version)
         store_fail(s, "a temporary copy to read: %s", sqlite3_errstr(step));
         goto done;
     }
-    sqlite3_close(s->db);
+    for (int i = 0; i < SQL_COUNT_; i++) { /* statements of the file's connection */
+        sqlite3_finalize(s->stmt[i]);
+        s->stmt[i] = NULL;
+    }
+    sqlite3_close_v2(s->db);
     s->db = copy;
     copy = NULL;
     if (store_exec(s, "PRAGMA foreign_keys = ON") || store_migrate(s, version))
@@ -350,9 +354,6 @@ int store_open(const char *path, unsigned flags, store **out, char *err, size_t 
         if (store_mark_stale_runs(s, NULL))
             goto done;
     }
-    s->op = "open";
-    if (store_create_read_views(s))
-        goto done;
     s->op = NULL;
     s->err[0] = '\0';
     rc = 0;

@@ -51,6 +51,11 @@ int store_select(store *s, const char *sql, const store_param *params, size_t n_
     s->err[0] = '\0';
     if (!sql || !fn || (n_params && !params))
         return store_fail(s, "no statement, no callback or no parameters");
+    if (!s->read_views_made) { /* made on first use: writers rarely read */
+        if (store_create_read_views(s))
+            return -1;
+        s->read_views_made = 1;
+    }
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, &tail) != SQLITE_OK) {
         store_fail_db(s);
         goto done;

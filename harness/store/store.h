@@ -331,9 +331,9 @@ int store_reproducer_load(store *s, int64_t id, divcase *out, store_reproducer *
  * text, every value a parameter. Since schema 2.
  *
  * Code outside the store reads through the read views, never the tables
- * (only the store writes SQL against those): TEMP views that store_open
- * creates on every connection (they are not in the file, and not in its
- * schema version), each with the columns of its table as docs/store.md
+ * (only the store writes SQL against those): TEMP views that the first
+ * store_select of a connection creates (they are not in the file, and not
+ * in its schema version), each with the columns of its table as docs/store.md
  * describes them:
  *   read_runs, read_run_shards, read_plugin_builds, read_run_plugins,
  *   read_counts, read_certificates, read_ulp_histograms, read_signatures,

@@ -230,6 +230,7 @@ struct store {
     const char *op;        /* the operation under way, for messages */
     char op_text[64];      /* room for an operation name with a number */
     sqlite3_stmt *stmt[SQL_COUNT_];
+    int read_views_made;           /* store_create_read_views ran on db */
     char err[1024];
 };
 
@@ -248,7 +249,7 @@ int store_migrate(store *s, int64_t *version);
 int store_check_foreign(store *s);
 
 /* Creates the TEMP read views of store.h ("Reading") on the connection
- * of `s`; store_open calls it once the schema is known to be current. */
+ * of `s`; the first store_select calls it (the schema is current by then). */
 int store_create_read_views(store *s);
 
 /* ------------------------------------------------------------------------
