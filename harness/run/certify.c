@@ -2,8 +2,8 @@
 /*
  * This file contains the certification of one plugin (`divergence
  * certify`, harness/run/certify.h): for each selected claim, the
- * conformance cases, the edge-value cross product and seeded random cases,
- * judged in a worker; the claim's findings held and recorded with its
+ * conformance cases, the edge-value cross product, seeded random cases and
+ * the shape-path cases (harness/cases/shapes.h), judged in a worker; the claim's findings held and recorded with its
  * counts and certificate in one transaction; the run in the store through
  * a run session (harness/run/session.h).
  */
@@ -19,6 +19,7 @@
 #include "harness/base/datadir.h"
 #include "harness/cases/casefile.h"
 #include "harness/cases/gen.h"
+#include "harness/cases/shapes.h"
 #include "harness/worker/narrow.h"
 #include "harness/run/resume.h"
 #include "harness/run/session.h"
@@ -39,6 +40,8 @@ void certify_options_default(certify_options *o)
     o->seed = 1;
     o->random_cases = 200;
     o->max_elements = 64;
+    o->shape_paths = 1;
+    o->shape_tier = SHAPES_MAX_TIER;
     o->timeout_ms = 2000;
     o->max_hangs = 1;
     o->progress = isatty(2);
@@ -460,6 +463,24 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
         else
             rc = step(cf, &c, 1, claim, n_claims, ++done, total);
     }
+    /* 4. the shape paths: inner sizes, broadcast classes, alignments and
+     *    size tiers, each case named by its path class (divcase.source) */
+    shapes_list paths = {0};
+    if (rc == 0 && o->shape_paths && shapes_build(cf->variant, cf->dtype, o->shape_tier, &paths))
+        rc = out_of_memory(cf);
+    total += paths.n;
+    gen_seed(&g, o->seed, (uint64_t)cf->variant * 64 + cf->dtype + (UINT64_C(1) << 32));
+    for (size_t i = 0; i < paths.n && rc == 0; i++) {
+        divcase c;
+        char id[64];
+        snprintf(id, sizeof id, "shape:%" PRIu64 ":%s:%s:%zu", o->seed, v->name,
+                 oracle_dtype_tag(cf->dtype), i);
+        if (shapes_case(&g, cf->variant, cf->dtype, &paths.spec[i], id, &c))
+            rc = out_of_memory(cf);
+        else
+            rc = step(cf, &c, 1, claim, n_claims, ++done, total);
+    }
+    shapes_list_free(&paths);
     if (rc == 1) {
         size_t used = strlen(cf->first[ORACLE_CLASS_HANG].note);
         snprintf(cf->first[ORACLE_CLASS_HANG].note + used,
