@@ -29,6 +29,12 @@
 #include "oracle/dtype.h"
 #include "oracle/fastpath.h"
 
+/* The shape-path stage of a claim stops after this many cases that the
+ * plugin did not complete (a crash, a hang, an exit, a failure...): each
+ * costs a new worker, and a plugin failing so on every call says nothing
+ * more about its paths. */
+#define CERTIFY_SHAPE_STOP 16u
+
 /* Cases larger than this are stored as a 1-element (or narrowed) case. */
 #define FULL_CASE_BYTES (64u << 10)
 
@@ -470,16 +476,24 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
         rc = out_of_memory(cf);
     total += paths.n;
     gen_seed(&g, o->seed, (uint64_t)cf->variant * 64 + cf->dtype + (UINT64_C(1) << 32));
-    for (size_t i = 0; i < paths.n && rc == 0; i++) {
+    uint32_t incomplete = 0; /* shape cases the plugin did not complete */
+    size_t shapes_done = 0;
+    for (size_t i = 0; i < paths.n && rc == 0 && incomplete < CERTIFY_SHAPE_STOP; i++) {
         divcase c;
         char id[64];
         snprintf(id, sizeof id, "shape:%" PRIu64 ":%s:%s:%zu", o->seed, v->name,
                  oracle_dtype_tag(cf->dtype), i);
-        if (shapes_case(&g, cf->variant, cf->dtype, &paths.spec[i], id, &c))
+        if (shapes_case(&g, cf->variant, cf->dtype, &paths.spec[i], id, &c)) {
             rc = out_of_memory(cf);
-        else
-            rc = step(cf, &c, 1, claim, n_claims, ++done, total);
+            break;
+        }
+        rc = step(cf, &c, 1, claim, n_claims, ++done, total);
+        uint32_t out = cf->trial.wr.outcome;
+        incomplete += out != WORKER_OUT_OK && out != WORKER_OUT_INVALID_INPUT &&
+                      out != WORKER_OUT_UNSUPPORTED;
+        shapes_done = i + 1;
     }
+    int shapes_stopped = rc == 0 && shapes_done < paths.n;
     shapes_list_free(&paths);
     if (rc == 1) {
         size_t used = strlen(cf->first[ORACLE_CLASS_HANG].note);
@@ -517,6 +531,9 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
         fprintf(cf->err, "\r%60s\r", "");
     fprintf(cf->out, "  %-18s %-5s %-40s %6" PRIu64 " cases %9" PRIu64 " elements\n", v->name,
             oracle_dtype_tag(cf->dtype), cert, cf->tally.cases, cf->tally.elements);
+    if (shapes_stopped)
+        fprintf(cf->out, "    note: shape paths stopped after %u cases the plugin did not complete "
+                         "(%zu of them judged)\n", CERTIFY_SHAPE_STOP, shapes_done);
     if (cf->tally.any_inf_positive + cf->tally.any_inf_negative)
         fprintf(cf->out, "    note: x/0 'inf' without a sign: %" PRIu64 " times +inf, %" PRIu64
                          " times -inf\n", cf->tally.any_inf_positive, cf->tally.any_inf_negative);
