@@ -218,21 +218,33 @@ static void fill_tensor(gen_rng *g, uint32_t dtype, uint8_t *p, uint64_t n, uint
         memcpy(p + at, p, (size_t)(total - at < run ? total - at : run));
 }
 
-void gen_fill_operands(gen_rng *g, divcase *c)
+/* Both operands; B's run is `b_period` elements long. */
+static void fill_both(gen_rng *g, divcase *c, uint64_t b_period)
 {
     uint64_t na = oracle_shape_count(&c->a_shape), nb = oracle_shape_count(&c->b_shape);
     const oracle_dtype_info *d = oracle_dtype(c->dtype);
     uint64_t mask = oracle_dtype_mask(c->dtype);
-    /* Different periods for A and B (even ones for i4/u4: whole bytes), so
-     * the pairs keep changing past the first run. */
     fill_tensor(g, c->dtype, c->a, na, GEN_FILL_PERIOD);
-    fill_tensor(g, c->dtype, c->b, nb, d->bits < 8 ? GEN_FILL_PERIOD - 6 : GEN_FILL_PERIOD - 5);
+    fill_tensor(g, c->dtype, c->b, nb, b_period);
     if (d->kind == DVG_KIND_SIGNED && na == nb && na && gen_below(g, 4) == 0) {
-        /* INT_MIN / -1 somewhere (the element-wise pairing of equal shapes). */
-        uint64_t i = gen_below(g, na);
+        /* INT_MIN / -1 somewhere (the element-wise pairing of equal shapes),
+         * within the common run when there is one, so it repeats with it. */
+        uint64_t i = gen_below(g, b_period == GEN_FILL_PERIOD && na > b_period ? b_period : na);
         oracle_store(c->dtype, c->a, i, (mask >> 1) + 1);
         oracle_store(c->dtype, c->b, i, mask);
     }
+}
+
+void gen_fill_operands(gen_rng *g, divcase *c)
+{
+    /* Different periods for A and B (even ones for i4/u4: whole bytes), so
+     * the pairs keep changing past the first run. */
+    fill_both(g, c, oracle_dtype(c->dtype)->bits < 8 ? GEN_FILL_PERIOD - 6 : GEN_FILL_PERIOD - 5);
+}
+
+void gen_fill_operands_periodic(gen_rng *g, divcase *c)
+{
+    fill_both(g, c, GEN_FILL_PERIOD);
 }
 
 /* Starts a case: zeroed, named, with the variant's attributes (or `attrs`). */

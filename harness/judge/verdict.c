@@ -169,18 +169,20 @@ static void element_example(verdict_example *ex, const divcase *c, const oracle_
     ex->actual = actual;
 }
 
+/* Judges output elements [first, end); expected[i - first] is element i's
+ * expectation. */
 static void compare_elements(const oracle_rules *r, const divcase *c, const oracle_plan *p,
                              const oracle_elem *expected, const verdict_outputs *out,
                              const verdict_profile *prof, uint64_t declared,
-                             int64_t int_div_zero_value, verdict_tally *t, case_findings *f)
+                             int64_t int_div_zero_value, verdict_tally *t, case_findings *f,
+                             uint64_t first, uint64_t end)
 {
     uint32_t dtype = r->dtype;
     uint64_t mask = oracle_dtype_mask(dtype);
     uint64_t declared_zero = (uint64_t)int_div_zero_value & mask;
     int float_kind = r->kind == DVG_KIND_FLOAT;
-    t->elements += p->count;
-    for (uint64_t i = 0; i < p->count; i++) {
-        const oracle_elem *e = &expected[i];
+    for (uint64_t i = first; i < end; i++) {
+        const oracle_elem *e = &expected[i - first];
         uint64_t actual = oracle_load(dtype, out->out1, i);
         uint8_t flags = out->flags ? out->flags[i] : 0;
         if (float_kind && e->kind == ORACLE_EXACT && flags == 0 &&
@@ -249,6 +251,41 @@ static void compare_elements(const oracle_rules *r, const divcase *c, const orac
     }
 }
 
+/* Judges a case whose output element i depends only on i mod
+ * out->period (verdict_outputs.period): the first period by the oracle,
+ * each later one that repeats it byte for byte (flags too) by adding the
+ * first period's counts again, any other one element by element. */
+static void compare_periods(const oracle_rules *r, const divcase *c, const oracle_plan *p,
+                            const oracle_elem *expected, const verdict_outputs *out,
+                            const verdict_profile *prof, uint64_t declared,
+                            int64_t int_div_zero_value, verdict_tally *t, case_findings *f)
+{
+    uint64_t period = out->period, n = p->count;
+    verdict_tally first;
+    memset(&first, 0, sizeof first);
+    compare_elements(r, c, p, expected, out, prof, declared, int_div_zero_value, &first, f, 0,
+                     period);
+    verdict_tally_add(t, &first);
+    int n_first = f->n;
+    uint64_t first_elements[MAX_SIGNATURES];
+    for (int j = 0; j < n_first; j++)
+        first_elements[j] = f->ex[j].elements;
+    size_t bytes = (size_t)oracle_nbytes(r->dtype, period);
+    for (uint64_t at = period; at < n; at += period) {
+        uint64_t end = n - at < period ? n : at + period;
+        if (end - at == period &&
+            memcmp(out->out1 + oracle_nbytes(r->dtype, at), out->out1, bytes) == 0 &&
+            (!out->flags || memcmp(out->flags + at, out->flags, (size_t)period) == 0)) {
+            verdict_tally_add(t, &first);
+            for (int j = 0; j < n_first; j++)
+                f->ex[j].elements += first_elements[j];
+        } else {
+            compare_elements(r, c, p, expected, out, prof, declared, int_div_zero_value, t, f, at,
+                             end);
+        }
+    }
+}
+
 int verdict_case(const oracle_rules *r, const divcase *c, int valid, const oracle_plan *p,
                  const oracle_elem *expected, const verdict_outputs *out,
                  const verdict_profile *prof, uint64_t declared, int64_t int_div_zero_value,
@@ -276,7 +313,12 @@ int verdict_case(const oracle_rules *r, const divcase *c, int valid, const oracl
                      oracle_shape_format(&p->out, want, sizeof want));
             case_level(f, t, ORACLE_CLASS_WRONG_SHAPE, note);
         } else if (out->computed) {
-            compare_elements(r, c, p, expected, out, prof, declared, int_div_zero_value, t, f);
+            t->elements += p->count;
+            if (out->period && out->period < p->count)
+                compare_periods(r, c, p, expected, out, prof, declared, int_div_zero_value, t, f);
+            else
+                compare_elements(r, c, p, expected, out, prof, declared, int_div_zero_value, t,
+                                 f, 0, p->count);
             if (out->side & VERDICT_SIDE_INPUT)
                 case_level(f, t, ORACLE_CLASS_INPUT_MUTATED, "an input's bytes changed during compute");
             if (out->side & VERDICT_SIDE_SLACK)

@@ -89,6 +89,13 @@ typedef struct verdict_outputs {
     const uint8_t *out2;    /* the output of run 2, for the note of a
                                nondeterministic element; NULL: out1 */
     const uint8_t *flags;   /* VERDICT_ELEM_* per element; NULL: all 0 */
+    uint64_t period;        /* 0, or the operands repeat every `period`
+                               output elements (equal shapes, A[i] and B[i]
+                               depend only on i mod period; a whole number
+                               of bytes): `expected` then holds one period,
+                               and a later period whose output bytes and
+                               flags repeat the first's is judged by
+                               counting the first's findings again */
     uint32_t side;          /* VERDICT_SIDE_* */
     char leak[VERDICT_NOTE_MAX]; /* with SIDE_FP_STATE or SIDE_SIGNAL_STATE:
                                which call, and what it left changed */
@@ -179,8 +186,8 @@ void verdict_tally_add(verdict_tally *to, const verdict_tally *from);
 /*
  * Judges one case: what the implementation produced (*out) against the
  * oracle. `valid` is 1 when the oracle planned the case (p and expected
- * describe it: expected[i] for output element i; expected may be NULL when
- * out->computed is 0) and 0 when the oracle says the input is invalid (p
+ * describe it: expected[i] for output element i, or for i < out->period
+ * only when that is set; expected may be NULL when out->computed is 0) and 0 when the oracle says the input is invalid (p
  * and expected unused). `declared` is the plugin's DVG_DEV_* bits and
  * `int_div_zero_value` its declared integer x/0 value. Adds to *t and calls
  * `sink` (may be NULL) for each distinct finding, in the order of their

@@ -5,10 +5,12 @@
  * elements, and the plain outputs an implementation might have produced
  * (verdict_outputs) - with no worker and no plugin, and judged; the test
  * asserts the class of every finding, whether the profile or a declared
- * deviation accepts it, the verdict, the tally's fields, verdict_tally_add
- * and the words of verdict_elem_text.
+ * deviation accepts it, the verdict, the tally's fields, verdict_tally_add,
+ * the words of verdict_elem_text, and a periodic case judged one period at
+ * a time against the same case judged in full.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -415,6 +417,90 @@ static void test_elem_text(void)
     CHECK(strlen(small) == 5); /* cut, still terminated */
 }
 
+/* A periodic case (verdict_outputs.period): i32, 1-D, 5 periods of P plus
+ * 3 elements, x/0 at position 7 of every period. Judged with the period and
+ * in full, the tallies and findings must be the same: all exact; one wrong
+ * element in period 2; the same wrong element in every period; an
+ * unwritten element in period 3 only. */
+static void test_periodic(void)
+{
+    enum { P = 64, N = 5 * P + 3 };
+    const oracle_variant *v = oracle_variant_by_name("onnx-div-14");
+    dvg_attrs attrs;
+    oracle_rules r;
+    oracle_error why;
+    oracle_attrs_default(v, &attrs);
+    CHECK(oracle_rules_resolve(v->id, DVG_DTYPE_I32, &attrs, &r, &why) == ORACLE_OK);
+    static uint8_t a[N * 4], b[N * 4], out[N * 4], flags[N];
+    static oracle_elem e[N];
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t k = i % P;
+        oracle_store(DVG_DTYPE_I32, a, i, (uint64_t)(uint32_t)(1000 - 37 * (int32_t)k));
+        oracle_store(DVG_DTYPE_I32, b, i, k == 7 ? 0 : (uint64_t)(k % 5 + 1));
+    }
+    divcase c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.id, sizeof c.id, "periodic");
+    c.variant = v->id;
+    c.dtype = DVG_DTYPE_I32;
+    c.attrs = r.attrs;
+    c.a_shape.rank = c.b_shape.rank = 1;
+    c.a_shape.dims[0] = c.b_shape.dims[0] = N;
+    c.a = a;
+    c.b = b;
+    c.a_bytes = c.b_bytes = sizeof a;
+    oracle_plan p;
+    CHECK(oracle_plan_shapes(&r, &c.a_shape, &c.b_shape, &p, &why) == ORACLE_OK);
+    oracle_expect_tensor(&r, &p, a, b, e);
+    verdict_profile prof;
+    char err[64];
+    CHECK(verdict_profile_parse("exact", &prof, err, sizeof err) == 0);
+    for (int variant_of_output = 0; variant_of_output < 4; variant_of_output++) {
+        for (uint32_t i = 0; i < N; i++)
+            oracle_store(DVG_DTYPE_I32, out, i, e[i].kind == ORACLE_EXACT ? e[i].bits : 12345);
+        memset(flags, 0, sizeof flags);
+        if (variant_of_output == 1)
+            oracle_store(DVG_DTYPE_I32, out, 2 * P + 11, e[2 * P + 11].bits + 1);
+        if (variant_of_output == 2)
+            for (uint32_t k = 0; k < 5; k++)
+                oracle_store(DVG_DTYPE_I32, out, k * P + 11, e[k * P + 11].bits + 1);
+        if (variant_of_output == 3)
+            flags[3 * P + 20] = VERDICT_ELEM_UNWRITTEN;
+        verdict_outputs o;
+        memset(&o, 0, sizeof o);
+        o.outcome = VERDICT_OUT_OK;
+        o.has_shape = 1;
+        o.shape = p.out;
+        o.computed = 1;
+        o.out1 = out;
+        o.flags = flags;
+        verdict_tally full, per;
+        seen sf, sp;
+        memset(&full, 0, sizeof full);
+        memset(&per, 0, sizeof per);
+        memset(&sf, 0, sizeof sf);
+        memset(&sp, 0, sizeof sp);
+        int vf = verdict_case(&r, &c, 1, &p, e, &o, &prof, 0, 0, &full, collect, &sf);
+        o.period = P; /* the expectation of the first period only */
+        int vp = verdict_case(&r, &c, 1, &p, e, &o, &prof, 0, 0, &per, collect, &sp);
+        CHECK(vf == vp && vf == (variant_of_output == 0));
+        CHECK(!memcmp(&full, &per, sizeof full));
+        CHECK(full.elements == N && full.unspecified == 5);
+        CHECK(sf.n == sp.n);
+        for (int k = 0; k < sf.n && k < sp.n; k++)
+            CHECK(sf.ex[k].cls == sp.ex[k].cls && sf.ex[k].index == sp.ex[k].index &&
+                  sf.ex[k].elements == sp.ex[k].elements && sf.ex[k].actual == sp.ex[k].actual);
+        if (variant_of_output == 1)
+            CHECK(sp.n == 1 && sp.ex[0].index == 2 * P + 11 && sp.ex[0].elements == 1);
+        if (variant_of_output == 2)
+            CHECK(sp.n == 1 && sp.ex[0].index == 11 && sp.ex[0].elements == 5 &&
+                  per.counts[ORACLE_CLASS_WRONG_VALUE] == 5);
+        if (variant_of_output == 3)
+            CHECK(sp.n == 1 && sp.ex[0].cls == ORACLE_CLASS_NOT_WRITTEN &&
+                  sp.ex[0].index == 3 * P + 20);
+    }
+}
+
 int main(void)
 {
     test_exact_match();
@@ -427,5 +513,6 @@ int main(void)
     test_case_level();
     test_tally_add();
     test_elem_text();
+    test_periodic();
     return check_done("test_judge");
 }
