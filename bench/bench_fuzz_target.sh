@@ -41,7 +41,7 @@ if [ "$rc" -ne 0 ] || [ -z "$runs" ]; then
     exit 1
 fi
 percpu=$(awk "BEGIN { printf \"%d\", $runs / ($cpu > 0 ? $cpu : 1) }")
-echo "fuzz_div ($B), reference kernel, ${S} s, seeds corpus/div, max 16 elements per tensor:"
+echo "fuzz_div ($B), reference kernel, ${S} s, seeds corpus/div, max ${DIVERGENCE_FUZZ_MAX_ELEMENTS:-256} elements per tensor:"
 echo "  $runs runs: $wall execs/s (wall), $percpu execs/s per CPU second ($cpu s CPU)"
 echo "  goal >= 100000 execs/s: $( [ "$percpu" -ge 100000 ] && echo met || echo NOT met) (per CPU second)"
 
