@@ -349,10 +349,11 @@ static int reshaped(const divcase *c, const oracle_shape *a, const oracle_shape 
 
 /* The shape shrinker's candidates: smaller pairs made from (a, b) by one
  * step, the steps a kernel's paths care about first: the leading output
- * axis dropped (from both operands, or one), one size mapped to 1, to half,
- * to half with its "+1" tail kept, or to one less everywhere it occurs (a map of sizes keeps a broadcasting
- * or window pair a pair: equal dimensions stay equal, 1s stay 1), then one
- * operand's dimension alone to 1 or to one less. */
+ * axis dropped (from both operands, or one), one size mapped to 1, to
+ * half, to half with its "+1" tail kept, or to one less everywhere it
+ * occurs (a map of sizes keeps a broadcasting or window pair a pair: equal
+ * dimensions stay equal, 1s stay 1), then one operand's dimension alone
+ * to 1 or to one less. */
 #define SHRINK_MAX_CANDIDATES 160
 
 typedef struct shape_pair {

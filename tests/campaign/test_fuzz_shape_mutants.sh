@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The shape-path mutants of the zoo (tests/mutants/README.md) are each found
-# by a campaign of at most 60 s that stops at its first finding, and the
-# stored reproducer of remainder_17 is minimised to a small shape: inner 17,
-# at most 48 elements. Prints the time each took to find.
-# Usage: test_fuzz_shape_mutants.sh DIVERGENCE MUTANT_DIR CORPUS_DIR
+# by a campaign of at most SECONDS (default 60) that stops at its first
+# finding, and the stored reproducer of remainder_17 is minimised to a small
+# shape: inner 17, at most 48 elements. Prints the time each took to find.
+# Usage: test_fuzz_shape_mutants.sh DIVERGENCE MUTANT_DIR CORPUS_DIR [SECONDS]
 set -u
-D=$1 M=$2 CORPUS=$3
+D=$1 M=$2 CORPUS=$3 S=${4:-60}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -15,7 +15,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 q() { sqlite3 "$1" "$2"; }
 
 for m in remainder_17 row_bcast_32k1 outer_product rank8_stride threshold_4mi; do
-    "$D" fuzz --plugin "$M/mutant_$m.so" --seconds 60 --stop-on-finding --jobs 2 --seed 1 \
+    "$D" fuzz --plugin "$M/mutant_$m.so" --seconds "$S" --stop-on-finding --jobs 2 --seed 1 \
         --db "$tmp/$m.db" --corpus "$CORPUS" --no-progress >"$tmp/$m.out" 2>&1
     rc=$?
     n=$(q "$tmp/$m.db" "SELECT count(*) FROM signatures WHERE class = 'wrong-value'")

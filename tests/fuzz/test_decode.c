@@ -587,8 +587,8 @@ static void test_shape_path(void)
         CHECKF(largest <= budgets[bi] && largest * 4 > budgets[bi],
                "budget %" PRIu64 ": largest output %" PRIu64, budgets[bi], largest);
         for (int rk = 1; rk <= DVG_MAX_RANK; rk++)
-            CHECKF(ranks[rk] > total / 80, "budget %" PRIu64 ": rank %d drawn %d times", budgets[bi], rk,
-                   ranks[rk]);
+            CHECKF(ranks[rk] > total / 80, "budget %" PRIu64 ": rank %d drawn %d times",
+                   budgets[bi], rk, ranks[rk]);
         CHECKF(zero > total / 200 && numpy_bcast > total / 20 && windows > total / 20,
                "budget %" PRIu64 ": size 0 %d, numpy broadcasts %d, windows %d", budgets[bi],
                zero, numpy_bcast, windows);
