@@ -22,8 +22,9 @@
  * the input as a crash file; `divergence import` brings it into the store.
  *
  * Environment (read once): DIVERGENCE_PLUGIN (required: the .so),
- * DIVERGENCE_FUZZ_MAX_ELEMENTS (elements per tensor, default 16, at most
- * 4096). A missing or unloadable plugin is reported once and aborts: a
+ * DIVERGENCE_FUZZ_MAX_ELEMENTS (the element budget of a case: elements per
+ * tensor of A, B and the output, the largest drawn shape path; default 256,
+ * at most 2^24). A missing or unloadable plugin is reported once and aborts: a
  * configuration error must not pass for a clean run.
  */
 #include <dlfcn.h>
@@ -46,9 +47,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_DIV_DEFAULT_MAX_ELEMENTS 16u
-#define FUZZ_DIV_MAX_ELEMENTS_CAP 4096u
-#define FUZZ_DIV_TAIL 32u    /* poisoned bytes after the output */
+#define FUZZ_DIV_DEFAULT_MAX_ELEMENTS 256u
+#define FUZZ_DIV_MAX_ELEMENTS_CAP (1u << 24)
+#define FUZZ_DIV_TAIL 32u    /* bytes after the largest output */
+#define FUZZ_DIV_POISON_AFTER 4096u /* poisoned bytes after an output, at least */
 #define FUZZ_DIV_EXACT_ELEMENTS 64u /* up to this many: the exact path */
 #define POISON1 0xA5u        /* the worker's patterns (harness/worker/worker.h) */
 #define POISON2 0x5Au
@@ -106,9 +108,10 @@ static fuzz_div_state *fuzz_div_setup(void)
     st.lim.max_elements = FUZZ_DIV_DEFAULT_MAX_ELEMENTS;
     const char *me = getenv("DIVERGENCE_FUZZ_MAX_ELEMENTS");
     if (me && *me) {
-        unsigned long n = strtoul(me, NULL, 10);
-        if (n < 1 || n > FUZZ_DIV_MAX_ELEMENTS_CAP)
-            setup_fail("DIVERGENCE_FUZZ_MAX_ELEMENTS must be 1..4096", me);
+        char *end;
+        unsigned long n = strtoul(me, &end, 10);
+        if (*end || n < 1 || n > FUZZ_DIV_MAX_ELEMENTS_CAP)
+            setup_fail("DIVERGENCE_FUZZ_MAX_ELEMENTS must be 1..16777216", me);
         st.lim.max_elements = n;
     }
     st.lim.claims = d->claims;
@@ -222,15 +225,19 @@ static void run_plugin(fuzz_div_state *st, const divcase *c, int valid, const or
         return; /* the judge says what is wrong */
 
     /* The outputs are preallocated (an allocation per call costs more than
-     * the rest under ASan): each is poisoned whole, and every byte after the
-     * output's end must still hold the poison afterwards. */
+     * the rest under ASan): each is poisoned, and every poisoned byte after
+     * the output's end must still hold the poison afterwards. */
     uint64_t nbytes = oracle_nbytes(c->dtype, p->count);
     uint8_t **out = st->out;
+    /* Poisoned: the output and as many bytes again after it (4 KiB at
+     * least), so a large budget does not cost a whole buffer per call. */
+    uint64_t after = nbytes > FUZZ_DIV_POISON_AFTER ? nbytes : FUZZ_DIV_POISON_AFTER;
+    uint64_t poisoned = st->out_cap - nbytes > after ? nbytes + after : st->out_cap;
     memcpy(st->a_copy, c->a, c->a_bytes);
     memcpy(st->b_copy, c->b, c->b_bytes);
     for (int run = 0; run < 2; run++) {
         uint8_t poison = run ? POISON2 : POISON1;
-        memset(out[run], poison, st->out_cap);
+        memset(out[run], poison, poisoned);
         tensor_of(c, &p->out, out[run], nbytes, &tc);
         s = d->compute(st->iut, c->variant, &c->attrs, &ta, &tb, &tc);
         if (s != DVG_OK) {
@@ -238,7 +245,7 @@ static void run_plugin(fuzz_div_state *st, const divcase *c, int valid, const or
                   (int)s);
             return;
         }
-        for (uint64_t k = nbytes; k < st->out_cap; k++)
+        for (uint64_t k = nbytes; k < poisoned; k++)
             if (out[run][k] != poison) {
                 ended(o, VERDICT_OUT_OOB_WRITE, "compute wrote byte %" PRIu64 " past the output",
                       k - nbytes);

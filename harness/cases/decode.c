@@ -4,7 +4,8 @@
  * inverse. The byte format (version 1) is described in fuzz/README.md;
  * in short, fields are read in this order, every one of them total:
  *
- *   version   1 byte   (ignored by the decoder; the encoder writes 1)
+ *   layout    1 byte   below 0x80: the explicit layout below (the encoder
+ *                      writes 1); 0x80 and above: the shape-path layout
  *   variant   1 byte   index into the variant table, modulo its size
  *   dtype     1 byte   index into the variant's dtypes, modulo their count
  *   attrs     6 or 7   broadcast, axis_set, axis (1 byte, or 0xf0..0xff and
@@ -16,6 +17,12 @@
  *                      then optionally one change that breaks the pair
  *   A, B      1 byte   operand mode (raw bits, edge-biased bytes, or a
  *                      seeded generator), then the elements
+ *
+ * The shape-path layout reads variant, dtype and attrs the same way, then
+ * the answers to the shape-path walker's choices (harness/cases/shapes.h,
+ * shapes_choose: one byte per choice, modulo its count), which draw A and B
+ * and the attributes that select their rule under an element budget of
+ * max_elements, then A and B as above.
  *
  * When the bytes run out, reads return 0 and the remaining operand
  * elements come from gen_value() seeded by a hash of the whole input, so a
@@ -29,6 +36,7 @@
 
 #include "harness/base/alloc.h"
 #include "harness/cases/gen.h"
+#include "harness/cases/shapes.h"
 #include "oracle/dtype.h"
 #include "oracle/rules.h"
 #include "oracle/variant.h"
@@ -87,6 +95,10 @@ static const uint8_t DIM_TAB[32] = {1, 2, 3, 4, 1, 2, 3, 5, 1, 2, 6, 7, 1, 2, 3,
  * byte follows, clamped to [-64, 64]. */
 #define AXIS_LONG 0xf0u
 static const int8_t AXIS_TAB[16] = {0, -1, 1, 2, -1, 0, 3, 1, -1, 4, -2, 5, 2, 6, 7, 9};
+
+/* Layout byte: below this the explicit layout (format version 1), from it
+ * on the shape-path layout. */
+#define LAYOUT_SHAPE_PATH 0x80u
 
 /* Shape generators. */
 enum {
@@ -493,6 +505,17 @@ static void read_operands(fuzz_reader *r, uint32_t dtype, uint8_t *buf, uint64_t
 
 /* ---- decode ---------------------------------------------------------------- */
 
+/* The shape-path walker's chooser over the input: one byte per choice
+ * (two, or eight, for counts above 256 or 65536), modulo the count; no byte
+ * for a choice of one. */
+static uint64_t byte_below(void *ctx, uint64_t n)
+{
+    fuzz_reader *r = ctx;
+    if (n <= 1)
+        return 0;
+    return fuzz_read_le(r, n <= 256 ? 1 : n <= 65536 ? 2 : 8) % n;
+}
+
 int fuzz_decode(const uint8_t *data, size_t size, const fuzz_limits *lim, divcase *out)
 {
     fuzz_limits dflt;
@@ -506,7 +529,7 @@ int fuzz_decode(const uint8_t *data, size_t size, const fuzz_limits *lim, divcas
     uint64_t hash = fnv1a(rd.data, rd.size);
 
     memset(out, 0, sizeof *out);
-    (void)fuzz_read_u8(&rd); /* version */
+    uint8_t layout = fuzz_read_u8(&rd);
     uint8_t vs = fuzz_read_u8(&rd), ts = fuzz_read_u8(&rd);
     pick_pair(vs, ts, lim, &out->variant, &out->dtype);
     const oracle_variant *v = oracle_variant_get(out->variant);
@@ -518,12 +541,22 @@ int fuzz_decode(const uint8_t *data, size_t size, const fuzz_limits *lim, divcas
     out->attrs.auto_broadcast = (uint32_t)((fuzz_read_u8(&rd) % 3 + 1) % 3);
     out->attrs.int_rounding = (uint32_t)(fuzz_read_u8(&rd) % 3);
 
+    shapes_spec path;
+    if (layout >= LAYOUT_SHAPE_PATH) {
+        shapes_chooser ch = {byte_below, &rd};
+        shapes_choose(&ch, out->variant, maxe, &path);
+        shapes_spec_attrs(&path, &out->attrs);
+        out->a_shape = path.a;
+        out->b_shape = path.b;
+        snprintf(out->source, sizeof out->source, "%s", path.what);
+    }
     oracle_rules rules;
     uint32_t rule = ORACLE_SHAPE_EQUAL;
     if (oracle_rules_resolve(out->variant, out->dtype, &out->attrs, &rules, NULL) == ORACLE_OK)
         rule = rules.shape_rule;
-    read_shapes(&rd, rule, &out->attrs, &out->a_shape, &out->b_shape);
-    shrink_shapes(&out->a_shape, &out->b_shape, rule, maxe);
+    if (layout < LAYOUT_SHAPE_PATH)
+        read_shapes(&rd, rule, &out->attrs, &out->a_shape, &out->b_shape);
+    shrink_shapes(&out->a_shape, &out->b_shape, rule, maxe); /* a drawn path fits already */
 
     snprintf(out->id, sizeof out->id, "fuzz:%016" PRIx64, hash);
     if (divcase_alloc(out, maxe)) {

@@ -434,29 +434,39 @@ void shapes_list_free(shapes_list *l)
     memset(l, 0, sizeof *l);
 }
 
-/* ---- drawn shapes (the fuzz campaign) ---------------------------------------- */
+/* ---- drawn shapes (the fuzz campaign and the fuzz decoder) ----------------- */
+
+/* The largest budget a draw honours: dimensions stay far from overflow. */
+#define DRAW_MAX_ELEMENTS (UINT64_C(1) << 40)
+
+/* A choice in [0, n). */
+static uint64_t pick(const shapes_chooser *ch, uint64_t n)
+{
+    uint64_t k = ch->below(ch->ctx, n ? n : 1);
+    return k < n ? k : 0;
+}
 
 /* Uniform in [lo, hi]. */
-static uint64_t between(gen_rng *g, uint64_t lo, uint64_t hi)
+static uint64_t between(const shapes_chooser *g, uint64_t lo, uint64_t hi)
 {
-    return lo + gen_below(g, hi - lo + 1);
+    return lo + pick(g, hi - lo + 1);
 }
 
 /* An inner size: around a vector width and unroll, or log-uniform up to
  * `max`, each +-1. */
-static int64_t draw_inner(gen_rng *g, uint64_t max)
+static int64_t draw_inner(const shapes_chooser *g, uint64_t max)
 {
     uint64_t base;
-    if (gen_below(g, 2)) {
-        base = (uint64_t)lanes[gen_below(g, sizeof lanes / sizeof lanes[0])] *
-               (gen_below(g, 2) ? 1 : unrolls[gen_below(g, sizeof unrolls / sizeof unrolls[0])]);
+    if (pick(g, 2)) {
+        base = (uint64_t)lanes[pick(g, sizeof lanes / sizeof lanes[0])] *
+               (pick(g, 2) ? 1 : unrolls[pick(g, sizeof unrolls / sizeof unrolls[0])]);
     } else {
         uint32_t top = 0;
         while (top < 40 && (UINT64_C(2) << top) <= max)
             top++;
-        base = UINT64_C(1) << gen_below(g, top + 1);
+        base = UINT64_C(1) << pick(g, top + 1);
     }
-    base = base + 1 - gen_below(g, 3);
+    base = base + 1 - pick(g, 3);
     if (base < 1)
         base = 1;
     return (int64_t)(base > max ? max : base);
@@ -473,15 +483,15 @@ static uint64_t room(const oracle_shape *s)
 
 /* One mutation of a: grow or shrink one dimension, a 0 somewhere, or a
  * leading dimension added or dropped; kept within max elements. */
-static void mutate_shape(gen_rng *g, oracle_shape *a, uint64_t max)
+static void mutate_shape(const shapes_chooser *g, oracle_shape *a, uint64_t max)
 {
     oracle_shape old = *a;
-    uint32_t k = a->rank ? (uint32_t)gen_below(g, a->rank) : 0;
-    switch (gen_below(g, 6)) {
+    uint32_t k = a->rank ? (uint32_t)pick(g, a->rank) : 0;
+    switch (pick(g, 6)) {
     case 0: if (a->rank) a->dims[k] = a->dims[k] * 2 + 1; break;
     case 1: if (a->rank) a->dims[k] = a->dims[k] > 1 ? a->dims[k] / 2 : 1; break;
-    case 2: if (a->rank) a->dims[k] += gen_below(g, 2) ? 1 : (a->dims[k] > 1 ? -1 : 0); break;
-    case 3: if (a->rank && gen_below(g, 4) == 0) a->dims[k] = 0; break;
+    case 2: if (a->rank) a->dims[k] += pick(g, 2) ? 1 : (a->dims[k] > 1 ? -1 : 0); break;
+    case 3: if (a->rank && pick(g, 4) == 0) a->dims[k] = 0; break;
     case 4:
         if (a->rank < DVG_MAX_RANK) {
             memmove(&a->dims[1], &a->dims[0], a->rank * sizeof a->dims[0]);
@@ -525,12 +535,15 @@ static const char *numpy_class(const oracle_shape *a, const oracle_shape *b)
     return "broadcast";
 }
 
-int shapes_draw(gen_rng *g, uint32_t variant, uint64_t max_elements, shapes_spec *s)
+int shapes_choose(const shapes_chooser *g, uint32_t variant, uint64_t max_elements,
+                  shapes_spec *s)
 {
     const oracle_variant *v = oracle_variant_get(variant);
     memset(s, 0, sizeof *s);
     if (max_elements < 1)
         max_elements = 1;
+    if (max_elements > DRAW_MAX_ELEMENTS)
+        max_elements = DRAW_MAX_ELEMENTS;
     int rule = R_EQUAL;
     switch (v->shape_rule) {
     case ORACLE_SHAPE_NUMPY: rule = R_NUMPY; break;
@@ -538,16 +551,16 @@ int shapes_draw(gen_rng *g, uint32_t variant, uint64_t max_elements, shapes_spec
     case ORACLE_SHAPE_ONNX_LEGACY: rule = R_LEGACY; break;
     case ORACLE_SHAPE_BY_ATTR:
         if (v->attr_keys & ORACLE_ATTR_BROADCAST)
-            rule = gen_below(g, 4) ? R_LEGACY : R_EQUAL;
+            rule = pick(g, 4) ? R_LEGACY : R_EQUAL;
         else
-            rule = (int)gen_below(g, 3) == 0 ? R_PDPD : gen_below(g, 4) ? R_NUMPY : R_EQUAL;
+            rule = (int)pick(g, 3) == 0 ? R_PDPD : pick(g, 4) ? R_NUMPY : R_EQUAL;
         break;
     default: break;
     }
     /* A: rank 1..8, small outer dimensions, a drawn inner one; mutated. */
     oracle_shape a;
     memset(&a, 0, sizeof a);
-    a.rank = 1 + (uint32_t)gen_below(g, DVG_MAX_RANK);
+    a.rank = 1 + (uint32_t)pick(g, DVG_MAX_RANK);
     uint64_t outer = 1;
     for (uint32_t k = 0; k + 1 < a.rank; k++) {
         a.dims[k] = (int64_t)between(g, 1, 3);
@@ -557,7 +570,7 @@ int shapes_draw(gen_rng *g, uint32_t variant, uint64_t max_elements, shapes_spec
         for (uint32_t k = 0; k + 1 < a.rank; k++)
             a.dims[k] = 1, outer = 1;
     a.dims[a.rank - 1] = draw_inner(g, max_elements / outer);
-    for (uint64_t n = gen_below(g, 3); n > 0; n--)
+    for (uint64_t n = pick(g, 3); n > 0; n--)
         mutate_shape(g, &a, max_elements);
     if (a.rank == 0)
         a.dims[a.rank++] = 1;
@@ -566,24 +579,24 @@ int shapes_draw(gen_rng *g, uint32_t variant, uint64_t max_elements, shapes_spec
     int64_t axis = -1;
     if (rule == R_NUMPY) {
         for (uint32_t k = 0; k < b.rank; k++)
-            if (gen_below(g, 3) == 0)
+            if (pick(g, 3) == 0)
                 b.dims[k] = 1;
-        uint32_t drop = gen_below(g, 2) ? (uint32_t)gen_below(g, b.rank + 1) : 0;
+        uint32_t drop = pick(g, 2) ? (uint32_t)pick(g, b.rank + 1) : 0;
         memmove(&b.dims[0], &b.dims[drop], (b.rank - drop) * sizeof b.dims[0]);
         b.rank -= drop;
         memset(&b.dims[b.rank], 0, drop * sizeof b.dims[0]);
-        if (gen_below(g, 2)) { /* A broadcasts instead */
+        if (pick(g, 2)) { /* A broadcasts instead */
             oracle_shape t = a;
             a = b;
             b = t;
         }
     } else if (rule == R_PDPD || rule == R_LEGACY) {
-        uint32_t at = (uint32_t)gen_below(g, a.rank), len = 1 + (uint32_t)gen_below(g, a.rank - at);
+        uint32_t at = (uint32_t)pick(g, a.rank), len = 1 + (uint32_t)pick(g, a.rank - at);
         memset(&b, 0, sizeof b);
         b.rank = len;
         for (uint32_t k = 0; k < len; k++)
-            b.dims[k] = (rule == R_PDPD && gen_below(g, 3) == 0) ? 1 : a.dims[at + k];
-        axis = at + len == a.rank && gen_below(g, 2) ? -1 : (int64_t)at;
+            b.dims[k] = (rule == R_PDPD && pick(g, 3) == 0) ? 1 : a.dims[at + k];
+        axis = at + len == a.rank && pick(g, 2) ? -1 : (int64_t)at;
     }
     s->a = a;
     s->b = b;
@@ -597,6 +610,27 @@ int shapes_draw(gen_rng *g, uint32_t variant, uint64_t max_elements, shapes_spec
              : axis == -1      ? "suffix window"
                                : "window at an axis");
     return 0;
+}
+
+static uint64_t rng_below(void *ctx, uint64_t n)
+{
+    return gen_below(ctx, n);
+}
+
+int shapes_draw(gen_rng *g, uint32_t variant, uint64_t max_elements, shapes_spec *s)
+{
+    shapes_chooser ch = {rng_below, g};
+    return shapes_choose(&ch, variant, max_elements, s);
+}
+
+void shapes_spec_attrs(const shapes_spec *s, dvg_attrs *attrs)
+{
+    if (!s->set_attrs)
+        return;
+    attrs->broadcast = s->broadcast;
+    attrs->axis_set = s->axis_set;
+    attrs->axis = s->axis;
+    attrs->auto_broadcast = s->auto_broadcast;
 }
 
 int shapes_case(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s,

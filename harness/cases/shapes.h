@@ -66,15 +66,41 @@ int shapes_case(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec 
                 const char *id, divcase *c);
 
 /*
- * Draws into *s (zeroed first) one shape for the fuzz campaign, valid under
- * a rule the variant can be asked for: rank 1..8, small outer dimensions,
- * an inner one around a vector width and unroll or log-uniform up to the
- * budget, then mutated (a dimension grown or shrunk, a 0, a leading
- * dimension added or dropped), and B made from A by the rule (numpy: 1s
- * and dropped leading dimensions, either side broadcasting; pdpd and ONNX
- * legacy: a window). At most max_elements elements per operand. s->what
- * names the class, ending "(drawn)". Returns 0.
+ * Where the choices of a drawn shape come from: below(ctx, n) returns a
+ * choice in [0, n) for n >= 1 (called with n = 1 too). The campaign's
+ * chooser is its gen_rng (shapes_draw); the fuzz decoder's reads the
+ * input's bytes (harness/cases/decode.h), so libFuzzer and AFL++ walk the
+ * same shape grammar. Choice 0 is always a valid answer (a decoder out of
+ * bytes answers 0): it gives the simplest shape.
  */
+typedef struct shapes_chooser {
+    uint64_t (*below)(void *ctx, uint64_t n);
+    void *ctx;
+} shapes_chooser;
+
+/*
+ * Draws into *s (zeroed first) one shape path from the chooser's answers,
+ * valid under a rule the variant can be asked for: rank 1..8, small outer
+ * dimensions, an inner one around a vector width and unroll (L * u - 1,
+ * L * u, L * u + 1) or log-uniform up to the budget, then mutated (a
+ * dimension grown or shrunk, a 0, a leading dimension added or dropped),
+ * and B made from A by the rule (numpy: 1s and dropped leading
+ * dimensions, either side broadcasting; pdpd and ONNX legacy: a window).
+ * A, B and the output hold at most max_elements elements each (values
+ * above 2^40 count as 2^40; 0 as 1). s->what names the class, ending
+ * "(drawn)". Returns 0.
+ */
+int shapes_choose(const shapes_chooser *ch, uint32_t variant, uint64_t max_elements,
+                  shapes_spec *s);
+
+/* shapes_choose with the choices drawn from g (gen_below). Returns 0. */
 int shapes_draw(gen_rng *g, uint32_t variant, uint64_t max_elements, shapes_spec *s);
+
+/*
+ * Applies the attributes spec s selects its rule with (when s->set_attrs:
+ * broadcast, axis_set, axis, auto_broadcast) to *attrs; other fields are
+ * left as they are.
+ */
+void shapes_spec_attrs(const shapes_spec *s, dvg_attrs *attrs);
 
 #endif /* HARNESS_SHAPES_H */

@@ -33,7 +33,7 @@ static const char import_usage[] =
     "         [--cpu-limit S] FILE|DIR...\n"
     "  imports libFuzzer / AFL++ finding files of fuzz/fuzz_div.c into the store;\n"
     "  --max-elements must be the fuzz target's (DIVERGENCE_FUZZ_MAX_ELEMENTS,\n"
-    "  default 16) so the bytes decode to the same case\n";
+    "  default 256) so the bytes decode to the same case\n";
 
 /* Parses the options of both commands; operands go to rest. */
 /* The options that take a value. */
@@ -99,7 +99,7 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
         else if (!strcmp(a, "--config"))
             o->config = v;
         else if (!strcmp(a, "--max-elements")) {
-            if (cli_parse_u64(cmd, a, v, 1, 1u << 20, &n))
+            if (cli_parse_u64(cmd, a, v, 1, 1u << 24, &n))
                 return 2;
             o->max_elements = (uint32_t)n;
         } else if (is_fuzz && !strcmp(a, "--seconds")) {
@@ -174,7 +174,7 @@ int cmd_import(int argc, char **argv)
     campaign_options o;
     campaign_options_default(&o);
     o.progress = 0;
-    o.max_elements = 16; /* fuzz/fuzz_div.c's default: same bytes, same case */
+    o.max_elements = 256; /* fuzz/fuzz_div.c's default: same bytes, same case */
     char **rest = dvg_calloc(argc > 0 ? (size_t)argc : 1, sizeof *rest); /* the files */
     char *key = NULL;
     int n_rest, rc = 2;

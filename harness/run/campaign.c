@@ -43,7 +43,8 @@
 #define MAX_CORPUS_BYTES (64u << 10)
 #define MAX_NEW_PER_CASE 8
 #define MAX_SIGNATURES 4096
-#define SHRINK_TRIES 48
+#define SHRINK_TRIES 64
+#define SHRINK_ELEMENTS (UINT64_C(1) << 22) /* probe elements beyond 2x the case's */
 
 void campaign_options_default(campaign_options *o)
 {
@@ -324,8 +325,9 @@ static int simplify_operands(job *j, divcase *c, uint32_t cls, verdict_example *
 }
 
 /* A copy of c with shapes (a, b) whose operands are c's first elements,
- * repeated. */
-static int reshaped(const divcase *c, const oracle_shape *a, const oracle_shape *b, divcase *out)
+ * repeated, or with `fill` every element of A is fill[0] and of B fill[1]. */
+static int reshaped(const divcase *c, const oracle_shape *a, const oracle_shape *b,
+                    const uint64_t *fill, divcase *out)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->id, sizeof out->id, "%s", c->id);
@@ -338,58 +340,228 @@ static int reshaped(const divcase *c, const oracle_shape *a, const oracle_shape 
         return -1;
     uint64_t na = oracle_shape_count(a), nb = oracle_shape_count(b);
     uint64_t ca = oracle_shape_count(&c->a_shape), cb = oracle_shape_count(&c->b_shape);
-    for (uint64_t i = 0; i < na && ca; i++)
-        oracle_store(c->dtype, out->a, i, oracle_load(c->dtype, c->a, i % ca));
-    for (uint64_t i = 0; i < nb && cb; i++)
-        oracle_store(c->dtype, out->b, i, oracle_load(c->dtype, c->b, i % cb));
+    for (uint64_t i = 0; i < na && (ca || fill); i++)
+        oracle_store(c->dtype, out->a, i, fill ? fill[0] : oracle_load(c->dtype, c->a, i % ca));
+    for (uint64_t i = 0; i < nb && (cb || fill); i++)
+        oracle_store(c->dtype, out->b, i, fill ? fill[1] : oracle_load(c->dtype, c->b, i % cb));
     return 0;
 }
 
-/* Greedy: shrink one dimension at a time (to 1, or by one; or drop the
- * leading one) while the class stays. */
-static int shrink_shapes(job *j, divcase *c, uint32_t cls, verdict_example *ex)
+/* The shape shrinker's candidates: smaller pairs made from (a, b) by one
+ * step, the steps a kernel's paths care about first: the leading output
+ * axis dropped (from both operands, or one), one size mapped to 1, to
+ * half, to half with its "+1" tail kept, or to one less everywhere it
+ * occurs (a map of sizes keeps a broadcasting or window pair a pair: equal
+ * dimensions stay equal, 1s stay 1), then one operand's dimension alone
+ * to 1 or to one less. */
+#define SHRINK_MAX_CANDIDATES 160
+
+typedef struct shape_pair {
+    oracle_shape a, b;
+} shape_pair;
+
+static void drop_leading(oracle_shape *s)
 {
-    for (int tries = 0; tries < SHRINK_TRIES;) {
-        int improved = 0;
-        for (int side = 0; side < 2 && !improved && tries < SHRINK_TRIES; side++) {
-            oracle_shape *s = side ? &c->b_shape : &c->a_shape;
-            for (uint32_t k = 0; k <= s->rank && !improved && tries < SHRINK_TRIES; k++) {
-                oracle_shape a = c->a_shape, b = c->b_shape;
-                oracle_shape *t = side ? &b : &a;
-                if (k == s->rank) { /* drop the leading dimension */
-                    if (t->rank == 0)
-                        continue;
-                    memmove(t->dims, t->dims + 1, (t->rank - 1) * sizeof t->dims[0]);
-                    t->dims[--t->rank] = 0;
-                } else if (t->dims[k] > 1) {
-                    t->dims[k] = t->dims[k] > 2 ? 1 : t->dims[k] - 1;
-                } else {
-                    continue;
-                }
-                tries++;
-                divcase cand;
-                if (reshaped(c, &a, &b, &cand))
-                    return -1;
-                verdict_example e2;
-                int r = reproduces(j, &cand, cls, &e2);
-                if (r < 0) {
-                    divcase_free(&cand);
-                    return -1;
-                }
-                if (r) {
-                    divcase_free(c);
-                    *c = cand;
-                    *ex = e2;
-                    improved = 1;
-                } else {
-                    divcase_free(&cand);
-                }
+    memmove(s->dims, s->dims + 1, (s->rank - 1) * sizeof s->dims[0]);
+    s->dims[--s->rank] = 0;
+}
+
+static void map_size(oracle_shape *s, int64_t from, int64_t to)
+{
+    for (uint32_t k = 0; k < s->rank; k++)
+        if (s->dims[k] == from)
+            s->dims[k] = to;
+}
+
+static size_t shrink_candidates(const oracle_shape *a, const oracle_shape *b, shape_pair *out)
+{
+    size_t n = 0;
+    uint32_t rank = a->rank > b->rank ? a->rank : b->rank;
+    if (rank) { /* the leading output axis, from both, then from each */
+        shape_pair p = {*a, *b};
+        if (p.a.rank == rank)
+            drop_leading(&p.a);
+        if (p.b.rank == rank)
+            drop_leading(&p.b);
+        out[n++] = p;
+        for (int side = 0; side < 2; side++) {
+            shape_pair q = {*a, *b};
+            oracle_shape *t = side ? &q.b : &q.a;
+            if (t->rank) {
+                drop_leading(t);
+                out[n++] = q;
             }
         }
-        if (!improved)
-            break;
     }
-    return 0;
+    /* Size maps, larger sizes first. */
+    int64_t sizes[2 * DVG_MAX_RANK];
+    size_t ns = 0;
+    for (int side = 0; side < 2; side++) {
+        const oracle_shape *s = side ? b : a;
+        for (uint32_t k = 0; k < s->rank; k++) {
+            size_t i = 0;
+            while (i < ns && sizes[i] != s->dims[k])
+                i++;
+            if (i == ns && s->dims[k] > 1)
+                sizes[ns++] = s->dims[k];
+        }
+    }
+    for (size_t i = 0; i < ns; i++)
+        for (size_t j = i + 1; j < ns; j++)
+            if (sizes[j] > sizes[i]) {
+                int64_t t = sizes[i];
+                sizes[i] = sizes[j];
+                sizes[j] = t;
+            }
+    for (size_t i = 0; i < ns; i++) {
+        /* 1, half, half keeping a "+1" tail (65 -> 33 -> 17 -> 9), one less */
+        int64_t d = sizes[i], to[4] = {1, d / 2, (d - 1) / 2 + 1, d - 1};
+        for (int t = 0; t < 4; t++) {
+            int dup = 0;
+            for (int u = 0; u < t; u++)
+                dup |= to[u] == to[t];
+            if (dup || to[t] >= d)
+                continue;
+            shape_pair p = {*a, *b};
+            map_size(&p.a, d, to[t]);
+            map_size(&p.b, d, to[t]);
+            out[n++] = p;
+        }
+    }
+    /* One operand's dimension alone. */
+    for (int side = 0; side < 2; side++) {
+        const oracle_shape *s = side ? b : a;
+        for (uint32_t k = 0; k < s->rank && n + 2 <= SHRINK_MAX_CANDIDATES; k++) {
+            if (s->dims[k] <= 1)
+                continue;
+            shape_pair p = {*a, *b};
+            oracle_shape *t = side ? &p.b : &p.a;
+            t->dims[k] = 1;
+            out[n++] = p;
+            if (s->dims[k] > 2) {
+                shape_pair q = {*a, *b};
+                t = side ? &q.b : &q.a;
+                t->dims[k] -= 1;
+                out[n++] = q;
+            }
+        }
+    }
+    return n;
+}
+
+/* 1 when the pair is valid (or invalid) under c's attributes as c is. */
+static int same_validity(const divcase *c, const oracle_shape *a, const oracle_shape *b,
+                         int valid)
+{
+    oracle_rules r;
+    oracle_plan p;
+    int v = oracle_rules_resolve(c->variant, c->dtype, &c->attrs, &r, NULL) == ORACLE_OK &&
+            oracle_plan_shapes(&r, a, b, &p, NULL) == ORACLE_OK;
+    return v == valid;
+}
+
+static uint64_t pair_elements(const oracle_shape *a, const oracle_shape *b)
+{
+    return oracle_shape_count(a) + oracle_shape_count(b);
+}
+
+/* What a probe of the pair costs: its operands and its output (numpy's
+ * broadcast output can hold far more than both operands). */
+static uint64_t probe_cost(const divcase *c, const oracle_shape *a, const oracle_shape *b)
+{
+    oracle_rules r;
+    oracle_plan p;
+    uint64_t n = pair_elements(a, b);
+    if (oracle_rules_resolve(c->variant, c->dtype, &c->attrs, &r, NULL) == ORACLE_OK &&
+        oracle_plan_shapes(&r, a, b, &p, NULL) == ORACLE_OK)
+        n += p.count;
+    return n;
+}
+
+/* 1 when pair p is simpler than (a, b): fewer elements, or as many in
+ * fewer dimensions. */
+static int simpler(const shape_pair *p, const oracle_shape *a, const oracle_shape *b)
+{
+    uint64_t np = pair_elements(&p->a, &p->b), n = pair_elements(a, b);
+    return np < n || (np == n && p->a.rank + p->b.rank < a->rank + b->rank);
+}
+
+/* Greedy: the first smaller candidate pair that still shows the class
+ * replaces the case, until none does, SHRINK_TRIES probes are spent, or the
+ * probes have cost SHRINK_ELEMENTS elements more than twice the case's
+ * own (a case of millions of elements gets a few probes, not 64). An
+ * element finding's operands are first made constant (every element of A
+ * the example's a, of B its b), so a smaller shape keeps the values that
+ * showed the finding wherever its path goes wrong. */
+static int shrink_shapes(job *j, divcase *c, uint32_t cls, verdict_example *ex, int valid)
+{
+    shape_pair *cand = dvg_malloc(SHRINK_MAX_CANDIDATES * sizeof *cand);
+    if (!cand)
+        return -1;
+    int rc = 0;
+    uint64_t fill[2], *fillp = NULL;
+    uint64_t spent = 0, allowance = SHRINK_ELEMENTS + 2 * probe_cost(c, &c->a_shape, &c->b_shape);
+    int tries = 0;
+    if (ex->index != UINT64_MAX) {
+        divcase k;
+        fill[0] = ex->a;
+        fill[1] = ex->b;
+        if (reshaped(c, &c->a_shape, &c->b_shape, fill, &k)) {
+            rc = -1;
+            goto done;
+        }
+        verdict_example e2;
+        int r = reproduces(j, &k, cls, &e2);
+        tries++;
+        spent += probe_cost(c, &k.a_shape, &k.b_shape);
+        if (r < 0) {
+            divcase_free(&k);
+            rc = -1;
+            goto done;
+        }
+        if (r) {
+            divcase_free(c);
+            *c = k;
+            *ex = e2;
+            fillp = fill;
+        } else {
+            divcase_free(&k);
+        }
+    }
+    for (int improved = 1; improved && tries < SHRINK_TRIES && spent < allowance;) {
+        improved = 0;
+        size_t n = shrink_candidates(&c->a_shape, &c->b_shape, cand);
+        for (size_t i = 0; i < n && !improved && tries < SHRINK_TRIES && spent < allowance; i++) {
+            if (!simpler(&cand[i], &c->a_shape, &c->b_shape) ||
+                !same_validity(c, &cand[i].a, &cand[i].b, valid))
+                continue;
+            tries++;
+            spent += probe_cost(c, &cand[i].a, &cand[i].b);
+            divcase k;
+            if (reshaped(c, &cand[i].a, &cand[i].b, fillp, &k)) {
+                rc = -1;
+                goto done;
+            }
+            verdict_example e2;
+            int r = reproduces(j, &k, cls, &e2);
+            if (r < 0) {
+                divcase_free(&k);
+                rc = -1;
+                goto done;
+            }
+            if (r) {
+                divcase_free(c);
+                *c = k;
+                *ex = e2;
+                improved = 1;
+            } else {
+                divcase_free(&k);
+            }
+        }
+    }
+done:
+    dvg_free(cand);
+    return rc;
 }
 
 /*
@@ -450,7 +622,7 @@ static int minimise(job *j, const divcase *c, verdict_example *ex, divcase *out,
         }
         narrow_result_free(&nr);
     }
-    if (shrink_shapes(j, out, ex->cls, ex))
+    if (shrink_shapes(j, out, ex->cls, ex, valid))
         return -1;
     snprintf(how, len, "smallest shape that keeps the class");
     return 0;
@@ -566,9 +738,36 @@ static size_t mutate(gen_rng *g, uint8_t *buf, size_t n, size_t cap)
     return n;
 }
 
-/* The drawn shape paths' element budget: doubles every this many cases. */
-#define SHAPE_BUDGET_STEP UINT64_C(20000)
-#define SHAPE_BUDGET_MAX  (UINT64_C(1) << 21)
+/* The drawn shape paths' element budget (shape_budget): SHAPE_BUDGET_MIN
+ * at case 0, doubling every SHAPE_BUDGET_STEP cases up to
+ * SHAPE_BUDGET_SMALL, then every SHAPE_BUDGET_STEP * SMALL / budget cases
+ * (each doubling then costs about the same time) up to SHAPE_BUDGET_MAX,
+ * past the 2^22 elements where threaded paths start. Above SMALL one shape
+ * case in SHAPE_BIG_ONE_IN draws under the whole budget, the others under
+ * SMALL, so a campaign stays at hundreds of cases a second. A case of 2^23
+ * f64 elements holds 3 x 64 MiB of tensors in the worker (and two outputs
+ * in the parent). */
+#define SHAPE_BUDGET_MIN   UINT64_C(256)
+#define SHAPE_BUDGET_STEP  UINT64_C(20000)
+#define SHAPE_BUDGET_SMALL (UINT64_C(1) << 16)
+#define SHAPE_BUDGET_MAX   (UINT64_C(1) << 23)
+#define SHAPE_BIG_ONE_IN   4
+
+/* The budget at global case number `global`. */
+static uint64_t shape_budget(uint64_t global)
+{
+    uint64_t budget = SHAPE_BUDGET_MIN, left = global;
+    while (budget < SHAPE_BUDGET_MAX) {
+        uint64_t span = budget < SHAPE_BUDGET_SMALL
+                            ? SHAPE_BUDGET_STEP
+                            : SHAPE_BUDGET_STEP * SHAPE_BUDGET_SMALL / budget;
+        if (left < span)
+            break;
+        left -= span;
+        budget *= 2;
+    }
+    return budget;
+}
 
 /* Case number `index` of this shard. Depends on (seed, global number) only. */
 static int make_case(shared *sh, uint64_t index, uint8_t *scratch, size_t cap, divcase *c)
@@ -597,13 +796,13 @@ static int make_case(shared *sh, uint64_t index, uint8_t *scratch, size_t cap, d
     }
     const dvg_claim *cl = &sh->claims[gen_below(&g, sh->n_claims)];
     if (gen_below(&g, 4) == 0) {
-        /* A shape path: the budget starts at 256 elements and doubles every
-         * SHAPE_BUDGET_STEP cases of the campaign, up to SHAPE_BUDGET_MAX;
-         * sizes are log-uniform below it, so most cases stay small. */
-        uint64_t steps = global / SHAPE_BUDGET_STEP;
-        uint64_t budget = steps >= 14 ? SHAPE_BUDGET_MAX : UINT64_C(256) << steps;
+        /* A shape path under the budget of the case number (sizes are
+         * log-uniform below it, so most cases stay small). */
+        uint64_t budget = shape_budget(global);
+        if (budget > SHAPE_BUDGET_SMALL && gen_below(&g, SHAPE_BIG_ONE_IN))
+            budget = SHAPE_BUDGET_SMALL;
         shapes_spec sp;
-        shapes_draw(&g, cl->variant, budget > SHAPE_BUDGET_MAX ? SHAPE_BUDGET_MAX : budget, &sp);
+        shapes_draw(&g, cl->variant, budget, &sp);
         return shapes_case(&g, cl->variant, cl->dtype, &sp, id, c);
     }
     return gen_case(&g, cl->variant, cl->dtype, NULL, 1, 8, o->max_elements, id, c);

@@ -5,8 +5,11 @@
  * the limits, allocating only A and B; the same bytes give the same case;
  * the claims restrict the (variant, dtype); fuzz_encode round-trips every
  * case of cases/ the limits admit, generated cases and decoded cases; the
- * shrinking keeps a valid pair valid; and random bytes reach every variant,
- * dtype, rank, zero dimensions, valid and invalid pairs of every shape rule.
+ * shrinking keeps a valid pair valid; random bytes reach every variant,
+ * dtype, rank, zero dimensions, valid and invalid pairs of every shape rule;
+ * and the shape-path layout (first byte 0x80 and above) draws valid pairs
+ * within the element budget at ranks 1 to 8, with vector-width tails such
+ * as an inner dimension of 17, up to the budget and not past it.
  *
  * Usage: test_fuzz_decode CASES_DIR
  */
@@ -515,6 +518,97 @@ static void test_reach(void)
            valid[3], invalid[3], valid[4], invalid[4], int_min_neg1);
 }
 
+/* ---- the shape-path layout ------------------------------------------------ */
+
+/* Bytes for the shape-path layout: first byte 0x80 and above. */
+static void shape_path_input(gen_rng *g, uint8_t *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (uint8_t)gen_next(g);
+    if (n)
+        buf[0] |= 0x80;
+}
+
+static void test_shape_path(void)
+{
+    static const uint64_t budgets[] = {16, 256, 4096, UINT64_C(1) << 20};
+    gen_rng g;
+    gen_seed(&g, 14, 7);
+    uint8_t buf[160];
+    for (size_t bi = 0; bi < sizeof budgets / sizeof budgets[0]; bi++) {
+        fuzz_limits lim;
+        fuzz_limits_default(&lim);
+        lim.max_elements = budgets[bi];
+        int ranks[DVG_MAX_RANK + 1] = {0}, inner17_rank3 = 0, inner33 = 0, zero = 0;
+        int invalid = 0, drawn = 0, numpy_bcast = 0, windows = 0;
+        int total = budgets[bi] > 4096 ? 1000 : 4000; /* large cases cost more */
+        uint64_t largest = 0;
+        for (int k = 0; k < total; k++) {
+            size_t n = 1 + (size_t)gen_below(&g, sizeof buf);
+            shape_path_input(&g, buf, n);
+            divcase c;
+            if (decode_checked(buf, n, &lim, &c))
+                continue;
+            if (k % 8 == 0 && budgets[bi] <= 4096)
+                check_roundtrip(&c, &lim, "shape-path input");
+            oracle_rules r;
+            oracle_plan p;
+            int ok = oracle_rules_resolve(c.variant, c.dtype, &c.attrs, &r, NULL) == 0 &&
+                     oracle_plan_shapes(&r, &c.a_shape, &c.b_shape, &p, NULL) == 0;
+            invalid += !ok;
+            if (!ok)
+                describe("invalid drawn pair", &c);
+            drawn += strstr(c.source, "(drawn)") != NULL;
+            if (ok) {
+                const oracle_shape *o = &p.out;
+                uint64_t inner = o->rank ? (uint64_t)o->dims[o->rank - 1] : 1;
+                ranks[o->rank]++;
+                inner17_rank3 += inner == 17 && o->rank >= 3;
+                inner33 += inner == 33;
+                zero += p.count == 0;
+                numpy_bcast += r.shape_rule == ORACLE_SHAPE_NUMPY &&
+                               !oracle_shape_equal(&c.a_shape, &c.b_shape);
+                windows += r.shape_rule == ORACLE_SHAPE_PDPD ||
+                           r.shape_rule == ORACLE_SHAPE_ONNX_LEGACY;
+                if (p.count > largest)
+                    largest = p.count;
+            }
+            divcase_free(&c);
+        }
+        printf("shape path, budget %" PRIu64 ": largest %" PRIu64 ", inner 17 at rank >= 3: %d, "
+               "inner 33: %d, size 0: %d, numpy broadcast %d, windows %d, ranks",
+               budgets[bi], largest, inner17_rank3, inner33, zero, numpy_bcast, windows);
+        for (int rk = 0; rk <= DVG_MAX_RANK; rk++)
+            printf(" %d", ranks[rk]);
+        printf("\n");
+        CHECKF(invalid == 0, "budget %" PRIu64 ": %d invalid pairs", budgets[bi], invalid);
+        CHECKF(drawn == total, "budget %" PRIu64 ": %d of %d name a drawn path", budgets[bi],
+               drawn, total);
+        CHECKF(largest <= budgets[bi] && largest * 4 > budgets[bi],
+               "budget %" PRIu64 ": largest output %" PRIu64, budgets[bi], largest);
+        for (int rk = 1; rk <= DVG_MAX_RANK; rk++)
+            CHECKF(ranks[rk] > total / 80, "budget %" PRIu64 ": rank %d drawn %d times",
+                   budgets[bi], rk, ranks[rk]);
+        CHECKF(zero > total / 200 && numpy_bcast > total / 20 && windows > total / 20,
+               "budget %" PRIu64 ": size 0 %d, numpy broadcasts %d, windows %d", budgets[bi],
+               zero, numpy_bcast, windows);
+        if (budgets[bi] >= 256)
+            CHECKF(inner17_rank3 > 5 && inner33 > 5,
+                   "budget %" PRIu64 ": inner 17 at rank >= 3 %d times, inner 33 %d times",
+                   budgets[bi], inner17_rank3, inner33);
+    }
+    /* One byte: the simplest drawn shape (every choice 0), within a budget of 1. */
+    static const uint8_t one[] = {0x80};
+    fuzz_limits lim;
+    fuzz_limits_default(&lim);
+    lim.max_elements = 1;
+    divcase c;
+    if (decode_checked(one, sizeof one, &lim, &c) == 0) {
+        CHECK(c.a_shape.rank == 1 && c.a_shape.dims[0] == 1 && oracle_shape_count(&c.b_shape) <= 1);
+        divcase_free(&c);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -529,5 +623,6 @@ int main(int argc, char **argv)
     test_generated_roundtrip();
     test_unencodable();
     test_reach();
+    test_shape_path();
     return check_done("test_fuzz_decode");
 }
