@@ -5,10 +5,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-# parallel: scripts/nightly; chromium, libxml2-utils (xmllint) and python3: the report
+# libseccomp-dev: the worker's seccomp filter; parallel: scripts/nightly; chromium, libxml2-utils (xmllint) and python3: the report
 # tests (tests/reports).
 PACKAGES="build-essential cmake ninja-build pkg-config libsqlite3-dev sqlite3 libmpfr-dev libgmp-dev
-  parallel chromium libxml2-utils python3"
+  libseccomp-dev parallel chromium libxml2-utils python3"
 # The libraries plugins/ certifies (XNNPACK, oneDNN, Eigen, libtorch), and for
 # `divergence onnx-tests`: protobuf-c, ONNX's onnx.proto and its test data.
 PACKAGES="$PACKAGES libxnnpack-dev libpthreadpool-dev libdnnl-dev libeigen3-dev libtorch-dev

@@ -138,10 +138,8 @@ static void drain_output(worker *w, worker_result *r)
                                   "this worker's is not]\n",
                                   (unsigned long long)w->out_shown);
     }
-    if (n) {
-        ssize_t put = write(2, buf, n < sizeof buf ? n : sizeof buf - 1);
-        (void)put;
-    }
+    if (n)
+        worker_show_output(w, buf, n < sizeof buf ? n : sizeof buf - 1);
     if (ftruncate(w->outfd, 0) != 0) {
         /* nothing to do: the next look counts the bytes again */
     }
@@ -277,6 +275,7 @@ static int take_hello(worker *w, worker_result *r)
     info->int_div_zero_value = h->int_div_zero_value;
     info->n_claims = h->n_claims;
     info->confined = h->confined == 1;
+    info->layers = h->layers;
     info->fp_at_open = h->fp_at_open & (WORKER_FP_OTHER * 2 - 1);
     memcpy(info->claims, h->claims, h->n_claims * sizeof h->claims[0]);
     w->has_info = 1;
@@ -327,7 +326,8 @@ int worker_start(worker *w, worker_result *r)
         child_main(w, parent, sv[1], w->ctl);
     }
     close(sv[1]);
-    setpgid(pid, pid); /* also done by the child; whoever is first wins */
+    /* The child makes itself a session (setsid): no setpgid here, which,
+     * done first, would make setsid fail. */
     w->pid = pid;
     w->sock = sv[0];
     w->spawns++;

@@ -7,23 +7,23 @@
  * operand arena on fd 4 and a read-only view of it on fd 5, stdin from
  * /dev/null, stdout away from the harness's, every other descriptor
  * closed), its resource limits (no core dumps, and the limits of
- * worker_options: address space, file size, processes, CPU time per call)
- * and the seccomp filter of worker_options.confine. child.c calls them in
- * order, between PR_SET_PDEATHSIG and PR_SET_NO_NEW_PRIVS.
+ * worker_options: address space, file size, processes, CPU time per call,
+ * each a hard limit) and the seccomp filter of worker_options.confine,
+ * built with libseccomp. child.c calls them in order around child_isolate
+ * (isolate.c), between PR_SET_PDEATHSIG and PR_SET_NO_NEW_PRIVS.
  */
 #include "harness/worker/worker_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* Moves the socket and the arena to fds 3 and 4, a read-only view of the
@@ -139,84 +139,106 @@ void child_limits(const worker_options *o, size_t page)
 }
 
 /* ------------------------------------------------------------------------
- * Confinement (worker_options.confine)
+ * Confinement (worker_options.confine), through libseccomp
  * ---------------------------------------------------------------------- */
 
-#if defined(__x86_64__)
-#define CONFINE_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define CONFINE_ARCH AUDIT_ARCH_AARCH64
-#endif
-
-#define BPF_ARG_LO(n) (offsetof(struct seccomp_data, args) + 8 * (n)) /* little-endian */
-#define BPF_RET_ERRNO(e) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
-#define BPF_RET_ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-#define BPF_LD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
-/* if nr == NR: <then>, else skip it (the next `len` instructions) */
-#define BPF_IF_NR(NR, len) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (NR), 0, (len))
+/* Adds `action` for syscall `nr` when its first argument (32 bits, as the
+ * kernel reads a pid) is none of the n values in `allowed`: the values
+ * between them, split into blocks of aligned powers of two, one masked
+ * comparison each (libseccomp compares an argument once per rule). */
+static int deny_arg0_except(scmp_filter_ctx ctx, uint32_t action, int nr, const uint32_t *allowed,
+                            int n)
+{
+    uint32_t v[8];
+    for (int i = 0; i < n; i++) { /* sorted copy */
+        int k = i;
+        while (k > 0 && v[k - 1] > allowed[i]) {
+            v[k] = v[k - 1];
+            k--;
+        }
+        v[k] = allowed[i];
+    }
+    uint64_t lo = 0;
+    for (int i = 0; i <= n; i++) {
+        uint64_t hi = i < n ? (uint64_t)v[i] : UINT64_C(1) << 32; /* [lo, hi) is denied */
+        while (lo < hi) {
+            uint64_t size = lo ? lo & -lo : UINT64_C(1) << 32;
+            while (lo + size > hi)
+                size >>= 1;
+            uint32_t mask = (uint32_t)~(size - 1);
+            if (seccomp_rule_add(ctx, action, nr, 1, SCMP_A0_32(SCMP_CMP_MASKED_EQ, mask,
+                                                                 (uint32_t)lo)) != 0)
+                return -1;
+            lo += size;
+        }
+        if (i < n)
+            lo = (uint64_t)v[i] + 1;
+    }
+    return 0;
+}
 
 /* Installs the filter; 1 when it is in force. Needs no_new_privs. */
-int child_confine(void)
+int child_confine(uint32_t layers)
 {
-#if defined(CONFINE_ARCH)
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    int ok = 0;
+    if (!ctx)
+        return 0;
+    const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
     uint32_t self = (uint32_t)getpid(), group = (uint32_t)-(int32_t)getpid();
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CONFINE_ARCH, 1, 0),
-        BPF_RET_ERRNO(EPERM), /* another ABI (i386 calls on x86-64) */
-        BPF_LD_NR,
-#if defined(__x86_64__)
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1), /* x32 */
-        BPF_RET_ERRNO(EPERM),
-#endif
-#ifdef __NR_fork
-        BPF_IF_NR(__NR_fork, 1), BPF_RET_ERRNO(EAGAIN),
-#endif
-#ifdef __NR_vfork
-        BPF_IF_NR(__NR_vfork, 1), BPF_RET_ERRNO(EAGAIN),
-#endif
-#ifdef __NR_clone3
-        BPF_IF_NR(__NR_clone3, 1), BPF_RET_ERRNO(ENOSYS),
-#endif
-        BPF_IF_NR(__NR_clone, 4),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, BPF_ARG_LO(0)),
-        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
-        BPF_RET_ALLOW,
-        BPF_RET_ERRNO(EAGAIN),
-        BPF_IF_NR(__NR_execve, 1), BPF_RET_ERRNO(EACCES),
-        BPF_IF_NR(__NR_execveat, 1), BPF_RET_ERRNO(EACCES),
-        BPF_IF_NR(__NR_ptrace, 1), BPF_RET_ERRNO(EPERM),
-        BPF_IF_NR(__NR_process_vm_readv, 1), BPF_RET_ERRNO(EPERM),
-        BPF_IF_NR(__NR_process_vm_writev, 1), BPF_RET_ERRNO(EPERM),
-#ifdef __NR_pidfd_getfd
-        BPF_IF_NR(__NR_pidfd_getfd, 1), BPF_RET_ERRNO(EPERM),
-#endif
-#ifdef __NR_pidfd_send_signal
-        BPF_IF_NR(__NR_pidfd_send_signal, 1), BPF_RET_ERRNO(EPERM),
-#endif
-        /* kill(pid): this process, its group (0 or -pid) only */
-        BPF_IF_NR(__NR_kill, 6),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, BPF_ARG_LO(0)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, self, 1, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, group, 0, 1),
-        BPF_RET_ALLOW,
-        BPF_RET_ERRNO(EPERM),
-        /* tgkill, tkill, rt_sigqueueinfo, rt_tgsigqueueinfo: the first
-         * argument must be this process (tkill: its main thread) */
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_tgkill, 4, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_tkill, 3, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_rt_sigqueueinfo, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_rt_tgsigqueueinfo, 1, 0),
-        BPF_RET_ALLOW,
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, BPF_ARG_LO(0)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, self, 0, 1),
-        BPF_RET_ALLOW,
-        BPF_RET_ERRNO(EPERM),
+    const uint32_t kill_ok[] = {0, self, group}, self_only[] = {self};
+    /* Another ABI (i386 calls on x86-64, x32): EPERM. */
+    if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, eperm) != 0 ||
+        seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0)
+        goto done;
+    /* Processes: fork, vfork and clone without CLONE_THREAD fail with
+     * EAGAIN, clone3 with ENOSYS (the C library falls back to clone). */
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAGAIN), SCMP_SYS(fork), 0) != 0 ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAGAIN), SCMP_SYS(vfork), 0) != 0 ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) != 0 ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAGAIN), SCMP_SYS(clone), 1,
+                         SCMP_A0_64(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)) != 0)
+        goto done;
+    static const struct {
+        int nr;
+        int err;
+    } denied[] = {
+        {SCMP_SYS(execve), EACCES},
+        {SCMP_SYS(execveat), EACCES},
+        {SCMP_SYS(ptrace), EPERM},
+        {SCMP_SYS(process_vm_readv), EPERM},
+        {SCMP_SYS(process_vm_writev), EPERM},
+        {SCMP_SYS(pidfd_getfd), EPERM},
+        {SCMP_SYS(pidfd_send_signal), EPERM},
+        /* After set-up: no leaving the worker's process group or session. */
+        {SCMP_SYS(setpgid), EPERM},
+        {SCMP_SYS(setsid), EPERM},
+        /* io_uring would open and connect sockets past the rules below. */
+        {SCMP_SYS(io_uring_setup), ENOSYS},
     };
-    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
-    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
-#else
-    return 0;
-#endif
+    for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++)
+        if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)denied[i].err), denied[i].nr, 0) != 0)
+            goto done;
+    /* Typing into a terminal: TIOCSTI, TIOCLINUX. */
+    if (seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1_32(SCMP_CMP_EQ, TIOCSTI)) != 0 ||
+        seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1, SCMP_A1_32(SCMP_CMP_EQ, TIOCLINUX)) != 0)
+        goto done;
+    /* Signals: kill this process or its group (0, pid, -pid) only;
+     * tgkill, tkill, rt_sigqueueinfo, rt_tgsigqueueinfo this process (tkill:
+     * its main thread) only. */
+    if (deny_arg0_except(ctx, eperm, SCMP_SYS(kill), kill_ok, 3) != 0 ||
+        deny_arg0_except(ctx, eperm, SCMP_SYS(tgkill), self_only, 1) != 0 ||
+        deny_arg0_except(ctx, eperm, SCMP_SYS(tkill), self_only, 1) != 0 ||
+        deny_arg0_except(ctx, eperm, SCMP_SYS(rt_sigqueueinfo), self_only, 1) != 0 ||
+        deny_arg0_except(ctx, eperm, SCMP_SYS(rt_tgsigqueueinfo), self_only, 1) != 0)
+        goto done;
+    /* Without a network namespace: sockets of the local kind only. */
+    if (!(layers & WORKER_LAYER_NET) &&
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+                         SCMP_A0_32(SCMP_CMP_NE, AF_UNIX)) != 0)
+        goto done;
+    ok = seccomp_load(ctx) == 0;
+done:
+    seccomp_release(ctx);
+    return ok;
 }

@@ -8,10 +8,14 @@
  *   child.c         the child: its entry, fault and exit handlers, loading
  *                   the plugin, serving requests
  *   sandbox.c       the child's set-up before the plugin: descriptors,
- *                   limits, the seccomp filter
+ *                   limits, the seccomp filter (libseccomp)
+ *   isolate.c       namespaces, the read-only view, Landlock, the keeper
+ *                   that ends as the plugin's process ends; naming the
+ *                   layers (worker_describe_layers)
  *   child_state.c   the FP environment and signal state a call must leave
  *                   as it found it
  *   parent.c        worker_new/free, spawning, stopping, one call
+ *   output.c        the plugin's output shown escaped and prefixed
  *   fault.c         how the end of a child becomes a worker_result
  *   request.c       what worker_run and the batch runs share: the operand
  *                   arena, requests, reading replies into results
@@ -111,6 +115,14 @@ void worker_release_child(worker *w);
 int worker_call_child(worker *w, uint32_t op, uint32_t stage, worker_result *r);
 
 /* ------------------------------------------------------------------------
+ * output.c
+ * ---------------------------------------------------------------------- */
+
+/* Writes len bytes the plugin printed to stderr, each line prefixed
+ * "plugin NAME: ", every byte but printable ASCII escaped. */
+void worker_show_output(const worker *w, const char *buf, size_t len);
+
+/* ------------------------------------------------------------------------
  * fault.c
  * ---------------------------------------------------------------------- */
 
@@ -189,9 +201,20 @@ void child_limits(const worker_options *o, size_t page);
  * has used so far (0: no limit), at most once a second of wall time. */
 void child_cpu_budget(uint32_t budget);
 
-/* Installs the seccomp filter (worker_options.confine); 1 when it is in
- * force. Needs no_new_privs. */
-int child_confine(void);
+/* Installs the seccomp filter (worker_options.confine, libseccomp); 1
+ * when it is in force. `layers` (WORKER_LAYER_*) says what child_isolate
+ * set up: without WORKER_LAYER_NET, sockets other than AF_UNIX are
+ * refused too. Needs no_new_privs. */
+int child_confine(uint32_t layers);
+
+/* isolate.c */
+
+/* The namespaces, the read-only view, the reduced environment, the
+ * dropped capabilities and Landlock (worker_options.sandbox). Forks: the
+ * caller stays outside as the keeper and never returns (it ends as the
+ * plugin's process ends); it returns in the plugin's process, with the
+ * WORKER_LAYER_* bits in force, w->path made the plugin's real path. */
+uint32_t child_isolate(worker *w);
 
 /* child_state.c */
 
