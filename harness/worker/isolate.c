@@ -639,6 +639,7 @@ uint32_t child_isolate(worker *w)
         /* The init of the new namespaces. */
         char ok = 0;
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0); /* its /proc/self/uid_map its own */
         if (read(go[0], &ok, 1) != 1 || !ok)
             _exit(CHILD_EXIT_SETUP);
         if (uid != 0 && map_ids("self", id, gid, 1) != 0)

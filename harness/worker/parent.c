@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -422,6 +423,9 @@ int worker_new(const char *plugin_path, const worker_options *o, worker **out)
     const char *config = o->config ? o->config : "";
     if (!plugin_path || o->timeout_ms == 0 || strlen(config) > WORKER_CONFIG_MAX)
         return -1;
+    /* No process of the same user (a plugin's, in reduced mode) may read
+     * or write the harness's memory through /proc or ptrace. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     worker *w = dvg_calloc(1, sizeof *w);
     if (!w)
         return -1;

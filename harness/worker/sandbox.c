@@ -132,6 +132,21 @@ void child_limits(const worker_options *o, size_t page)
         setrlimit(RLIMIT_FSIZE, &rl);
     }
     child_cpu_budget(o->limit_cpu_s); /* for loading and open() */
+    if (o->limit_cpu_s && getrlimit(RLIMIT_CPU, &rl) == 0) {
+        /* The hard limit: the worker's CPU time over its life. Only the
+         * soft one moves per call, and the plugin (no CAP_SYS_RESOURCE)
+         * can raise it to this at most, never raise this. */
+        struct rusage ru;
+        rlim_t life = WORKER_LIMIT_CPU_LIFE_S;
+        if (getrusage(RUSAGE_SELF, &ru) == 0)
+            life += (rlim_t)ru.ru_utime.tv_sec + (rlim_t)ru.ru_stime.tv_sec + 1;
+        if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > life) {
+            rl.rlim_max = life;
+            if (rl.rlim_cur > life)
+                rl.rlim_cur = life;
+            setrlimit(RLIMIT_CPU, &rl);
+        }
+    }
     if (o->limit_nproc) {
         rl.rlim_cur = rl.rlim_max = o->limit_nproc;
         setrlimit(RLIMIT_NPROC, &rl);

@@ -313,6 +313,9 @@ void worker_options_default(worker_options *o);
 #define WORKER_LIMIT_AS    (UINT64_C(8) << 30)
 #define WORKER_LIMIT_CPU_S 300u
 #define WORKER_LIMIT_FSIZE (UINT64_C(64) << 20)
+/* With limit_cpu_s, the hard RLIMIT_CPU: CPU seconds of a worker's life
+ * (past it, SIGKILL: a crash). RLIMIT_AS and RLIMIT_FSIZE are hard = soft. */
+#define WORKER_LIMIT_CPU_LIFE_S 86400u
 void worker_options_limited(worker_options *o);
 
 /* What a loaded plugin said about itself (validated). */
