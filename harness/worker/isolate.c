@@ -8,7 +8,8 @@
  * process that will load the plugin in new user, PID, network, mount, IPC
  * and UTS namespaces: clone(CLONE_NEWUSER | ...) of a namespace init that
  * maps an unprivileged id (65534 when started as root, the caller's own
- * otherwise), builds a read-only view of the file system on a tmpfs
+ * otherwise; a root caller whose plugin 65534 cannot read maps the
+ * plugin's owner instead), builds a read-only view of the file system on a tmpfs
  * (/usr, /lib*, /bin, /sbin, what the dynamic loader reads in /etc, the
  * plugin's directory, the directories of its DT_RUNPATH/DT_RPATH and of
  * LD_LIBRARY_PATH, /sys/devices/system/cpu, /dev/null, /dev/zero,
@@ -43,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -280,6 +282,17 @@ done:
     close(fd);
 }
 
+/* The directory of `path` into dir. */
+static void plugin_dir(const char *path, char *dir, size_t cap)
+{
+    snprintf(dir, cap, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir)
+        *slash = '\0';
+    else if (slash)
+        slash[1] = '\0';
+}
+
 /* The list of what the view holds, for a plugin at `plugin` (real path). */
 static void plan_view(const char *plugin)
 {
@@ -295,11 +308,10 @@ static void plan_view(const char *plugin)
         if (lstat(base[i], &st) == 0 && (!S_ISLNK(st.st_mode) || strncmp(base[i], "/etc/", 5) == 0))
             add_bind(base[i]); /* the top-level links become links (build_view) */
     }
-    snprintf(origin, sizeof origin, "%s", plugin);
-    char *slash = strrchr(origin, '/');
-    if (slash && slash != origin)
-        *slash = '\0';
-    add_bind(origin);
+    plugin_dir(plugin, origin, sizeof origin);
+    struct stat st;
+    if (stat(plugin, &st) != 0 || S_ISREG(st.st_mode))
+        add_bind(origin); /* not for a device or /proc file given as the plugin */
     elf_runpath(plugin, rp, sizeof rp);
     add_path_list(rp, origin);
     add_path_list(getenv("LD_LIBRARY_PATH"), origin);
@@ -382,6 +394,12 @@ static int build_view(void)
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
         mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1048576") != 0)
         goto done;
+    /* The scratch first: a plugin that lives under /tmp is bound into it. */
+    char at[PATH_MAX];
+    snprintf(at, sizeof at, "%s/tmp", root);
+    if (make_path(at, 0) != 0 || mount("tmpfs", at, "tmpfs", MS_NOSUID | MS_NODEV,
+                                       "mode=1777," ISOLATE_SCRATCH) != 0)
+        goto done;
     for (int i = 0; i < n_binds; i++) {
         struct stat st;
         if (fds[i] >= 0 && fstat(fds[i], &st) == 0)
@@ -403,16 +421,11 @@ static int build_view(void)
         if (dfd[i] >= 0 && bind_ro(dfd[i], root, devs[i], 1) != 0)
             goto done;
     /* A machine id that names no machine (ONNX Runtime faults without one). */
-    char at[PATH_MAX];
     snprintf(at, sizeof at, "%s/etc/machine-id", root);
     if (make_path(at, 1) != 0 || write_file(at, "00000000000000000000000000000001\n") != 0)
         goto done;
     snprintf(at, sizeof at, "%s/dev/shm", root);
     if (make_path(at, 0) != 0 || mount("tmpfs", at, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                                       "mode=1777," ISOLATE_SCRATCH) != 0)
-        goto done;
-    snprintf(at, sizeof at, "%s/tmp", root);
-    if (make_path(at, 0) != 0 || mount("tmpfs", at, "tmpfs", MS_NOSUID | MS_NODEV,
                                        "mode=1777," ISOLATE_SCRATCH) != 0)
         goto done;
     snprintf(at, sizeof at, "%s/proc", root);
@@ -604,9 +617,22 @@ __attribute__((noreturn)) static void wait_for(pid_t kid, int in, int out)
     end_like(st);
 }
 
+/* 1 when the file at `path` can be opened for reading as id/gid. */
+static int readable_as(const char *path, unsigned id, unsigned gid)
+{
+    setfsgid(gid);
+    setfsuid(id); /* and without the file capabilities */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    setfsuid(0);
+    setfsgid(0);
+    if (fd >= 0)
+        close(fd);
+    return fd >= 0;
+}
+
 uint32_t child_isolate(worker *w)
 {
-    uint32_t layers = 0;
+    uint32_t layers = 0, owner = 0;
     if (w->opt.sandbox == WORKER_SANDBOX_OFF)
         return WORKER_LAYER_OFF;
     if (realpath(w->path, plugin_real))
@@ -622,6 +648,18 @@ uint32_t child_isolate(worker *w)
     uid_t uid = geteuid();
     unsigned id = uid == 0 ? ISOLATE_ID : (unsigned)uid;
     unsigned gid = uid == 0 ? ISOLATE_ID : (unsigned)getegid();
+    if (uid == 0 && !readable_as(w->path, id, gid)) {
+        /* A plugin only root may read (a private directory): the id of
+         * its owner, in the same read-only view. */
+        struct stat st;
+        char dir[PATH_MAX];
+        plugin_dir(w->path, dir, sizeof dir);
+        if (stat(w->path, &st) == 0 || stat(dir, &st) == 0) {
+            id = (unsigned)st.st_uid;
+            gid = (unsigned)st.st_gid;
+            owner = WORKER_LAYER_OWNER_ID;
+        }
+    }
     pid_t init = (pid_t)syscall(SYS_clone, ns | SIGCHLD, NULL, NULL, NULL, NULL);
     if (init > 0) {
         /* The keeper. A root caller maps the init's ids (only it may map
@@ -650,7 +688,7 @@ uint32_t child_isolate(worker *w)
         if (build_view() != 0)
             _exit(CHILD_EXIT_SETUP);
         layers = WORKER_LAYER_USER | WORKER_LAYER_PID | WORKER_LAYER_NET | WORKER_LAYER_MOUNT |
-                 WORKER_LAYER_IPC | WORKER_LAYER_UTS;
+                 WORKER_LAYER_IPC | WORKER_LAYER_UTS | owner;
         pid_t kid = fork();
         if (kid < 0)
             _exit(CHILD_EXIT_SETUP);
@@ -670,9 +708,11 @@ uint32_t child_isolate(worker *w)
         }
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         layers = WORKER_LAYER_NO_USERNS;
-        if (uid == 0 && (setgroups(0, NULL) != 0 || setresgid(gid, gid, gid) != 0 ||
-                         setresuid(id, id, id) != 0))
-            _exit(CHILD_EXIT_SETUP);
+        /* Root drops to 65534 (where that id exists: inside a user
+         * namespace that maps only 0 it does not, and the capabilities
+         * go below). */
+        if (uid == 0 && setgroups(0, NULL) == 0 && setresgid(gid, gid, gid) == 0)
+            setresuid(id, id, id);
     }
     close(status[0]);
     close(status[1]);
@@ -693,11 +733,9 @@ const char *worker_describe_layers(uint32_t layers, char *buf, size_t cap)
     if (!cap)
         return buf;
     buf[0] = '\0';
-    if (layers & WORKER_LAYER_OFF) {
-        snprintf(buf, cap, "off (--sandbox off): no isolation");
-        return buf;
-    }
-    if (layers & WORKER_LAYER_NO_USERNS)
+    if (layers & WORKER_LAYER_OFF)
+        n += (size_t)snprintf(buf + n, cap - n, "off (--sandbox off): ");
+    else if (layers & WORKER_LAYER_NO_USERNS)
         n += (size_t)snprintf(buf + n, cap - n, "reduced (no user namespaces): ");
     else if ((layers & (WORKER_LAYER_ALL & ~(WORKER_LAYER_LANDLOCK | WORKER_LAYER_SECCOMP))) == 0)
         n += (size_t)snprintf(buf + n, cap - n, "reduced: ");
@@ -706,7 +744,9 @@ const char *worker_describe_layers(uint32_t layers, char *buf, size_t cap)
         if (layers & (1u << i))
             n += (size_t)snprintf(buf + n, cap - n, "%s%s", any++ ? "," : "", names[i]);
     if (any && n < cap)
-        n += (size_t)snprintf(buf + n, cap - n, " ns");
+        n += (size_t)snprintf(buf + n, cap - n, " ns%s", layers & WORKER_LAYER_OWNER_ID
+                                                              ? " (as the plugin's owner)"
+                                                              : "");
     int parts = any;
     if ((layers & WORKER_LAYER_LANDLOCK) && n < cap)
         n += (size_t)snprintf(buf + n, cap - n, "%slandlock", parts++ ? " + " : "");
@@ -715,6 +755,6 @@ const char *worker_describe_layers(uint32_t layers, char *buf, size_t cap)
     if (parts == 1 && !any && n < cap)
         snprintf(buf + n, cap - n, " only");
     else if (!parts && n < cap)
-        snprintf(buf + n, cap - n, "none");
+        snprintf(buf + n, cap - n, "no isolation");
     return buf;
 }

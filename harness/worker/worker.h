@@ -294,11 +294,14 @@ typedef struct worker_options {
 #define WORKER_LAYER_ALL     255u
 #define WORKER_LAYER_OFF     256u  /* WORKER_SANDBOX_OFF asked for none */
 #define WORKER_LAYER_NO_USERNS 512u /* the kernel refused the namespaces */
+#define WORKER_LAYER_OWNER_ID 1024u /* started as root with a plugin that uid
+                                      65534 cannot read: the namespaces map
+                                      the plugin's owner (root) instead */
 
 /* Writes the layers as one line of text into buf (cap bytes, at least 1):
  * "user,pid,net,mount,ipc,uts ns + landlock + seccomp",
- * "reduced (no user namespaces): seccomp only", "off (--sandbox off): no
- * isolation", ... Returns buf. */
+ * "reduced (no user namespaces): landlock + seccomp", "off (--sandbox off):
+ * seccomp only", "off (--sandbox off): no isolation", ... Returns buf. */
 const char *worker_describe_layers(uint32_t layers, char *buf, size_t cap);
 
 #define WORKER_OUTPUT_SHOW  4096u            /* bytes shown per request */
