@@ -5,6 +5,7 @@
  *                    [--cases DIR] [--random N] [--max-elements N]
  *                    [--timeout MS] [--config TEXT] [--shard I/N] [--no-progress]
  *                    [--memory-limit MIB] [--cpu-limit S] [--resume]
+ *                    [--sandbox auto|strict|off] [--env K=V ...]
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,11 +24,15 @@ static int usage(FILE *to)
             "         [--profile exact|ftz|ulp:N] [--seed N] [--db FILE] [--cases DIR]\n"
             "         [--random N] [--max-elements N] [--timeout MS] [--config TEXT]\n"
             "         [--shard I/N] [--no-progress] [--memory-limit MIB] [--cpu-limit S]\n"
-            "         [--resume]\n"
+            "         [--resume] [--sandbox auto|strict|off] [--env K=V ...]\n"
             "--shard I/N judges the selected claims k with k %% N == I (0 <= I < N): the N\n"
             "shards of one seed, merged with 'divergence db merge', equal the unsharded run\n"
             "--memory-limit MIB: address space the plugin's worker may add (default 8192,\n"
             "0: none); --cpu-limit S: CPU seconds per plugin call (default 300, 0: none)\n"
+            "--sandbox: the plugin's isolation (README, \"The sandbox\"): auto (default) every\n"
+            "layer the kernel allows, strict all of them or exit 2, off none (debugging);\n"
+            "--env K=V: a variable for the plugin besides the allowlist (PATH, LANG, LC_*,\n"
+            "TZ, LD_LIBRARY_PATH, OMP_*, MKL_*, DNNL_*, ...)\n"
             "--resume continues the latest incomplete run of this command line and plugin\n"
             "build in the database (claims already certified are kept); none: a new run\n"
             "exit: 0 every claim holds, 1 a claim does not, 2 usage or environment error\n");
@@ -45,6 +50,8 @@ int cmd_certify(int argc, char **argv)
             snprintf(args + used, sizeof args - used, " %s", argv[i]);
     }
     o.args = args;
+    static const char *env[CLI_MAX_ENV];
+    o.env = env;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -66,6 +73,12 @@ int cmd_certify(int argc, char **argv)
         }
         const char *val = argv[++i];
         uint64_t n;
+        int sb = cli_sandbox_flag("certify", a, val, &o.sandbox, env, &o.n_env);
+        if (sb <= 0) {
+            if (sb < 0)
+                return 2;
+            continue;
+        }
         if (!strcmp(a, "--plugin"))
             o.plugin_path = val;
         else if (!strcmp(a, "--db"))

@@ -21,6 +21,9 @@ static const char fuzz_usage[] =
     "         [--shard i/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
     "         [--profile exact|ftz|ulp:N] [--stop-on-finding] [--no-progress]\n"
     "         [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]\n"
+    "         [--sandbox auto|strict|off] [--env K=V ...]\n"
+    "--sandbox: the plugin's isolation (auto, strict: all layers or exit 2, off);\n"
+    "--env K=V: a variable for the plugin besides the allowlist\n"
     "--pin: job i and its worker on the i-th CPU (default when --jobs is the CPU count)\n"
     "--memory-limit MIB: address space each worker may add (default 8192, 0: none);\n"
     "--cpu-limit S: CPU seconds per plugin call (default 300, 0: none)\n"
@@ -59,6 +62,8 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
             snprintf(args + used, args_len - used, " %s", argv[i]);
     }
     o->args = args;
+    static const char *env[CLI_MAX_ENV];
+    o->env = env;
     *n_rest = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -92,6 +97,12 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
             return 2;
         }
         const char *v = argv[++i];
+        int sb = cli_sandbox_flag(cmd, a, v, &o->sandbox, env, &o->n_env);
+        if (sb <= 0) {
+            if (sb < 0)
+                return 2;
+            continue;
+        }
         if (!strcmp(a, "--plugin"))
             o->plugin_path = v;
         else if (!strcmp(a, "--db"))

@@ -24,6 +24,7 @@ static int usage(FILE *to)
             "         [--resume] [--profile exact|ftz|ulp:N] [--random N] [--seed N]\n"
             "         [--timeout MS] [--config TEXT] [--max-failures N] [--batch-pairs N]\n"
             "         [--nondet-every N] [--pin] [--no-progress]\n"
+            "         [--sandbox auto|strict|off] [--env K=V ...]\n"
             "Every operand pair of the dtype (f32, f64: every pair of the edge table plus\n"
             "--random N seeded random pairs, default 16777216), in large batches through\n"
             "isolated workers, judged against the oracle; results in the store, deduplicated.\n"
@@ -45,6 +46,8 @@ int cmd_sweep(int argc, char **argv)
         snprintf(args + used, sizeof args - used, " %s", argv[i]);
     }
     o.args = args;
+    static const char *env[CLI_MAX_ENV];
+    o.env = env;
     const char *variant_name = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -71,6 +74,12 @@ int cmd_sweep(int argc, char **argv)
         }
         const char *val = argv[++i];
         uint64_t n;
+        int sb = cli_sandbox_flag("sweep", a, val, &o.sandbox, env, &o.n_env);
+        if (sb <= 0) {
+            if (sb < 0)
+                return 2;
+            continue;
+        }
         if (!strcmp(a, "--plugin")) {
             o.plugin_path = val;
         } else if (!strcmp(a, "--db")) {

@@ -671,6 +671,7 @@ static int job_start(shared *sh, job *j, int cpu, FILE *err)
     wo.timeout_ms = sh->o->timeout_ms ? sh->o->timeout_ms : 2000;
     wo.quiet = 1;
     wo.cpu = cpu;
+    trial_sandbox_options(&wo, sh->o->sandbox, sh->o->env, sh->o->n_env);
     if (worker_new(sh->o->plugin_path, &wo, &j->w)) {
         fprintf(err, "divergence fuzz: cannot create a worker for %s\n", sh->o->plugin_path);
         return -1;
@@ -742,7 +743,10 @@ static int open_run(shared *sh, const char *kind, FILE *err)
         fprintf(err, "divergence %s: --resume: %s holds no incomplete %s run of this command "
                      "line; starting a new run\n", kind, db_path, kind);
     }
+    char sandbox[160];
+    trial_report_sandbox(kind, sh->info->layers, NULL, sh->err, sandbox, sizeof sandbox);
     store_run_info ri = {.kind = kind, .profile = o->profile.name, .args = o->args,
+                         .sandbox = sandbox,
                          .build_flags = "divergence " DVG_VERSION, .seed = o->seed, .has_seed = 1,
                          .shard_index = o->shard_count > 1 ? o->shard_index : 0,
                          .shard_count = o->shard_count > 1 ? o->shard_count : 0};
@@ -869,6 +873,8 @@ static void print_summary(shared *sh, const char *kind, double secs)
             sh->info->name, sh->info->version, sh->o->seed,
             sh->o->shard_count > 1 ? sh->o->shard_index : 0,
             sh->o->shard_count > 1 ? sh->o->shard_count : 1, sh->run_id);
+    char sandbox[160];
+    trial_report_sandbox(kind, sh->info->layers, sh->out, NULL, sandbox, sizeof sandbox);
     fprintf(sh->out, "  cases %" PRIu64 ", elements %" PRIu64 " in %.1f s: %.0f cases/s, %.0f elements/s\n",
             sh->cases, sh->elements, secs, secs > 0 ? (double)sh->cases / secs : 0,
             secs > 0 ? (double)sh->elements / secs : 0);

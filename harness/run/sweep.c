@@ -1277,6 +1277,7 @@ static int job_start(shared *sh, job *jb, uint32_t index, uint32_t n_jobs, uint6
     wo.timeout_ms = sh->o->timeout_ms ? sh->o->timeout_ms : 10000;
     wo.quiet = 1;
     wo.cpu = jb->cpu;
+    trial_sandbox_options(&wo, sh->o->sandbox, sh->o->env, sh->o->n_env);
     if (worker_new(sh->o->plugin_path, &wo, &jb->w)) {
         fprintf(err, "divergence sweep: cannot create a worker for %s\n", sh->o->plugin_path);
         return -1;
@@ -1556,6 +1557,8 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
         worker_options_default(&wo);
         wo.config = o->config;
         wo.quiet = 1;
+        wo.confine = 1; /* as the jobs' workers: its layers are the run's */
+        trial_sandbox_options(&wo, o->sandbox, o->env, o->n_env);
         wo.timeout_ms = o->timeout_ms ? o->timeout_ms : 10000;
         worker_result pr = WORKER_RESULT_INIT;
         if (worker_new(o->plugin_path, &wo, &probe)) {
@@ -1651,8 +1654,11 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
                          "plugin build in %s: starting one\n", db_path);
         }
     }
+    char sandbox[160];
+    worker_describe_layers(sh.info->layers, sandbox, sizeof sandbox);
     if (!resumed) {
         store_run_info ri = {.kind = "sweep", .profile = o->profile.name, .args = o->args,
+                             .sandbox = sandbox,
                              .build_flags = "divergence " DVG_VERSION,
                              .seed = sh.sp.structured ? o->seed : 0,
                              .has_seed = sh.sp.structured,
@@ -1687,6 +1693,7 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
     fprintf(out, "Sweep: %s %s (%s), %s %s [%s]%s, run %" PRId64 " in %s%s\n", sh.info->name,
             sh.info->version, o->plugin_path, oracle_variant_get(sh.variant)->name, d->tag,
             sh.attrs_text, shard, sh.run_id, db_path, resumed ? " (resumed)" : "");
+    trial_report_sandbox("sweep", sh.info->layers, out, err, sandbox, sizeof sandbox);
     if (!sh.sp.structured)
         fprintf(out, "  space: exhaustive, every %s pair: %" PRIu64 " pairs%s\n", d->tag,
                 (uint64_t)sh.sp.n * sh.sp.n_rows, o->shard_count > 1 ? "" : "");

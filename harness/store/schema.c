@@ -335,6 +335,9 @@ static const char *const migrations[] = {
     "     AND c.implementation = w.implementation AND c.variant = w.variant\n"
     "     AND c.dtype = w.dtype AND c.class <> 'match') AS differences\n"
     "FROM sweeps w JOIN runs r ON r.id = w.run_id;\n",
+    /* 3 -> 4: the layers of the worker's sandbox in force for the run, as
+     * worker_describe_layers names them; NULL: not recorded (older runs). */
+    "ALTER TABLE runs ADD COLUMN sandbox TEXT;\n",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -403,6 +406,7 @@ static const char *const read_views =
     "CREATE TEMP VIEW read_runs AS SELECT id, kind, status, started_at, finished_at, profile,"
     "  host, pid, process_tag, cpu_features, build_flags, divergence_version, seed,"
     "  shard_index, shard_count, args FROM main.runs;\n"
+    "CREATE TEMP VIEW read_run_sandbox AS SELECT id AS run_id, sandbox FROM main.runs;\n"
     "CREATE TEMP VIEW read_run_shards AS SELECT run_id, shard_index, shard_count, campaign,"
     "  status, started_at, finished_at, host, pid, process_tag, cpu_features, args"
     "  FROM main.run_shards;\n"
