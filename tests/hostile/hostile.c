@@ -516,9 +516,13 @@ void hostile_after(const dvg_tensor *b, dvg_tensor *c)
         return;
     switch (MODE) {
     case HOSTILE_PROCMEM:
-        /* And the kernel is wrong: 1 ulp (1 for integers) in element 0. */
-        if (c && c->data && c->nbytes)
-            ((uint8_t *)c->data)[0] ^= 1;
+        /* And the kernel is wrong: 1 ulp (1 for integers) in the last
+         * element (the first is often x/0, whose result may be unspecified). */
+        if (c && c->data && c->dtype < DVG_DTYPE_COUNT) {
+            uint64_t size = dtype_bits(c->dtype) >= 8 ? dtype_bits(c->dtype) / 8 : 1;
+            if (c->nbytes >= size)
+                ((uint8_t *)c->data)[c->nbytes - size] ^= 1;
+        }
         break;
     case HOSTILE_SPEW:
         spew(stdout);
