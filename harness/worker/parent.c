@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -152,10 +153,8 @@ static void drain_output(worker *w, worker_result *r)
                                   "this worker's is not]\n",
                                   (unsigned long long)w->out_shown);
     }
-    if (n) {
-        ssize_t put = write(2, buf, n < sizeof buf ? n : sizeof buf - 1);
-        (void)put;
-    }
+    if (n)
+        worker_show_output(w, buf, n < sizeof buf ? n : sizeof buf - 1);
     if (ftruncate(w->outfd, 0) != 0) {
         /* nothing to do: the next look counts the bytes again */
     }
@@ -291,6 +290,7 @@ static int take_hello(worker *w, worker_result *r)
     info->int_div_zero_value = h->int_div_zero_value;
     info->n_claims = h->n_claims;
     info->confined = h->confined == 1;
+    info->layers = h->layers;
     info->fp_at_open = h->fp_at_open & (WORKER_FP_OTHER * 2 - 1);
     info->zygote = h->zygote == 1;
     memcpy(info->claims, h->claims, h->n_claims * sizeof h->claims[0]);
@@ -353,7 +353,8 @@ int worker_start(worker *w, worker_result *r)
         child_main(w, parent, sv[1], w->ctl);
     }
     close(sv[1]);
-    setpgid(pid, pid); /* also done by the child; whoever is first wins */
+    /* The child makes itself a session (setsid): no setpgid here, which,
+     * done first, would make setsid fail. */
     w->pid = pid;
     w->sock = sv[0];
     w->spawns++;
@@ -484,6 +485,9 @@ int worker_new(const char *plugin_path, const worker_options *o, worker **out)
     const char *config = o->config ? o->config : "";
     if (!plugin_path || o->timeout_ms == 0 || strlen(config) > WORKER_CONFIG_MAX)
         return -1;
+    /* No process of the same user (a plugin's, in reduced mode) may read
+     * or write the harness's memory through /proc or ptrace. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     worker *w = dvg_calloc(1, sizeof *w);
     if (!w)
         return -1;

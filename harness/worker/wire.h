@@ -83,6 +83,7 @@ typedef struct ctl_hello {
     uint32_t n_claims;
     uint32_t confined, fp_at_open;
     uint32_t zygote; /* 1: this process forks runners (zygote.c) */
+    uint32_t layers; /* WORKER_LAYER_* in force (child_isolate, child_confine) */
     char name[WORKER_NAME_MAX];
     char version[WORKER_NAME_MAX];
     char message[WORKER_MESSAGE_MAX];
