@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The normative sentences Divergence checks, quoted from the documents in
- * ../shared/specs/ (see its README.md), IEEE 754-2019, and SEMANTICS.md
+ * docs/specs.md, IEEE 754-2019, and the project's own decisions
  * where the documents are silent. Append only: IDs are stable, case files
  * and tests cite them.
  */

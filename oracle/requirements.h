@@ -15,7 +15,7 @@
 
 typedef struct oracle_requirement {
     const char *id;       /* e.g. "ONNX-DIV6-INT-TRUNC" */
-    const char *document; /* file in ../shared/specs/, or "IEEE 754-2019",
+    const char *document; /* a document of docs/specs.md, "IEEE 754-2019",
                              or "SEMANTICS.md" */
     const char *where;    /* section within the document */
     const char *sentence; /* the sentence, quoted */

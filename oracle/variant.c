@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The variant table: ../shared/SEMANTICS.md's "Variants" table as data.
+ * The variant table: the spec variants (sources named in docs/specs.md) as data.
  */
 #include "oracle/variant.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * oracle/variant.h: the table of Div spec variants (../shared/SEMANTICS.md
+ * oracle/variant.h: the table of Div spec variants (sources in docs/specs.md
  * as data) and their attributes.
  *
  * What varies between variants - dtype sets, broadcasting, integer

@@ -205,15 +205,28 @@ static void shapes_onnx_legacy(gen_rng *g, divcase *c, int invalid, uint64_t max
 
 /* ---- cases ------------------------------------------------------------------ */
 
-static void fill_operands(gen_rng *g, divcase *c)
+/* Values for elements [0, n) of a dense tensor: drawn one by one up to
+ * `period` elements, then that run repeated (a whole number of bytes), so a
+ * case of millions of elements costs a memcpy, not millions of draws. */
+static void fill_tensor(gen_rng *g, uint32_t dtype, uint8_t *p, uint64_t n, uint64_t period)
+{
+    uint64_t drawn = n < period ? n : period;
+    for (uint64_t i = 0; i < drawn; i++)
+        oracle_store(dtype, p, i, gen_value(g, dtype));
+    uint64_t run = oracle_nbytes(dtype, drawn), total = oracle_nbytes(dtype, n);
+    for (uint64_t at = run; run && at < total; at += run)
+        memcpy(p + at, p, (size_t)(total - at < run ? total - at : run));
+}
+
+void gen_fill_operands(gen_rng *g, divcase *c)
 {
     uint64_t na = oracle_shape_count(&c->a_shape), nb = oracle_shape_count(&c->b_shape);
     const oracle_dtype_info *d = oracle_dtype(c->dtype);
     uint64_t mask = oracle_dtype_mask(c->dtype);
-    for (uint64_t i = 0; i < na; i++)
-        oracle_store(c->dtype, c->a, i, gen_value(g, c->dtype));
-    for (uint64_t i = 0; i < nb; i++)
-        oracle_store(c->dtype, c->b, i, gen_value(g, c->dtype));
+    /* Different periods for A and B (even ones for i4/u4: whole bytes), so
+     * the pairs keep changing past the first run. */
+    fill_tensor(g, c->dtype, c->a, na, GEN_FILL_PERIOD);
+    fill_tensor(g, c->dtype, c->b, nb, d->bits < 8 ? GEN_FILL_PERIOD - 6 : GEN_FILL_PERIOD - 5);
     if (d->kind == DVG_KIND_SIGNED && na == nb && na && gen_below(g, 4) == 0) {
         /* INT_MIN / -1 somewhere (the element-wise pairing of equal shapes). */
         uint64_t i = gen_below(g, na);
@@ -275,7 +288,7 @@ int gen_case(gen_rng *g, uint32_t variant, uint32_t dtype, const dvg_attrs *attr
     }
     if (divcase_alloc(c, max_elements * 2 + 16))
         return -1;
-    fill_operands(g, c);
+    gen_fill_operands(g, c);
     return 0;
 }
 

@@ -32,6 +32,16 @@ const uint64_t *gen_edge_values(uint32_t dtype, size_t *n);
  * boundary exponent, or random bits. */
 uint64_t gen_value(gen_rng *g, uint32_t dtype);
 
+/* Elements drawn one by one per operand; past this, gen_fill_operands
+ * repeats them. */
+#define GEN_FILL_PERIOD 4096u
+
+/* Fills the operand buffers of c (allocated for its shapes) with values
+ * from gen_value: a run of up to about GEN_FILL_PERIOD elements per
+ * operand, repeated, and in signed dtypes with equal element counts an
+ * INT_MIN / -1 pair one time in four. */
+void gen_fill_operands(gen_rng *g, divcase *c);
+
 /*
  * Fills *c (zeroed first) with a random case for (variant, dtype, attrs):
  * shapes drawn for the variant's shape rule (attrs may be changed: the

@@ -14,6 +14,7 @@
 #include "harness/base/alloc.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
+#include "harness/cases/shapes.h"
 #include "harness/run/certify.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
@@ -23,9 +24,10 @@ static int usage(FILE *to)
     fprintf(to,
             "usage: divergence certify --plugin PATH [--variant V ...] [--dtype T ...]\n"
             "         [--profile exact|ftz|ulp:N] [--seed N] [--db FILE] [--cases DIR]\n"
-            "         [--random N] [--max-elements N] [--timeout MS] [--config TEXT]\n"
-            "         [--shard I/N] [--no-progress] [--memory-limit MIB] [--cpu-limit S]\n"
-            "         [--resume] [--sandbox auto|strict|off] [--env K=V ...]\n"
+            "         [--random N] [--max-elements N] [--shape-tier K] [--timeout MS]\n"
+            "         [--config TEXT] [--shard I/N] [--no-progress] [--memory-limit MIB]\n"
+            "         [--cpu-limit S] [--resume] [--sandbox auto|strict|off] [--env K=V ...]\n"
+            "--shape-tier K: shape-path cases up to 2^K + 1 elements (default 24; 0: none)\n"
             "--shard I/N judges the selected claims k with k %% N == I (0 <= I < N): the N\n"
             "shards of one seed, merged with 'divergence db merge', equal the unsharded run\n"
             "--memory-limit MIB: address space the plugin's worker may add (default 8192,\n"
@@ -120,6 +122,11 @@ int cmd_certify(int argc, char **argv)
             if (cli_parse_u64("certify", a, val, 1, 1u << 24, &n))
                 return 2;
             o.max_elements = (uint32_t)n;
+        } else if (!strcmp(a, "--shape-tier")) {
+            if (cli_parse_u64("certify", a, val, 0, SHAPES_MAX_TIER, &n))
+                return 2;
+            o.shape_paths = n > 0;
+            o.shape_tier = (uint32_t)n;
         } else {
             fprintf(stderr, "divergence certify: unknown option '%s'\n", a);
             return usage(stderr);

@@ -2,8 +2,10 @@
 /*
  * This file contains the built-in fuzzing campaign and the import of
  * engine findings: the job threads, each with its own worker, drawing case
- * i of the shard from the seed (structured generation or a mutated corpus
- * input through the fuzz decoder), judging it through the trial, and
+ * i of the shard from the seed (structured generation, a drawn shape
+ * path of harness/cases/shapes.h under an element budget that grows with
+ * the case number, or a mutated corpus input through the fuzz decoder),
+ * judging it through the trial, and
  * minimising every new finding before it is stored once per signature;
  * the summary (bugs, then signatures); and `divergence import`, which replays libFuzzer and AFL++
  * finding files through the same decoder and stores them the same way.
@@ -25,6 +27,7 @@
 #include "harness/base/alloc.h"
 #include "harness/base/datadir.h"
 #include "harness/cases/gen.h"
+#include "harness/cases/shapes.h"
 #include "harness/worker/narrow.h"
 #include "harness/run/resume.h"
 #include "harness/run/session.h"
@@ -563,6 +566,10 @@ static size_t mutate(gen_rng *g, uint8_t *buf, size_t n, size_t cap)
     return n;
 }
 
+/* The drawn shape paths' element budget: doubles every this many cases. */
+#define SHAPE_BUDGET_STEP UINT64_C(20000)
+#define SHAPE_BUDGET_MAX  (UINT64_C(1) << 21)
+
 /* Case number `index` of this shard. Depends on (seed, global number) only. */
 static int make_case(shared *sh, uint64_t index, uint8_t *scratch, size_t cap, divcase *c)
 {
@@ -589,6 +596,16 @@ static int make_case(shared *sh, uint64_t index, uint8_t *scratch, size_t cap, d
         return 0;
     }
     const dvg_claim *cl = &sh->claims[gen_below(&g, sh->n_claims)];
+    if (gen_below(&g, 4) == 0) {
+        /* A shape path: the budget starts at 256 elements and doubles every
+         * SHAPE_BUDGET_STEP cases of the campaign, up to SHAPE_BUDGET_MAX;
+         * sizes are log-uniform below it, so most cases stay small. */
+        uint64_t steps = global / SHAPE_BUDGET_STEP;
+        uint64_t budget = steps >= 14 ? SHAPE_BUDGET_MAX : UINT64_C(256) << steps;
+        shapes_spec sp;
+        shapes_draw(&g, cl->variant, budget > SHAPE_BUDGET_MAX ? SHAPE_BUDGET_MAX : budget, &sp);
+        return shapes_case(&g, cl->variant, cl->dtype, &sp, id, c);
+    }
     return gen_case(&g, cl->variant, cl->dtype, NULL, 1, 8, o->max_elements, id, c);
 }
 

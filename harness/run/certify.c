@@ -2,8 +2,8 @@
 /*
  * This file contains the certification of one plugin (`divergence
  * certify`, harness/run/certify.h): for each selected claim, the
- * conformance cases, the edge-value cross product and seeded random cases,
- * judged in a worker; the claim's findings held and recorded with its
+ * conformance cases, the edge-value cross product, seeded random cases and
+ * the shape-path cases (harness/cases/shapes.h), judged in a worker; the claim's findings held and recorded with its
  * counts and certificate in one transaction; the run in the store through
  * a run session (harness/run/session.h).
  */
@@ -20,6 +20,7 @@
 #include "harness/cases/casefile.h"
 #include "harness/cases/coverage.h"
 #include "harness/cases/gen.h"
+#include "harness/cases/shapes.h"
 #include "harness/worker/narrow.h"
 #include "harness/run/resume.h"
 #include "harness/run/session.h"
@@ -28,6 +29,12 @@
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 #include "oracle/fastpath.h"
+
+/* The shape-path stage of a claim stops after this many cases that the
+ * plugin did not complete (a crash, a hang, an exit, a failure...): each
+ * costs a new worker, and a plugin failing so on every call says nothing
+ * more about its paths. */
+#define CERTIFY_SHAPE_STOP 16u
 
 /* Cases larger than this are stored as a 1-element (or narrowed) case. */
 #define FULL_CASE_BYTES (64u << 10)
@@ -40,6 +47,8 @@ void certify_options_default(certify_options *o)
     o->seed = 1;
     o->random_cases = 200;
     o->max_elements = 64;
+    o->shape_paths = 1;
+    o->shape_tier = SHAPES_MAX_TIER;
     o->timeout_ms = 2000;
     o->max_hangs = 1;
     o->progress = isatty(2);
@@ -475,6 +484,32 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
         else
             rc = step(cf, &c, 1, claim, n_claims, ++done, total);
     }
+    /* 4. the shape paths: inner sizes, broadcast classes, alignments and
+     *    size tiers, each case named by its path class (divcase.source) */
+    shapes_list paths = {0};
+    if (rc == 0 && o->shape_paths && shapes_build(cf->variant, cf->dtype, o->shape_tier, &paths))
+        rc = out_of_memory(cf);
+    total += paths.n;
+    gen_seed(&g, o->seed, (uint64_t)cf->variant * 64 + cf->dtype + (UINT64_C(1) << 32));
+    uint32_t incomplete = 0; /* shape cases the plugin did not complete */
+    size_t shapes_done = 0;
+    for (size_t i = 0; i < paths.n && rc == 0 && incomplete < CERTIFY_SHAPE_STOP; i++) {
+        divcase c;
+        char id[64];
+        snprintf(id, sizeof id, "shape:%" PRIu64 ":%s:%s:%zu", o->seed, v->name,
+                 oracle_dtype_tag(cf->dtype), i);
+        if (shapes_case(&g, cf->variant, cf->dtype, &paths.spec[i], id, &c)) {
+            rc = out_of_memory(cf);
+            break;
+        }
+        rc = step(cf, &c, 1, claim, n_claims, ++done, total);
+        uint32_t out = cf->trial.wr.outcome;
+        incomplete += out != WORKER_OUT_OK && out != WORKER_OUT_INVALID_INPUT &&
+                      out != WORKER_OUT_UNSUPPORTED;
+        shapes_done = i + 1;
+    }
+    int shapes_stopped = rc == 0 && shapes_done < paths.n;
+    shapes_list_free(&paths);
     if (rc == 1) {
         size_t used = strlen(cf->first[ORACLE_CLASS_HANG].note);
         snprintf(cf->first[ORACLE_CLASS_HANG].note + used,
@@ -512,6 +547,9 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
         fprintf(cf->err, "\r%60s\r", "");
     fprintf(cf->out, "  %-18s %-5s %-40s %6" PRIu64 " cases %9" PRIu64 " elements\n", v->name,
             oracle_dtype_tag(cf->dtype), cert, cf->tally.cases, cf->tally.elements);
+    if (shapes_stopped)
+        fprintf(cf->out, "    note: shape paths stopped after %u cases the plugin did not complete "
+                         "(%zu of them judged)\n", CERTIFY_SHAPE_STOP, shapes_done);
     if (cf->tally.any_inf_positive + cf->tally.any_inf_negative)
         fprintf(cf->out, "    note: x/0 'inf' without a sign: %" PRIu64 " times +inf, %" PRIu64
                          " times -inf\n", cf->tally.any_inf_positive, cf->tally.any_inf_negative);

@@ -29,6 +29,10 @@ typedef struct certify_options {
     uint64_t seed;
     uint32_t random_cases;         /* per claim */
     uint32_t max_elements;         /* per random case */
+    int shape_paths;               /* 1: the shape-path cases of
+                                      harness/cases/shapes.h too */
+    uint32_t shape_tier;           /* their largest size tier: 2^k + 1
+                                      elements (at most SHAPES_MAX_TIER) */
     uint32_t timeout_ms;           /* per plugin call */
     uint32_t max_hangs;            /* a claim stops after this many hangs */
     uint32_t shard_index;          /* --shard i/N: this process judges the */
@@ -54,7 +58,7 @@ typedef struct certify_options {
 } certify_options;
 
 /* Fills the defaults: profile exact, seed 1, 200 random cases of at most
- * 64 elements per claim, 2 s timeout per plugin call, stop a claim at its
+ * 64 elements per claim, the shape-path cases up to tier SHAPES_MAX_TIER, 2 s timeout per plugin call, stop a claim at its
  * first hang (CRASHED), progress when stderr is a terminal, and the
  * worker's limits (worker_options_limited: confined, output captured,
  * WORKER_LIMIT_AS of memory, WORKER_LIMIT_CPU_S per call). */

@@ -50,8 +50,10 @@ int worker_fit_arena(worker *w, uint64_t need)
     struct stat st;
     if (fstat(w->memfd, &st) != 0 ||
         ((uint64_t)st.st_size < size && ftruncate(w->memfd, (off_t)size) != 0)) {
-        worker_set_err(w, "cannot size the operand memory to %llu bytes: %s",
-                (unsigned long long)size, strerror(errno));
+        int e = errno;
+        worker_set_err(w, "cannot size the operand memory to %llu bytes: %s%s",
+                (unsigned long long)size, strerror(e),
+                e == EFBIG ? " (the file size limit, ulimit -f, is below it)" : "");
         return -1;
     }
     void *p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, w->memfd, 0);

@@ -76,18 +76,25 @@ void child_fds(int sock, int memfd, int outfd, int quiet, int *rofd)
     *rofd = ro >= 0 ? ro : 4;
 }
 
-/* Bytes of address space the child has mapped now (0 when unknown). */
-static uint64_t child_vm_bytes(size_t page)
+size_t child_read_small(const char *path, char *buf, size_t len)
 {
-    char buf[64];
-    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+    ssize_t n = read(fd, buf, len - 1);
     close(fd);
     if (n <= 0)
         return 0;
     buf[n] = '\0';
+    return (size_t)n;
+}
+
+/* Bytes of address space the child has mapped now (0 when unknown). */
+static uint64_t child_vm_bytes(size_t page)
+{
+    char buf[64];
+    if (!child_read_small("/proc/self/statm", buf, sizeof buf))
+        return 0;
     return (uint64_t)strtoull(buf, NULL, 10) * page;
 }
 

@@ -243,6 +243,10 @@ void child_fds(int sock, int memfd, int outfd, int quiet, int *rofd);
 /* RLIMIT_CORE 0 and the limits of o (worker_options.limit_*). */
 void child_limits(const worker_options *o, size_t page);
 
+/* Reads the small file at `path` (a /proc/self file) into buf, at most
+ * len - 1 bytes, NUL-terminated: the byte count, or 0 when it cannot. */
+size_t child_read_small(const char *path, char *buf, size_t len);
+
 /* Moves the RLIMIT_CPU soft limit to `budget` seconds past what the child
  * has used so far (0: no limit), at most once a second of wall time. */
 void child_cpu_budget(uint32_t budget);

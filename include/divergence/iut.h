@@ -82,7 +82,7 @@ enum { DVG_DTYPE_NONE = 0, DVG_DTYPE_LIST(DVG_DTYPE_ENUM_) DVG_DTYPE_END_ };
 
 /* ------------------------------------------------------------------------
  * Spec variants. X(ID, name, value): DVG_VARIANT_<ID>, the command-line
- * name, the stable ABI number. What each one means is ../shared/SEMANTICS.md
+ * name, the stable ABI number. What each one means is docs/specs.md
  * (and `divergence explain`).
  * ---------------------------------------------------------------------- */
 #define DVG_VARIANT_LIST(X)                             \

@@ -21,13 +21,15 @@ mkdir nocases
 # 512 bytes in dash, 1024 in bash), SIGXFSZ untouched.
 limited() { blocks=$1; shift; sh -c 'ulimit -f "$0" && exec "$@"' "$blocks" "$@"; }
 
-# 1. A database that exists, then a run that outgrows the limit.
-"$D" certify --plugin "$PLUG" --variant onnx-div-14 --dtype i8 --random 10 --no-progress \
+# 1. A database that exists, then a run that outgrows the limit. The
+# certify runs leave out the shape-path cases (--shape-tier 0): their
+# operand memory alone is over such a limit (a clear error of its own).
+"$D" certify --plugin "$PLUG" --variant onnx-div-14 --dtype i8 --random 10 --shape-tier 0 --no-progress \
     --cases nocases --db f.db >/dev/null 2>&1
 sqlite3 f.db 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
 blocks=$(( ($(stat -c %s f.db) + 32768) / 512 ))
 for kind in certify fuzz; do
-    if [ $kind = certify ]; then set -- certify --plugin "$PLUG" --random 300 --no-progress --cases nocases --db f.db
+    if [ $kind = certify ]; then set -- certify --plugin "$PLUG" --random 300 --shape-tier 0 --no-progress --cases nocases --db f.db
     else set -- fuzz --plugin "$PLUG" --db f.db --seconds 0 --cases 200000 --jobs 2 --no-progress; fi
     limited $blocks "$D" "$@" >out 2>err
     rc=$?
@@ -41,7 +43,7 @@ for kind in certify fuzz; do
 done
 
 # 2. A new database that cannot even take the schema.
-limited 50 "$D" certify --plugin "$PLUG" --variant onnx-div-14 --dtype i8 --random 10 --no-progress \
+limited 50 "$D" certify --plugin "$PLUG" --variant onnx-div-14 --dtype i8 --random 10 --shape-tier 0 --no-progress \
     --cases nocases --db g.db >out 2>err
 rc=$?
 if [ $rc -eq 2 ] && grep -q 'g.db: .*ulimit -f' err; then ok; else

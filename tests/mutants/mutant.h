@@ -36,6 +36,13 @@
 #define MUTANT_CLAIMS_UNSUPPORTED 15 /* claims onnx-div-7 i32, answers unsupported */
 #define MUTANT_WRONG_ABI_MAJOR   16  /* descriptor says ABI major 2 */
 #define MUTANT_NO_ENTRY          17  /* exports no dvg_iut_descriptor */
+/* Shape-path mutants: right everywhere but on one path of the kind a tiled
+ * kernel has; the certify cases of harness/cases/shapes.h must reach them. */
+#define MUTANT_REMAINDER_17      18  /* last dim 17, rank >= 3: each row's last element wrong */
+#define MUTANT_ROW_BCAST_32K1    19  /* B one row of 32k+1 (k >= 1): each row's last element wrong */
+#define MUTANT_THRESHOLD_4MI     20  /* above 4 Mi elements: each 1 Mi chunk's first element wrong */
+#define MUTANT_OUTER_PRODUCT     21  /* A (n,1) / B (1,m) or (m), m > 16 not a multiple of 16 */
+#define MUTANT_RANK8_STRIDE      22  /* rank 8 with an operand broadcast: the last element wrong */
 
 /* Raw bits of element i of a tensor whose elements are `bits` wide. */
 static inline uint64_t mutant_elem_get(uint32_t bits, const uint8_t *p, int64_t i)
@@ -58,6 +65,36 @@ static inline void mutant_elem_set(uint32_t bits, uint8_t *p, int64_t i, uint64_
     case 32: st_u32(p, i, (uint32_t)v); break;
     default: st_u64(p, i, v); break;
     }
+}
+
+/* Makes element i of C wrong: the lowest exponent bit of a float, the
+ * lowest bit of an integer, flipped. */
+static inline void mutant_corrupt(dvg_tensor *c, int64_t i)
+{
+    uint32_t bits = dtype_bits[c->dtype];
+    uint32_t at = c->dtype == DVG_DTYPE_F16    ? 10
+                  : c->dtype == DVG_DTYPE_BF16 ? 7
+                  : c->dtype == DVG_DTYPE_F32  ? 23
+                  : c->dtype == DVG_DTYPE_F64  ? 52
+                                               : 0;
+    mutant_elem_set(bits, c->data, i, mutant_elem_get(bits, c->data, i) ^ (UINT64_C(1) << at));
+}
+
+/* Makes the last element of each row (last dimension) of C wrong. */
+static inline void mutant_corrupt_row_ends(dvg_tensor *c, int64_t count)
+{
+    int64_t inner = c->rank ? c->shape[c->rank - 1] : 1;
+    for (int64_t i = inner - 1; inner > 0 && i < count; i += inner)
+        mutant_corrupt(c, i);
+}
+
+/* Elements of a dvg_tensor's shape (no overflow: the call was valid). */
+static inline int64_t mutant_count(const dvg_tensor *t)
+{
+    int64_t n = 1;
+    for (uint32_t k = 0; k < t->rank; k++)
+        n *= t->shape[k];
+    return n;
 }
 
 #ifndef DVG_MUTANT_NAME
@@ -214,6 +251,72 @@ static inline void mutant_perturb(dvg_tensor *c)
 
 #elif DVG_MUTANT == MUTANT_NO_ENTRY
 #define MUTANT_ENTRY dvg_iut_descriptor_v0
+
+#elif DVG_MUTANT == MUTANT_REMAINDER_17
+/* A 16-wide loop whose remainder of one element is stored wrong, at rank
+ * 3 and above. */
+static inline void mutant_remainder_17(dvg_tensor *c, int64_t count)
+{
+    if (c->rank >= 3 && c->shape[c->rank - 1] == 17)
+        mutant_corrupt_row_ends(c, count);
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_remainder_17((c), (count))
+
+#elif DVG_MUTANT == MUTANT_ROW_BCAST_32K1
+/* The "B is one row" path: B's elements are exactly C's last dimension,
+ * C has more than one row, the row is 32k+1 long (k >= 1). */
+static inline void mutant_row_bcast(const dvg_tensor *b, dvg_tensor *c, int64_t count)
+{
+    int64_t inner = c->rank ? c->shape[c->rank - 1] : 1;
+    if (b->rank >= 1 && b->shape[b->rank - 1] == inner && mutant_count(b) == inner &&
+        count > inner && inner > 1 && inner % 32 == 1)
+        mutant_corrupt_row_ends(c, count);
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_row_bcast((b), (c), (count))
+
+#elif DVG_MUTANT == MUTANT_THRESHOLD_4MI
+/* The threaded path above 4 Mi elements, in chunks of 1 Mi: each chunk's
+ * first element but the first chunk's is wrong. */
+static inline void mutant_threshold(dvg_tensor *c, int64_t count)
+{
+    if (count > (INT64_C(1) << 22))
+        for (int64_t i = INT64_C(1) << 20; i < count; i += INT64_C(1) << 20)
+            mutant_corrupt(c, i);
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_threshold((c), (count))
+
+#elif DVG_MUTANT == MUTANT_OUTER_PRODUCT
+/* A (n,1) against B (1,m) or (m): an outer-product path whose 16-wide
+ * loop gets the remainder of each row wrong. */
+static inline void mutant_outer(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c,
+                                int64_t count)
+{
+    if (a->rank != 2 || c->rank != 2 || a->shape[1] != 1 || a->shape[0] < 2)
+        return;
+    int64_t m = c->shape[1];
+    int b_row = (b->rank == 1 && b->shape[0] == m) ||
+                (b->rank == 2 && b->shape[0] == 1 && b->shape[1] == m);
+    if (b_row && m > 16 && m % 16 != 0)
+        mutant_corrupt_row_ends(c, count);
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_outer((a), (b), (c), (count))
+
+#elif DVG_MUTANT == MUTANT_RANK8_STRIDE
+/* Rank 8 with either operand broadcast along one of its own 8 axes: the
+ * last element (where every index is at its end) is wrong. */
+static inline void mutant_rank8(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c,
+                                int64_t count)
+{
+    int bcast = 0;
+    if (c->rank != 8)
+        return;
+    for (uint32_t k = 0; k < 8; k++)
+        bcast |= (a->rank == 8 && a->shape[k] != c->shape[k]) ||
+                 (b->rank == 8 && b->shape[k] != c->shape[k]);
+    if (bcast)
+        mutant_corrupt(c, count - 1);
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_rank8((a), (b), (c), (count))
 
 #else
 #error "unknown DVG_MUTANT"

@@ -44,6 +44,23 @@ certify claims_unsupported 1 'UNSUPPORTED' --variant onnx-div-7 --dtype i32
 certify claims_unsupported 1 '^    unsupported-claim ' --variant onnx-div-7 --dtype i32
 certify wrong_abi_major 2 'ABI major'
 certify no_entry 2 'dvg_iut_descriptor'
+# Shape-path mutants: only the shape-path cases reach them.
+certify remainder_17 1 '^    wrong-value ' --variant onnx-div-14 --dtype i32
+certify row_bcast_32k1 1 '^    wrong-value ' --variant onnx-div-14 --dtype i32
+certify threshold_4mi 1 '^    wrong-value ' --variant onnx-div-14 --dtype u32
+certify outer_product 1 '^    wrong-value ' --variant onnx-div-14 --dtype i32
+certify rank8_stride 1 '^    wrong-value ' --variant onnx-div-14 --dtype i32
+# ... and a finding names the path class it was found on.
+for m in remainder_17:'inner 17, rank [3-8]' row_bcast_32k1:'row broadcast (B one row)' \
+         threshold_4mi:'size tier 2^2[234]' outer_product:'outer product' rank8_stride:'rank 8, numpy'; do
+    name=${m%%:*} want=${m#*:}
+    n=$(sqlite3 "$tmp/zoo.db" "SELECT count(*) FROM reproducers r JOIN signatures s ON s.id = r.signature_id
+        WHERE s.implementation = 'divergence-mutant-$name'" 2>&1)
+    src=$(sqlite3 "$tmp/zoo.db" "SELECT r.source FROM reproducers r JOIN signatures s ON s.id = r.signature_id
+        WHERE s.implementation = 'divergence-mutant-$name'" 2>&1)
+    if [ "$n" -ge 1 ] 2>/dev/null && printf '%s\n' "$src" | grep -q -- "$want"; then ok; else
+        bad "$name: no reproducer whose source names /$want/ ($n reproducers)"; fi
+done
 # Certificates name the class, and the run is in the database.
 certify crash_int_min 1 'CRASHED' --variant onnx-div-7 --dtype i64
 

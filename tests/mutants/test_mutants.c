@@ -439,6 +439,92 @@ static void contract_mutants(void)
     }
 }
 
+/* Runs i32 A (ra, da) / B (rb, db) under onnx-div-14 with the reference
+ * and with m: 1 when C differs, 0 when it agrees, -1 when a call fails. */
+static int shape_differs(const plugin *m, uint32_t ra, const int64_t *da, uint32_t rb,
+                         const int64_t *db)
+{
+    dvg_attrs at = defaults();
+    uint64_t na = 1, nb = 1, nc = 1;
+    uint32_t rank;
+    int64_t shape[DVG_MAX_RANK];
+    int rc = -1;
+    for (uint32_t k = 0; k < ra; k++)
+        na *= (uint64_t)da[k];
+    for (uint32_t k = 0; k < rb; k++)
+        nb *= (uint64_t)db[k];
+    int32_t *a = malloc(na * 4), *b = malloc(nb * 4), *c1 = NULL, *c2 = NULL;
+    if (!a || !b)
+        goto done;
+    for (uint64_t i = 0; i < na; i++)
+        a[i] = 1000 + (int32_t)(i % 9973) * 7;
+    for (uint64_t i = 0; i < nb; i++)
+        b[i] = 1 + (int32_t)(i % 5);
+    dvg_tensor ta = tensor(DVG_DTYPE_I32, ra, da, a, na * 4);
+    dvg_tensor tb = tensor(DVG_DTYPE_I32, rb, db, b, nb * 4);
+    if (ref.d->output_shape(ref.iut, DVG_VARIANT_ONNX_DIV_14, &at, &ta, &tb, &rank, shape) != DVG_OK)
+        goto done;
+    for (uint32_t k = 0; k < rank; k++)
+        nc *= (uint64_t)shape[k];
+    c1 = calloc(nc, 4);
+    c2 = calloc(nc, 4);
+    if (!c1 || !c2)
+        goto done;
+    dvg_tensor t1 = tensor(DVG_DTYPE_I32, rank, shape, c1, nc * 4);
+    dvg_tensor t2 = tensor(DVG_DTYPE_I32, rank, shape, c2, nc * 4);
+    if (ref.d->compute(ref.iut, DVG_VARIANT_ONNX_DIV_14, &at, &ta, &tb, &t1) != DVG_OK ||
+        m->d->compute(m->iut, DVG_VARIANT_ONNX_DIV_14, &at, &ta, &tb, &t2) != DVG_OK)
+        goto done;
+    rc = memcmp(c1, c2, nc * 4) != 0;
+done:
+    free(a);
+    free(b);
+    free(c1);
+    free(c2);
+    return rc;
+}
+
+/* The shape-path mutants: wrong on their one path, right next to it. */
+static void shape_mutants(void)
+{
+    plugin m;
+    if (load_mutant("remainder_17", &m) == 0) {
+        const int64_t r3[] = {2, 2, 17}, r2[] = {2, 17}, r16[] = {2, 2, 16};
+        CHECK(shape_differs(&m, 3, r3, 3, r3) == 1);
+        CHECK(shape_differs(&m, 2, r2, 2, r2) == 0);
+        CHECK(shape_differs(&m, 3, r16, 3, r16) == 0);
+        unload(&m);
+    }
+    if (load_mutant("row_bcast_32k1", &m) == 0) {
+        const int64_t a33[] = {3, 33}, b33[] = {33}, a32[] = {3, 32}, b32[] = {32};
+        CHECK(shape_differs(&m, 2, a33, 1, b33) == 1);
+        CHECK(shape_differs(&m, 2, a32, 1, b32) == 0);
+        CHECK(shape_differs(&m, 2, a33, 2, a33) == 0);
+        unload(&m);
+    }
+    if (load_mutant("threshold_4mi", &m) == 0) {
+        const int64_t big[] = {(INT64_C(1) << 22) + 1}, edge[] = {INT64_C(1) << 22};
+        CHECK(shape_differs(&m, 1, big, 1, big) == 1);
+        CHECK(shape_differs(&m, 1, edge, 1, edge) == 0);
+        unload(&m);
+    }
+    if (load_mutant("outer_product", &m) == 0) {
+        const int64_t a[] = {5, 1}, b17[] = {1, 17}, m17[] = {17}, b16[] = {1, 16};
+        CHECK(shape_differs(&m, 2, a, 2, b17) == 1);
+        CHECK(shape_differs(&m, 2, a, 1, m17) == 1);
+        CHECK(shape_differs(&m, 2, a, 2, b16) == 0);
+        unload(&m);
+    }
+    if (load_mutant("rank8_stride", &m) == 0) {
+        const int64_t a[] = {2, 2, 2, 2, 2, 2, 2, 3}, b[] = {2, 2, 2, 1, 2, 2, 2, 3};
+        const int64_t a7[] = {2, 2, 2, 2, 2, 2, 3}, b7[] = {2, 2, 1, 2, 2, 2, 3};
+        CHECK(shape_differs(&m, 8, a, 8, b) == 1);
+        CHECK(shape_differs(&m, 8, a, 8, a) == 0);
+        CHECK(shape_differs(&m, 7, a7, 7, b7) == 0);
+        unload(&m);
+    }
+}
+
 static void load_mutants(void)
 {
     char path[4096];
@@ -477,6 +563,7 @@ int main(int argc, char **argv)
     value_mutants();
     process_mutants();
     contract_mutants();
+    shape_mutants();
     load_mutants();
     unload(&ref);
     return check_done("test_mutants");

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/cases/shapes.h: the shape-path walker. A list of shapes chosen
+ * to walk the code paths a tiled, vectorised, threaded kernel has: inner
+ * (last) dimensions around every vector width and unroll, ranks 1 to 8,
+ * every broadcast pattern class of the variant's shape rule, size-0
+ * dimensions, operand sizes across powers of two up to 2^24 elements, and
+ * data pointers at every offset from a 64-byte line. Each entry says in
+ * words which path class it targets ("inner 17, rank 3, numpy row
+ * broadcast (B)"); shapes_case puts that text in divcase.source, so a
+ * finding names its path.
+ *
+ * Deterministic: the list depends only on (variant, dtype, max_tier); the
+ * operand values come from the caller's gen_rng.
+ */
+#ifndef HARNESS_SHAPES_H
+#define HARNESS_SHAPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/cases/divcase.h"
+#include "harness/cases/gen.h"
+
+/* The largest size tier: 2^k - 1, 2^k or 2^k + 1 elements, k up to this. */
+#define SHAPES_MAX_TIER 24u
+
+/* One listed shape: A, B and the attributes that select its rule. */
+typedef struct shapes_spec {
+    oracle_shape a, b;
+    int set_attrs;           /* 1: the fields below replace the defaults */
+    int32_t broadcast;       /* ONNX legacy broadcast */
+    int32_t axis_set;        /* ONNX legacy axis given */
+    int64_t axis;            /* ONNX legacy or pdpd axis */
+    uint32_t auto_broadcast; /* OpenVINO DVG_BROADCAST_* */
+    char what[96];           /* the path class, in words */
+} shapes_spec;
+
+/* A list of specs; owned by whoever built it (shapes_list_free). */
+typedef struct shapes_list {
+    shapes_spec *spec;
+    size_t n, cap;
+} shapes_list;
+
+/*
+ * Builds into *l (zeroed first) the path shapes of a (variant, dtype)
+ * claim, every one valid under its rule; size tiers of 2^k - 1, 2^k and
+ * 2^k + 1 elements up to k = 16 and one larger tier, one of its three
+ * sizes, rotating with (variant, dtype): 17 .. 20 in seven claims of
+ * eight, 21 .. 24 in the eighth (capped at max_tier, at most
+ * SHAPES_MAX_TIER), so a claim stays cheap and the claims together walk
+ * every tier.
+ * Returns 0, or -1 on allocation failure (*l is then freed).
+ */
+int shapes_build(uint32_t variant, uint32_t dtype, uint32_t max_tier, shapes_list *l);
+
+/* Frees what *l holds and zeroes it. Accepts NULL. */
+void shapes_list_free(shapes_list *l);
+
+/*
+ * Fills *c (zeroed first) with the case of spec s: the variant's default
+ * attributes with s's, operand values from g (gen_fill_operands), `id` as
+ * its id and s->what as its source. Returns 0, or -1 on allocation failure.
+ */
+int shapes_case(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s,
+                const char *id, divcase *c);
+
+/*
+ * Draws into *s (zeroed first) one shape for the fuzz campaign, valid under
+ * a rule the variant can be asked for: rank 1..8, small outer dimensions,
+ * an inner one around a vector width and unroll or log-uniform up to the
+ * budget, then mutated (a dimension grown or shrunk, a 0, a leading
+ * dimension added or dropped), and B made from A by the rule (numpy: 1s
+ * and dropped leading dimensions, either side broadcasting; pdpd and ONNX
+ * legacy: a window). At most max_elements elements per operand. s->what
+ * names the class, ending "(drawn)". Returns 0.
+ */
+int shapes_draw(gen_rng *g, uint32_t variant, uint64_t max_elements, shapes_spec *s);
+
+#endif /* HARNESS_SHAPES_H */
