@@ -377,6 +377,9 @@ void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b)
         w->opt.confine ? child_confine(zygote ? CONFINE_BASE : CONFINE_ALL, layers) : 0;
     if (confined)
         layers |= WORKER_LAYER_SECCOMP;
+    /* Set-up done: from here on the time is the plugin's (the parent
+     * starts the hello's deadline now). */
+    child_send(sock, 0, OP_READY);
     if (w->opt.sandbox == WORKER_SANDBOX_STRICT &&
         (layers & WORKER_LAYER_ALL) != WORKER_LAYER_ALL) {
         char have[160];

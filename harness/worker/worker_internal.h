@@ -44,6 +44,10 @@
 #include "harness/worker/worker.h"
 #include "oracle/shape.h"
 
+/* How long a new child may take to set up its sandbox, before the plugin
+ * is loaded (the harness's own work; slow only on a loaded machine). */
+#define WORKER_SETUP_MS 60000
+
 struct worker {
     char *path;
     char *config;
