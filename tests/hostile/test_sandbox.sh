@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The sandbox attacks of issue 13 (README.md, "The sandbox"), each a hostile
 # plugin (hostile.h: procmem, tiocsti, dbattack, pgkill, escape), each
-# through certify and a short fuzz, two through a sweep of i8 (onnx-div-14):
+# through certify, a short fuzz and a sweep of i8 (onnx-div-14):
 #   procmem   overwrite "NONCONFORMANT" in the harness through /proc/PID/mem
 #             while 1 ulp wrong: the verdict stays NONCONFORMANT
 #   tiocsti   type a command into the terminal (a pty from script(1)):
@@ -94,7 +94,10 @@ grep -q 'NONCONFORMANT' "$tmp/sweep-procmem.out" && ok || bad "sweep procmem: no
 # ---- 2: TIOCSTI on the terminal ----------------------------------------------
 if command -v script >/dev/null 2>&1; then
     script -qec "'$D' certify --plugin '$P/hp_tiocsti.so' --db '$db' --no-progress \
-        --variant onnx-div-13 --dtype i32 --random 20; sleep 0.2" "$tmp/typescript" \
+        --variant onnx-div-13 --dtype i32 --random 20; \
+        '$D' fuzz --plugin '$P/hp_tiocsti.so' --db '$db' --no-progress --cases 300 --jobs 1; \
+        '$D' sweep --plugin '$P/hp_tiocsti.so' --db '$db' --no-progress --dtype i8 \
+        --variant onnx-div-14 --jobs 1; sleep 0.2" "$tmp/typescript" \
         </dev/null >"$tmp/tiocsti.pty" 2>&1
     if grep -q 'HOSTILE-INJECTED' "$tmp/typescript" "$tmp/tiocsti.pty"; then
         bad "tiocsti: text reached the terminal: $(grep -h HOSTILE-INJECTED "$tmp/tiocsti.pty" | head -3)"
@@ -108,6 +111,7 @@ fi
 run_certify tiocsti 0
 grep -q 'hostile-tiocsti: 0 bytes typed' "$tmp/tiocsti.err" && ok || bad "tiocsti: $(grep hostile-tiocsti "$tmp/tiocsti.err")"
 run_fuzz tiocsti
+run_sweep tiocsti
 
 # ---- 3: the --db file --------------------------------------------------------
 run_certify dbattack 0
@@ -117,6 +121,12 @@ else ok; fi
 n=$(sqlite3 "$db" "SELECT count(*) FROM runs")
 [ "${n:-0}" -ge 3 ] && ok || bad "dbattack: the database lost its runs ($n)"
 run_fuzz dbattack
+run_sweep dbattack
+if grep -q 'hostile-dbattack: ftruncate: done' "$tmp/fuzz-dbattack.err" "$tmp/sweep-dbattack.err"; then
+    bad "dbattack: fuzz or sweep let the plugin truncate the database"
+else ok; fi
+n2=$(sqlite3 "$db" "SELECT count(*) FROM runs")
+[ "${n2:-0}" -gt "${n:-0}" ] && ok || bad "dbattack: fuzz and sweep runs missing ($n2 after $n)"
 
 # ---- 4: the caller's process group -------------------------------------------
 # A non-interactive sh runs divergence in its own process group: a plugin in
@@ -126,6 +136,8 @@ echo "pgkill: this script outlived the plugin's kill(0, SIGKILL)"; ok
 grep -q 'hostile-pgkill: setpgid: Operation not permitted' "$tmp/pgkill.err" && ok ||
     bad "pgkill: setpgid was not refused: $(grep hostile-pgkill "$tmp/pgkill.err")"
 run_fuzz pgkill
+run_sweep pgkill
+echo "pgkill: this script outlived fuzz and sweep"; ok
 
 # ---- 5: network, environment, files, limits ----------------------------------
 mkdir -p "$tmp/work" "$tmp/home"
