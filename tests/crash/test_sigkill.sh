@@ -117,7 +117,9 @@ campaign() { # KIND ROUND LO HI ARGS...
     fi
 }
 
-CERT="--variant onnx-div-14 --variant openvino-divide-1 --variant sonnx-div --random 60 --seed 5 --no-progress"
+# (no shape-path cases: the kills and resumes, not the cases, are under test,
+# and their ~900 cases a claim took this test past 900 s under ASan on a loaded machine)
+CERT="--variant onnx-div-14 --variant openvino-divide-1 --variant sonnx-div --random 60 --seed 5 --shape-tier 0 --no-progress"
 FUZZ="--seconds 0 --cases 60000 --jobs 2 --seed 5 --no-progress"
 
 # The uninterrupted runs, and how long they take.
