@@ -27,6 +27,8 @@ static const char *const sql_run =
     " build_flags, divergence_version, seed, shard_index, shard_count, args,"
     " (julianday(finished_at) - julianday(started_at)) * 86400.0"
     " FROM read_runs WHERE id = ?1";
+/* A view of its own: a file of schema version 3 or older has no column. */
+static const char *const sql_sandbox = "SELECT sandbox FROM read_run_sandbox WHERE run_id = ?1";
 static const char *const sql_shards =
     "SELECT shard_index, shard_count, status, started_at, finished_at, host, cpu_features, args"
     " FROM read_run_shards WHERE run_id = ?1 ORDER BY shard_index";
@@ -227,6 +229,14 @@ static int on_run(void *ctx, const store_row *r)
     run->args = col(l, r, 13);
     run->seconds = store_row_type(r, 14) == STORE_NULL ? -1 : store_row_real(r, 14);
     return l->failed;
+}
+
+static int on_sandbox(void *ctx, const store_row *r)
+{
+    loader *l = ctx;
+    if (store_row_type(r, 0) != STORE_NULL)
+        l->m->run.sandbox = col(l, r, 0);
+    return 0;
 }
 
 static int on_shard(void *ctx, const store_row *r)
@@ -445,6 +455,9 @@ int report_model_load(store *s, const char *db_path, int64_t run_id, const char 
                  run_id);
         goto done;
     }
+    m->run.sandbox = "not recorded";
+    if (store_select(s, sql_sandbox, p, 1, on_sandbox, &l) != 0)
+        m->run.sandbox = "not recorded"; /* an older file: no such column */
     if (store_select(s, sql_shards, p, 1, on_shard, &l) ||
         store_select(s, sql_plugins, p, 2, on_plugin, &l) ||
         store_select(s, sql_certs, p, 2, on_cert, &l) ||

@@ -31,6 +31,8 @@ typedef struct report_run {
     int has_shard_index, has_shard_count;
     int64_t shard_index, shard_count;
     double seconds;                 /* finished - started; -1 when unknown */
+    const char *sandbox;            /* the worker's sandbox layers (runs.sandbox);
+                                       "not recorded" for older runs */
 } report_run;
 
 typedef struct report_shard {

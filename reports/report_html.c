@@ -513,6 +513,7 @@ static void run_metadata(const report_model *m, FILE *f)
     fputs("</span></details></dd>\n", f);
     dt_dd(f, "divergence", r->divergence_version);
     dt_dd(f, "build", r->build_flags);
+    dt_dd(f, "sandbox", r->sandbox);
     fputs("<dt>command</dt><dd class=\"mono\">", f);
     esc_html(f, r->args);
     fputs("</dd>\n", f);

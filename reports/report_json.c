@@ -61,6 +61,7 @@ void report_json(const report_model *m, FILE *f)
     str(f, &first, "cpu_features", r->cpu_features);
     str(f, &first, "divergence_version", r->divergence_version);
     str(f, &first, "build_flags", r->build_flags);
+    str(f, &first, "sandbox", r->sandbox);
     str(f, &first, "args", r->args);
     str(f, &first, "database", m->db_path);
     fputs(", \"shards\": [", f);

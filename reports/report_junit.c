@@ -169,7 +169,7 @@ int report_junit(const report_model *m, FILE *f)
         fprintf(f, " id=\"%zu\" package=\"divergence\">\n    <properties>\n", i);
         struct {
             const char *name, *value;
-        } props[12];
+        } props[13];
         size_t np = 0;
         char run_id[32], seed[32], shards[256];
         snprintf(run_id, sizeof run_id, "%" PRId64, r->id);
@@ -185,6 +185,7 @@ int report_junit(const report_model *m, FILE *f)
         props[np].name = "divergence", props[np++].value = r->divergence_version;
         props[np].name = "database", props[np++].value = m->db_path;
         props[np].name = "cpu_features", props[np++].value = r->cpu_features;
+        props[np].name = "sandbox", props[np++].value = r->sandbox;
         for (size_t p = 0; p < m->n_plugins; p++)
             if (!strcmp(m->plugins[p].name, impls[i])) {
                 props[np].name = "plugin_sha256", props[np++].value = m->plugins[p].sha256;

@@ -297,7 +297,8 @@ void report_markdown(const report_model *m, FILE *f)
     } items[] = {{"kind", r->kind},         {"status", r->status},
                  {"started", r->started_at}, {"finished", r->finished_at},
                  {"host", r->host},          {"divergence", r->divergence_version},
-                 {"build", r->build_flags},  {"database", m->db_path},
+                 {"build", r->build_flags},  {"sandbox", r->sandbox},
+                 {"database", m->db_path},
                  {"command", r->args},       {"CPU features", r->cpu_features}};
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
         fprintf(f, "- %s: ", items[i].name);

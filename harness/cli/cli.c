@@ -2,7 +2,8 @@
 /*
  * This file contains the flag parsing that the subcommands share
  * (harness/cli/cli.h): decimal integers in a range, --shard I/N, the
- * seed, limits and profile flags, and the resume key a run records.
+ * seed, limits, profile and sandbox flags, and the resume key a run
+ * records.
  */
 #include "harness/cli/cli.h"
 
@@ -13,6 +14,7 @@
 
 #include "harness/base/alloc.h"
 #include "harness/run/resume.h"
+#include "harness/worker/worker.h"
 
 int cli_parse_u64(const char *cmd, const char *flag, const char *text, uint64_t lo, uint64_t hi,
                   uint64_t *out)
@@ -54,6 +56,40 @@ static int parse_u32(const char *cmd, const char *flag, const char *val, uint64_
     return 0;
 }
 
+/* --sandbox: *mode = WORKER_SANDBOX_AUTO, _STRICT or _OFF. 0 or -1. */
+static int parse_sandbox(const char *cmd, const char *val, int32_t *mode)
+{
+    static const struct {
+        const char *name;
+        int32_t mode;
+    } modes[] = {{"auto", WORKER_SANDBOX_AUTO},
+                 {"strict", WORKER_SANDBOX_STRICT},
+                 {"off", WORKER_SANDBOX_OFF}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (!strcmp(val, modes[i].name)) {
+            *mode = modes[i].mode;
+            return 0;
+        }
+    fprintf(stderr, "divergence %s: --sandbox '%s': expected auto, strict or off\n", cmd, val);
+    return -1;
+}
+
+/* --env K=V: appended to env[*n_env] (the text borrowed). 0 or -1. */
+static int parse_env(const char *cmd, const char *val, const char **env, uint32_t *n_env)
+{
+    const char *eq = strchr(val, '=');
+    if (!eq || eq == val) {
+        fprintf(stderr, "divergence %s: --env '%s': expected NAME=VALUE\n", cmd, val);
+        return -1;
+    }
+    if (*n_env >= CLI_MAX_ENV) {
+        fprintf(stderr, "divergence %s: --env: at most %d\n", cmd, CLI_MAX_ENV);
+        return -1;
+    }
+    env[(*n_env)++] = val;
+    return 0;
+}
+
 int cli_parse_shared(const char *cmd, const cli_shared *s, const char *flag, const char *val)
 {
     int rc;
@@ -75,7 +111,11 @@ int cli_parse_shared(const char *cmd, const cli_shared *s, const char *flag, con
         rc = verdict_profile_parse(val, s->profile, why, sizeof why);
         if (rc)
             fprintf(stderr, "divergence %s: %s\n", cmd, why);
-    } else
+    } else if (s->sandbox && !strcmp(flag, "--sandbox"))
+        rc = parse_sandbox(cmd, val, s->sandbox);
+    else if (s->env && s->n_env && !strcmp(flag, "--env"))
+        rc = parse_env(cmd, val, s->env, s->n_env);
+    else
         return 0;
     return rc ? -1 : 1;
 }

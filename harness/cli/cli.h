@@ -9,6 +9,9 @@
  *   --memory-limit MIB  0 .. 2^30 MiB the plugin's worker may add (0: none)
  *   --cpu-limit S       0 .. 86400 CPU seconds per plugin call (0: none)
  *   --profile P         exact, ftz or ulp:N (verdict_profile_parse)
+ *   --sandbox MODE      auto, strict or off (WORKER_SANDBOX_*)
+ *   --env K=V           a variable for the plugin, K not empty (at most
+ *                       CLI_MAX_ENV)
  * and the resume key a run records (cli_run_key).
  */
 #ifndef HARNESS_CLI_H
@@ -40,7 +43,13 @@ typedef struct cli_shared {
     uint64_t *memory_limit;              /* --memory-limit MIB, stored in bytes */
     uint32_t *cpu_limit_s;               /* --cpu-limit S */
     verdict_profile *profile;            /* --profile P */
+    int32_t *sandbox;                    /* --sandbox MODE (WORKER_SANDBOX_*) */
+    const char **env;                    /* --env K=V: appended to env[*n_env], */
+    uint32_t *n_env;                     /* CLI_MAX_ENV at most (both or neither) */
 } cli_shared;
+
+/* The most --env flags one command takes. */
+#define CLI_MAX_ENV 64
 
 /*
  * Reads `flag val` when flag is one of the shared flags that `s` gives a

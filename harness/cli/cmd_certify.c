@@ -5,6 +5,7 @@
  *                    [--cases DIR] [--random N] [--max-elements N]
  *                    [--timeout MS] [--config TEXT] [--shard I/N] [--no-progress]
  *                    [--memory-limit MIB] [--cpu-limit S] [--resume]
+ *                    [--sandbox auto|strict|off] [--env K=V ...]
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,12 +26,16 @@ static int usage(FILE *to)
             "         [--profile exact|ftz|ulp:N] [--seed N] [--db FILE] [--cases DIR]\n"
             "         [--random N] [--max-elements N] [--shape-tier K] [--timeout MS]\n"
             "         [--config TEXT] [--shard I/N] [--no-progress] [--memory-limit MIB]\n"
-            "         [--cpu-limit S] [--resume]\n"
+            "         [--cpu-limit S] [--resume] [--sandbox auto|strict|off] [--env K=V ...]\n"
             "--shape-tier K: shape-path cases up to 2^K + 1 elements (default 24; 0: none)\n"
             "--shard I/N judges the selected claims k with k %% N == I (0 <= I < N): the N\n"
             "shards of one seed, merged with 'divergence db merge', equal the unsharded run\n"
             "--memory-limit MIB: address space the plugin's worker may add (default 8192,\n"
             "0: none); --cpu-limit S: CPU seconds per plugin call (default 300, 0: none)\n"
+            "--sandbox: the plugin's isolation (README, \"The sandbox\"): auto (default) every\n"
+            "layer the kernel allows, strict all of them or exit 2, off none (debugging);\n"
+            "--env K=V: a variable for the plugin besides the allowlist (PATH, LANG, LC_*,\n"
+            "TZ, LD_LIBRARY_PATH, OMP_*, MKL_*, DNNL_*, ...)\n"
             "--resume continues the latest incomplete run of this command line and plugin\n"
             "build in the database (claims already certified are kept); none: a new run\n"
             "exit: 0 every claim holds, 1 a claim does not, 2 usage or environment error\n");
@@ -40,16 +45,20 @@ static int usage(FILE *to)
 /* The options that take a value. */
 static const char *const with_value[] = {
     "--plugin", "--db", "--cases", "--config", "--variant", "--dtype", "--profile", "--seed",
-    "--random", "--max-elements", "--shard", "--timeout", "--memory-limit", "--cpu-limit", NULL};
+    "--random", "--max-elements", "--shard", "--timeout", "--memory-limit", "--cpu-limit",
+    "--sandbox", "--env", NULL};
 
 int cmd_certify(int argc, char **argv)
 {
     certify_options o;
     certify_options_default(&o);
+    static const char *env[CLI_MAX_ENV];
     const cli_shared shared = {.seed = &o.seed, .shard_index = &o.shard_index,
                                .shard_count = &o.shard_count, .timeout_ms = &o.timeout_ms,
                                .memory_limit = &o.memory_limit, .cpu_limit_s = &o.cpu_limit_s,
-                               .profile = &o.profile};
+                               .profile = &o.profile, .sandbox = &o.sandbox, .env = env,
+                               .n_env = &o.n_env};
+    o.env = env;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {

@@ -22,6 +22,9 @@ static const char fuzz_usage[] =
     "         [--shard I/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
     "         [--profile exact|ftz|ulp:N] [--stop-on-finding] [--no-progress]\n"
     "         [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]\n"
+    "         [--sandbox auto|strict|off] [--env K=V ...]\n"
+    "--sandbox: the plugin's isolation (auto, strict: all layers or exit 2, off);\n"
+    "--env K=V: a variable for the plugin besides the allowlist\n"
     "--pin: job i and its worker on the i-th CPU (default when --jobs is the CPU count)\n"
     "--memory-limit MIB: address space each worker may add (default 8192, 0: none);\n"
     "--cpu-limit S: CPU seconds per plugin call (default 300, 0: none)\n"
@@ -40,20 +43,23 @@ static const char import_usage[] =
 static const char *const with_value[] = {
     "--plugin", "--db", "--config", "--max-elements", "--timeout", "--memory-limit",
     "--cpu-limit", "--seconds", "--cases", "--jobs", "--seed", "--shard", "--corpus",
-    "--profile", NULL};
+    "--profile", "--sandbox", "--env", NULL};
 
 static int parse(const char *cmd, int argc, char **argv, campaign_options *o, char **rest,
                  int *n_rest)
 {
     int is_fuzz = !strcmp(cmd, "fuzz");
+    static const char *env[CLI_MAX_ENV];
     cli_shared shared = {.timeout_ms = &o->timeout_ms, .memory_limit = &o->memory_limit,
-                         .cpu_limit_s = &o->cpu_limit_s};
+                         .cpu_limit_s = &o->cpu_limit_s, .sandbox = &o->sandbox, .env = env,
+                         .n_env = &o->n_env};
     if (is_fuzz) { /* fuzz's own among the shared flags */
         shared.seed = &o->seed;
         shared.shard_index = &o->shard_index;
         shared.shard_count = &o->shard_count;
         shared.profile = &o->profile;
     }
+    o->env = env;
     *n_rest = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

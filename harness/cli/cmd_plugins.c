@@ -27,10 +27,9 @@ static void show(const char *path, const worker_info *in)
     if (in->deviations & DVG_DEV_NAN_CANONICAL) printf(" canonical-nan");
     if (in->deviations & DVG_DEV_INT_DIV_ZERO_VALUE)
         printf(" int-div-zero=%" PRId64, in->int_div_zero_value);
-    printf("\n  isolation   %s\n", in->confined ? "confined (seccomp), limits on memory, CPU time "
-                                                   "and file size"
-                                                 : "limits on memory, CPU time and file size "
-                                                   "(no seccomp filter on this system)");
+    char layers[160];
+    printf("\n  isolation   %s; limits on memory, CPU time and file size\n",
+           worker_describe_layers(in->layers, layers, sizeof layers));
     if (in->fp_at_open) {
         char fp[128];
         printf("  warning: loading and open() leave the FP environment changed (%s); every "

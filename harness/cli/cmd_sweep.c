@@ -25,6 +25,7 @@ static int usage(FILE *to)
             "         [--resume] [--profile exact|ftz|ulp:N] [--random N] [--seed N]\n"
             "         [--timeout MS] [--config TEXT] [--max-failures N] [--batch-pairs N]\n"
             "         [--nondet-every N] [--pin] [--no-progress]\n"
+            "         [--sandbox auto|strict|off] [--env K=V ...]\n"
             "Every operand pair of the dtype (f32, f64: every pair of the edge table plus\n"
             "--random N seeded random pairs, default 16777216), in large batches through\n"
             "isolated workers, judged against the oracle; results in the store, deduplicated.\n"
@@ -40,15 +41,18 @@ static int usage(FILE *to)
 static const char *const with_value[] = {
     "--plugin", "--db", "--config", "--dtype", "--variant", "--attr", "--profile", "--jobs",
     "--random", "--seed", "--timeout", "--max-failures", "--batch-pairs", "--nondet-every",
-    "--shard", NULL};
+    "--shard", "--sandbox", "--env", NULL};
 
 int cmd_sweep(int argc, char **argv)
 {
     sweep_options o;
     sweep_options_default(&o);
+    static const char *env[CLI_MAX_ENV];
     const cli_shared shared = {.seed = &o.seed, .shard_index = &o.shard_index,
                                .shard_count = &o.shard_count, .timeout_ms = &o.timeout_ms,
-                               .profile = &o.profile};
+                               .profile = &o.profile, .sandbox = &o.sandbox, .env = env,
+                               .n_env = &o.n_env};
+    o.env = env;
     const char *variant_name = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

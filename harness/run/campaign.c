@@ -898,6 +898,7 @@ static int job_start(shared *sh, job *j, int cpu, FILE *err)
     wo.timeout_ms = sh->o->timeout_ms ? sh->o->timeout_ms : 2000;
     wo.quiet = 1;
     wo.cpu = cpu;
+    trial_sandbox_options(&wo, sh->o->sandbox, sh->o->env, sh->o->n_env);
     if (worker_new(sh->o->plugin_path, &wo, &j->w)) {
         fprintf(err, "divergence fuzz: cannot create a worker for %s\n", sh->o->plugin_path);
         return -1;
@@ -961,8 +962,11 @@ static int open_run(shared *sh, const char *kind, FILE *err)
         sh->next_case = sh->resumed_from;
         return 0;
     }
+    char sandbox[160];
+    trial_report_sandbox(kind, sh->info->layers, NULL, sh->err, sandbox, sizeof sandbox);
     store_run_info ri = {.kind = kind, .profile = o->profile.name, .args = o->args,
-                         .seed = o->seed, .has_seed = 1, .shard_index = o->shard_index,
+                         .sandbox = sandbox, .seed = o->seed, .has_seed = 1,
+                         .shard_index = o->shard_index,
                          .shard_count = o->shard_count};
     int rc = session_begin(&sh->session, &ri);
     sh->run_id = sh->session.run_id;
@@ -1112,6 +1116,8 @@ static void print_summary(shared *sh, const char *kind, double secs)
             sh->info->name, sh->info->version, sh->o->seed,
             sh->o->shard_count > 1 ? sh->o->shard_index : 0,
             sh->o->shard_count > 1 ? sh->o->shard_count : 1, sh->run_id);
+    char sandbox[160];
+    trial_report_sandbox(kind, sh->info->layers, sh->out, NULL, sandbox, sizeof sandbox);
     fprintf(sh->out, "  cases %" PRIu64 ", elements %" PRIu64 " in %.1f s: %.0f cases/s, %.0f elements/s\n",
             sh->cases, sh->elements, secs, secs > 0 ? (double)sh->cases / secs : 0,
             secs > 0 ? (double)sh->elements / secs : 0);

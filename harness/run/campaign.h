@@ -50,6 +50,10 @@ typedef struct campaign_options {
                                   plugin build (harness/run/resume.h) from the
                                   cases its counts hold; --seconds then
                                   budgets this session; none: a new run */
+    int32_t sandbox;               /* WORKER_SANDBOX_* (--sandbox; 0: auto) */
+    const char *const *env;        /* --env K=V for the plugin, n_env of them
+                                      (borrowed) */
+    uint32_t n_env;
 } campaign_options;
 
 /* A fuzz run records its counts every CAMPAIGN_CHECKPOINT_S seconds (the

@@ -590,6 +590,7 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
     wo.limit_cpu_s = o->cpu_limit_s;
     wo.config = o->config;
     wo.timeout_ms = o->timeout_ms ? o->timeout_ms : 5000;
+    trial_sandbox_options(&wo, o->sandbox, o->env, o->n_env);
     if (worker_new(o->plugin_path, &wo, &cf.w)) {
         fprintf(err, "divergence certify: cannot create a worker for %s\n", o->plugin_path);
         goto done;
@@ -647,6 +648,8 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
                 o->shard_index, o->shard_count);
         goto done;
     }
+    char sandbox[160];
+    worker_describe_layers(cf.info->layers, sandbox, sizeof sandbox);
     int resumed = o->resume ? session_resume(&cf.session, "certify", o->args) : 0;
     if (resumed < 0)
         goto done;
@@ -656,8 +659,8 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
         goto done;
     }
     store_run_info ri = {.kind = "certify", .profile = o->profile.name, .args = o->args,
-                         .seed = o->seed, .has_seed = 1, .shard_index = o->shard_index,
-                         .shard_count = o->shard_count};
+                         .sandbox = sandbox, .seed = o->seed, .has_seed = 1,
+                         .shard_index = o->shard_index, .shard_count = o->shard_count};
     if (!resumed && session_begin(&cf.session, &ri))
         goto done;
     cf.run_id = cf.session.run_id;
@@ -673,6 +676,7 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
     fprintf(out, "Certificate: %s %s (%s), profile %s, seed %" PRIu64 "%s, run %" PRId64 " in %s%s\n",
             cf.info->name, cf.info->version, o->plugin_path, o->profile.name, o->seed, shard,
             cf.run_id, db_path, resumed ? " (resumed)" : "");
+    trial_report_sandbox("certify", cf.info->layers, out, err, sandbox, sizeof sandbox);
     if (cf.info->fp_at_open) {
         char fp[128];
         fprintf(out, "  note: loading and open() leave the FP environment changed (%s); every "

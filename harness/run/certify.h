@@ -51,6 +51,10 @@ typedef struct certify_options {
                                       and plugin build (harness/run/resume.h):
                                       the claims it certified are kept, the
                                       others judged; none: a new run */
+    int32_t sandbox;               /* WORKER_SANDBOX_* (--sandbox; 0: auto) */
+    const char *const *env;        /* --env K=V for the plugin, n_env of them
+                                      (borrowed) */
+    uint32_t n_env;
 } certify_options;
 
 /* Fills the defaults: profile exact, seed 1, 200 random cases of at most

@@ -17,6 +17,7 @@
 
 #include "harness/base/alloc.h"
 #include "harness/run/sweep_internal.h"
+#include "harness/run/trial.h"
 #include "oracle/dtype.h"
 #include "oracle/fastpath.h"
 #include "oracle/rowcheck.h"
@@ -244,6 +245,8 @@ static int probe_plugin(const sweep_options *o, worker_info **info, FILE *err)
     worker_options_default(&wo);
     wo.config = o->config;
     wo.quiet = 1;
+    wo.confine = 1; /* as the jobs' workers: its layers are the run's */
+    trial_sandbox_options(&wo, o->sandbox, o->env, o->n_env);
     wo.timeout_ms = o->timeout_ms ? o->timeout_ms : 10000;
     worker_result pr = WORKER_RESULT_INIT;
     if (worker_new(o->plugin_path, &wo, &probe)) {
@@ -346,8 +349,10 @@ static int open_run(shared *sh, int *resumed, FILE *err)
         fprintf(err, "divergence sweep: no unfinished sweep with these settings and this "
                      "plugin build in %s: starting one\n", sh->session.db_path);
     }
+    char sandbox[160];
+    worker_describe_layers(sh->info->layers, sandbox, sizeof sandbox);
     store_run_info ri = {.kind = "sweep", .profile = o->profile.name, .args = o->args,
-                         .seed = sh->sp.structured ? o->seed : 0,
+                         .sandbox = sandbox, .seed = sh->sp.structured ? o->seed : 0,
                          .has_seed = sh->sp.structured, .shard_index = o->shard_index,
                          .shard_count = o->shard_count};
     if (session_begin(&sh->session, &ri))
@@ -369,9 +374,10 @@ static int open_run(shared *sh, int *resumed, FILE *err)
     return 0;
 }
 
-/* What is swept, on out. */
-static void print_header(const shared *sh, int resumed, FILE *out)
+/* What is swept, on out (and the warning of --sandbox off on err). */
+static void print_header(const shared *sh, int resumed, FILE *out, FILE *err)
 {
+    char sandbox[160];
     const sweep_options *o = sh->o;
     const oracle_dtype_info *d = oracle_dtype(o->dtype);
     char shard[48] = "";
@@ -380,6 +386,7 @@ static void print_header(const shared *sh, int resumed, FILE *out)
     fprintf(out, "Sweep: %s %s (%s), %s %s [%s]%s, run %" PRId64 " in %s%s\n", sh->info->name,
             sh->info->version, o->plugin_path, oracle_variant_get(sh->variant)->name, d->tag,
             sh->attrs_text, shard, sh->run_id, sh->session.db_path, resumed ? " (resumed)" : "");
+    trial_report_sandbox("sweep", sh->info->layers, out, err, sandbox, sizeof sandbox);
     if (!sh->sp.structured)
         fprintf(out, "  space: exhaustive, every %s pair: %" PRIu64 " pairs%s\n", d->tag,
                 (uint64_t)sh->sp.n * sh->sp.n_rows, o->shard_count > 1 ? "" : "");
@@ -528,7 +535,7 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
     sh.info = info;
     if (plan_space(&sh, err) || open_run(&sh, &resumed, err))
         goto done;
-    print_header(&sh, resumed, out);
+    print_header(&sh, resumed, out, err);
     uint64_t max_pairs = (uint64_t)sh.sp.k * sh.sp.n;
     if ((uint64_t)sh.sp.random_k * RANDOM_ROW > max_pairs && sh.sp.random_chunks)
         max_pairs = (uint64_t)sh.sp.random_k * RANDOM_ROW;

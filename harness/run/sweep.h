@@ -88,6 +88,10 @@ typedef struct sweep_options {
     int pin;                    /* 1: each job and its worker on one CPU (jobs <= CPUs);
                                    measured slower here, so off by default */
     uint32_t stop_after_chunks; /* tests: stop (as if killed) after this many chunks; 0: no */
+    int32_t sandbox;               /* WORKER_SANDBOX_* (--sandbox; 0: auto) */
+    const char *const *env;        /* --env K=V for the plugin, n_env of them
+                                      (borrowed) */
+    uint32_t n_env;
 } sweep_options;
 
 /* Defaults: one job per core, seed 1, 2^24 random pairs, 10 s timeout,

@@ -13,6 +13,7 @@
 
 #include "harness/base/affinity.h"
 #include "harness/base/alloc.h"
+#include "harness/run/trial.h"
 #include "oracle/dtype.h"
 
 void sweep_set_failed(shared *sh)
@@ -132,6 +133,7 @@ int sweep_job_start(shared *sh, job *jb, uint32_t index, uint32_t n_jobs, uint64
     wo.timeout_ms = sh->o->timeout_ms ? sh->o->timeout_ms : 10000;
     wo.quiet = 1;
     wo.cpu = jb->cpu;
+    trial_sandbox_options(&wo, sh->o->sandbox, sh->o->env, sh->o->n_env);
     if (worker_new(sh->o->plugin_path, &wo, &jb->w)) {
         fprintf(err, "divergence sweep: cannot create a worker for %s\n", sh->o->plugin_path);
         return -1;

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "harness/judge/verdict.h"
 #include "harness/worker/worker.h"
 
@@ -56,5 +57,17 @@ int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sin
  * effects and the note of a state leak. Every field of *out is written.
  */
 void trial_outputs_from_worker(const worker_result *wr, verdict_outputs *out);
+
+/* The worker options every run command shares: `sandbox` (WORKER_SANDBOX_*,
+ * --sandbox) and the n_env "K=V" strings of --env (borrowed) into *wo. */
+void trial_sandbox_options(worker_options *wo, int32_t sandbox, const char *const *env,
+                           uint32_t n_env);
+
+/* The sandbox line of a run's header, "  sandbox: <layers>\n", on `out`
+ * (and the layers as text into buf, cap bytes, for the run record); with
+ * WORKER_LAYER_OFF also a warning on `err` ("divergence CMD: WARNING:
+ * ..."). Returns buf. */
+const char *trial_report_sandbox(const char *cmd, uint32_t layers, FILE *out, FILE *err,
+                                 char *buf, size_t cap);
 
 #endif /* HARNESS_TRIAL_H */

@@ -66,6 +66,10 @@ int store_begin_run(store *s, const store_run_info *info, int64_t *run_id)
         sqlite3_bind_int64(st, 11, info->shard_count);
     }
     store_bind_text(st, 12, info->args ? info->args : "");
+    if (info->sandbox)
+        store_bind_text(st, 13, info->sandbox);
+    else
+        sqlite3_bind_null(st, 13);
     if (store_step_done(s, st))
         goto done;
     id = sqlite3_last_insert_rowid(s->db);

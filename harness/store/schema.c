@@ -374,6 +374,12 @@ static const char *const migrations[] = {
     "  group_concat(DISTINCT s.variant) AS variants, group_concat(DISTINCT s.dtype) AS dtypes\n"
     "FROM bugs b LEFT JOIN signatures s ON s.bug_id = b.id GROUP BY b.id;\n",
     /* ---- end of 3 -> 4 ---------------------------------------------- */
+    /* ---- 4 -> 5: the sandbox (issue 13) ------------------------------
+     * The layers of the worker's sandbox in force for the run, as
+     * worker_describe_layers names them; NULL: not recorded (older runs,
+     * merged runs). */
+    "ALTER TABLE runs ADD COLUMN sandbox TEXT;\n",
+    /* ---- end of 4 -> 5 ---------------------------------------------- */
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -442,6 +448,7 @@ static const char *const read_views =
     "CREATE TEMP VIEW read_runs AS SELECT id, kind, status, started_at, finished_at, profile,"
     "  host, pid, process_tag, cpu_features, build_flags, divergence_version, seed,"
     "  shard_index, shard_count, args FROM main.runs;\n"
+    "CREATE TEMP VIEW read_run_sandbox AS SELECT id AS run_id, sandbox FROM main.runs;\n"
     "CREATE TEMP VIEW read_run_shards AS SELECT run_id, shard_index, shard_count, campaign,"
     "  status, started_at, finished_at, host, pid, process_tag, cpu_features, args"
     "  FROM main.run_shards;\n"

@@ -141,6 +141,8 @@ typedef struct store_run_info {
     int has_seed;            /* 0: the seed column is NULL */
     uint32_t shard_index;    /* 0 .. shard_count-1 */
     uint32_t shard_count;    /* 0: not sharded (shard columns NULL) */
+    const char *sandbox;     /* the worker's sandbox layers in force
+                                (worker_describe_layers); NULL: not recorded */
 } store_run_info;
 
 /*

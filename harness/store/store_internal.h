@@ -123,8 +123,8 @@
     X(RUN_INSERT,                                                                       \
       "INSERT INTO runs(kind, status, started_at, profile, host, pid, process_tag,"     \
       " cpu_features, build_flags, divergence_version, seed, shard_index, shard_count," \
-      " args) VALUES(?1, 'running', " NOW ", ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"  \
-      " ?12)")                                                                          \
+      " args, sandbox) VALUES(?1, 'running', " NOW ", ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"  \
+      " ?10, ?11, ?12, ?13)")                                                           \
     X(RUN_FINISH, "UPDATE runs SET status = ?2, finished_at = " NOW " WHERE id = ?1")  \
     X(RUN_RUNNING,                                                                      \
       "SELECT id, pid, process_tag FROM runs WHERE status = 'running' AND host = ?1"      \

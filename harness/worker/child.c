@@ -359,7 +359,7 @@ void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b)
                              ? (uint64_t)rl.rlim_cur
                              : 0;
     }
-    setpgid(0, 0);
+    setsid(); /* its own session and process group, no controlling terminal */
     affinity_pin_process(w->opt.cpu);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
@@ -368,11 +368,27 @@ void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b)
     int rofd;
     child_fds(sock_in, w->memfd, w->opt.capture_output ? w->outfd : -1, w->opt.quiet, &rofd);
     const int sock = 3, memfd = 4;
+    uint32_t layers = child_isolate(w); /* returns in the plugin's process */
     child_limits(&w->opt, w->page);
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     /* A zygote keeps fork and kill; each runner takes them (zygote.c). */
     int zygote = !w->opt.no_zygote;
-    int confined = w->opt.confine ? child_confine(zygote ? CONFINE_BASE : CONFINE_ALL) : 0;
+    int confined =
+        w->opt.confine ? child_confine(zygote ? CONFINE_BASE : CONFINE_ALL, layers) : 0;
+    if (confined)
+        layers |= WORKER_LAYER_SECCOMP;
+    /* Set-up done: from here on the time is the plugin's (the parent
+     * starts the hello's deadline now). */
+    child_send(sock, 0, OP_READY);
+    if (w->opt.sandbox == WORKER_SANDBOX_STRICT &&
+        (layers & WORKER_LAYER_ALL) != WORKER_LAYER_ALL) {
+        char have[160];
+        hello_fail(&b->hello, WORKER_LOAD_SETUP, WORKER_STAGE_LOAD,
+                   "--sandbox strict: the kernel allows only %s",
+                   worker_describe_layers(layers, have, sizeof have));
+        child_send(sock, 0, OP_HELLO);
+        _exit(0);
+    }
     on_exit(child_on_exit, NULL);
     fesetenv(FE_DFL_ENV);
     fp_state fp_default;
@@ -452,10 +468,11 @@ void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b)
     if (zygote && !child_can_fork()) {
         zygote = 0;
         if (confined)
-            confined = child_confine(CONFINE_PROCS);
+            confined = child_confine(CONFINE_PROCS, layers);
     }
     h->confined = (uint32_t)confined;
     h->zygote = (uint32_t)zygote;
+    h->layers = layers;
     h->load_error = WORKER_LOAD_NONE;
     child_send(sock, 0, OP_HELLO);
     if (zygote)

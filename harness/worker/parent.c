@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -152,10 +153,8 @@ static void drain_output(worker *w, worker_result *r)
                                   "this worker's is not]\n",
                                   (unsigned long long)w->out_shown);
     }
-    if (n) {
-        ssize_t put = write(2, buf, n < sizeof buf ? n : sizeof buf - 1);
-        (void)put;
-    }
+    if (n)
+        worker_show_output(w, buf, n < sizeof buf ? n : sizeof buf - 1);
     if (ftruncate(w->outfd, 0) != 0) {
         /* nothing to do: the next look counts the bytes again */
     }
@@ -164,9 +163,10 @@ static void drain_output(worker *w, worker_result *r)
 enum { WAIT_REPLY, WAIT_DIED, WAIT_HANG, WAIT_BAD };
 
 /* Waits up to timeout_ms for the child's token `seq`/`op`. */
-static int await_token(worker *w, uint32_t seq, uint32_t op, const char **detail)
+static int await_token(worker *w, uint32_t seq, uint32_t op, int64_t timeout_ms,
+                       const char **detail)
 {
-    int64_t deadline = worker_now_ms() + w->opt.timeout_ms;
+    int64_t deadline = worker_now_ms() + timeout_ms;
     *detail = "";
     for (;;) {
         int64_t left = deadline - worker_now_ms();
@@ -231,7 +231,7 @@ int worker_call_child(worker *w, uint32_t op, uint32_t stage, worker_result *r)
         detail = "the worker stopped reading requests";
         stage = WORKER_STAGE_IDLE;
     } else {
-        got = await_token(w, seq, op, &detail);
+        got = await_token(w, seq, op, w->opt.timeout_ms, &detail);
     }
     drain_output(w, r);
     if (got == WAIT_REPLY)
@@ -291,6 +291,7 @@ static int take_hello(worker *w, worker_result *r)
     info->int_div_zero_value = h->int_div_zero_value;
     info->n_claims = h->n_claims;
     info->confined = h->confined == 1;
+    info->layers = h->layers;
     info->fp_at_open = h->fp_at_open & (WORKER_FP_OTHER * 2 - 1);
     info->zygote = h->zygote == 1;
     memcpy(info->claims, h->claims, h->n_claims * sizeof h->claims[0]);
@@ -353,7 +354,8 @@ int worker_start(worker *w, worker_result *r)
         child_main(w, parent, sv[1], w->ctl);
     }
     close(sv[1]);
-    setpgid(pid, pid); /* also done by the child; whoever is first wins */
+    /* The child makes itself a session (setsid): no setpgid here, which,
+     * done first, would make setsid fail. */
     w->pid = pid;
     w->sock = sv[0];
     w->spawns++;
@@ -367,7 +369,12 @@ int worker_start(worker *w, worker_result *r)
 #endif
     w->seq = 0;
     const char *detail = "";
-    int got = await_token(w, 0, OP_HELLO, &detail);
+    /* The sandbox's set-up is the harness's own work and may be slow on a
+     * loaded machine (namespaces, mounts; under a sanitizer); only the load
+     * that follows it runs against the plugin's timeout. */
+    int got = await_token(w, 0, OP_READY, WORKER_SETUP_MS, &detail);
+    if (got == WAIT_REPLY)
+        got = await_token(w, 0, OP_HELLO, w->opt.timeout_ms, &detail);
     drain_output(w, r);
     if (got != WAIT_REPLY) {
         uint32_t stage = __atomic_load_n(&w->ctl->cur_stage, __ATOMIC_SEQ_CST);
@@ -484,6 +491,9 @@ int worker_new(const char *plugin_path, const worker_options *o, worker **out)
     const char *config = o->config ? o->config : "";
     if (!plugin_path || o->timeout_ms == 0 || strlen(config) > WORKER_CONFIG_MAX)
         return -1;
+    /* No process of the same user (a plugin's, in reduced mode) may read
+     * or write the harness's memory through /proc or ptrace. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     worker *w = dvg_calloc(1, sizeof *w);
     if (!w)
         return -1;

@@ -7,27 +7,28 @@
  * operand arena on fd 4 and a read-only view of it on fd 5, stdin from
  * /dev/null, stdout away from the harness's, every other descriptor
  * closed), its resource limits (no core dumps, and the limits of
- * worker_options: address space, file size, processes, CPU time per call)
- * and the seccomp filter of worker_options.confine, in two parts: what no
- * worker process needs (exec, ptrace, another process's memory) and what
- * only a zygote needs (creating processes, signalling others), which each
- * runner adds after its fork. child.c calls them in order, between
- * PR_SET_PDEATHSIG and PR_SET_NO_NEW_PRIVS.
+ * worker_options: address space, file size, processes, CPU time per call,
+ * each a hard limit) and the seccomp filter of worker_options.confine,
+ * built with libseccomp, in two parts: what no worker process needs
+ * (exec, ptrace, another process's memory, typing into a terminal, the
+ * network where no namespace took it away) and what only a zygote needs
+ * (creating processes, signalling others, leaving its process group),
+ * which each runner adds after its fork. child.c calls them in order
+ * around child_isolate (isolate.c), between PR_SET_PDEATHSIG and
+ * PR_SET_NO_NEW_PRIVS.
  */
 #include "harness/worker/worker_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* Moves the socket and the arena to fds 3 and 4, a read-only view of the
@@ -143,6 +144,21 @@ void child_limits(const worker_options *o, size_t page)
         setrlimit(RLIMIT_FSIZE, &rl);
     }
     child_cpu_budget(o->limit_cpu_s); /* for loading and open() */
+    if (o->limit_cpu_s && getrlimit(RLIMIT_CPU, &rl) == 0) {
+        /* The hard limit: the worker's CPU time over its life. Only the
+         * soft one moves per call, and the plugin (no CAP_SYS_RESOURCE)
+         * can raise it to this at most, never raise this. */
+        struct rusage ru;
+        rlim_t life = WORKER_LIMIT_CPU_LIFE_S;
+        if (getrusage(RUSAGE_SELF, &ru) == 0)
+            life += (rlim_t)ru.ru_utime.tv_sec + (rlim_t)ru.ru_stime.tv_sec + 1;
+        if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > life) {
+            rl.rlim_max = life;
+            if (rl.rlim_cur > life)
+                rl.rlim_cur = life;
+            setrlimit(RLIMIT_CPU, &rl);
+        }
+    }
     if (o->limit_nproc) {
         rl.rlim_cur = rl.rlim_max = o->limit_nproc;
         setrlimit(RLIMIT_NPROC, &rl);
@@ -150,110 +166,147 @@ void child_limits(const worker_options *o, size_t page)
 }
 
 /* ------------------------------------------------------------------------
- * Confinement (worker_options.confine)
+ * Confinement (worker_options.confine), through libseccomp
  * ---------------------------------------------------------------------- */
 
-#if defined(__x86_64__)
-#define CONFINE_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define CONFINE_ARCH AUDIT_ARCH_AARCH64
-#endif
-
-#define BPF_ARG_LO(n) (offsetof(struct seccomp_data, args) + 8 * (n)) /* little-endian */
-#define BPF_RET_ERRNO(e) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
-#define BPF_RET_ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-#define BPF_LD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
-/* if nr == NR: <then>, else skip it (the next `len` instructions) */
-#define BPF_IF_NR(NR, len) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (NR), 0, (len))
-
-/* Installs the rules `parts` (CONFINE_*) names as one filter; 1 when it is
- * in force. Needs no_new_privs. A zygote installs CONFINE_BASE before it
- * loads the plugin and each runner adds CONFINE_PROCS (whose pid checks
- * name the runner); every other worker installs CONFINE_ALL at once. */
-int child_confine(int parts)
+/* Adds `action` for syscall `nr` when its first argument (32 bits, as the
+ * kernel reads a pid) is none of the n values in `allowed`: the values
+ * between them, split into blocks of aligned powers of two, one masked
+ * comparison each (libseccomp compares an argument once per rule). */
+static int deny_arg0_except(scmp_filter_ctx ctx, uint32_t action, int nr, const uint32_t *allowed,
+                            int n)
 {
-#if defined(CONFINE_ARCH)
-    uint32_t self = (uint32_t)getpid(), group = (uint32_t)-(int32_t)getpid();
-    static const struct sock_filter head[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CONFINE_ARCH, 1, 0),
-        BPF_RET_ERRNO(EPERM), /* another ABI (i386 calls on x86-64) */
-        BPF_LD_NR,
-#if defined(__x86_64__)
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1), /* x32 */
-        BPF_RET_ERRNO(EPERM),
-#endif
-    };
-    /* What no worker process needs, a zygote included. */
-    static const struct sock_filter base[] = {
-        BPF_IF_NR(__NR_execve, 1), BPF_RET_ERRNO(EACCES),
-        BPF_IF_NR(__NR_execveat, 1), BPF_RET_ERRNO(EACCES),
-        BPF_IF_NR(__NR_ptrace, 1), BPF_RET_ERRNO(EPERM),
-        BPF_IF_NR(__NR_process_vm_readv, 1), BPF_RET_ERRNO(EPERM),
-        BPF_IF_NR(__NR_process_vm_writev, 1), BPF_RET_ERRNO(EPERM),
-#ifdef __NR_pidfd_getfd
-        BPF_IF_NR(__NR_pidfd_getfd, 1), BPF_RET_ERRNO(EPERM),
-#endif
-    };
-    /* Processes and signals: what a zygote needs to fork and reap runners. */
-    const struct sock_filter procs[] = {
-#ifdef __NR_fork
-        BPF_IF_NR(__NR_fork, 1), BPF_RET_ERRNO(EAGAIN),
-#endif
-#ifdef __NR_vfork
-        BPF_IF_NR(__NR_vfork, 1), BPF_RET_ERRNO(EAGAIN),
-#endif
-#ifdef __NR_clone3
-        BPF_IF_NR(__NR_clone3, 1), BPF_RET_ERRNO(ENOSYS),
-#endif
-        BPF_IF_NR(__NR_clone, 4),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, BPF_ARG_LO(0)),
-        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
-        BPF_RET_ALLOW,
-        BPF_RET_ERRNO(EAGAIN),
-#ifdef __NR_pidfd_send_signal
-        BPF_IF_NR(__NR_pidfd_send_signal, 1), BPF_RET_ERRNO(EPERM),
-#endif
-        /* kill(pid): this process, its group (0 or -pid) only */
-        BPF_IF_NR(__NR_kill, 6),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, BPF_ARG_LO(0)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, self, 1, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, group, 0, 1),
-        BPF_RET_ALLOW,
-        BPF_RET_ERRNO(EPERM),
-        /* tgkill, tkill, rt_sigqueueinfo, rt_tgsigqueueinfo: the first
-         * argument must be this process (tkill: its main thread) */
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_tgkill, 4, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_tkill, 3, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_rt_sigqueueinfo, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_rt_tgsigqueueinfo, 1, 0),
-        BPF_RET_ALLOW,
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, BPF_ARG_LO(0)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, self, 0, 1),
-        BPF_RET_ALLOW,
-        BPF_RET_ERRNO(EPERM),
-    };
-    /* Each part ends in a return or falls through to the next. */
-    static const struct sock_filter allow[] = {BPF_RET_ALLOW};
-    struct sock_filter f[sizeof head / sizeof head[0] + sizeof base / sizeof base[0] +
-                         sizeof procs / sizeof procs[0] + 1];
-    size_t n = 0;
-    memcpy(f, head, sizeof head);
-    n += sizeof head / sizeof head[0];
-    if (parts & CONFINE_BASE) {
-        memcpy(f + n, base, sizeof base);
-        n += sizeof base / sizeof base[0];
+    uint32_t v[8];
+    for (int i = 0; i < n; i++) { /* sorted copy */
+        int k = i;
+        while (k > 0 && v[k - 1] > allowed[i]) {
+            v[k] = v[k - 1];
+            k--;
+        }
+        v[k] = allowed[i];
     }
-    if (parts & CONFINE_PROCS) {
-        memcpy(f + n, procs, sizeof procs);
-        n += sizeof procs / sizeof procs[0]; /* ends in returns */
-    } else {
-        f[n++] = allow[0];
+    uint64_t lo = 0;
+    for (int i = 0; i <= n; i++) {
+        uint64_t hi = i < n ? (uint64_t)v[i] : UINT64_C(1) << 32; /* [lo, hi) is denied */
+        while (lo < hi) {
+            uint64_t size = lo ? lo & -lo : UINT64_C(1) << 32;
+            while (lo + size > hi)
+                size >>= 1;
+            uint32_t mask = (uint32_t)~(size - 1);
+            if (seccomp_rule_add(ctx, action, nr, 1, SCMP_A0_32(SCMP_CMP_MASKED_EQ, mask,
+                                                                 (uint32_t)lo)) != 0)
+                return -1;
+            lo += size;
+        }
+        if (i < n)
+            lo = (uint64_t)v[i] + 1;
     }
-    struct sock_fprog prog = {(unsigned short)n, f};
-    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
-#else
     return 0;
-#endif
+}
+
+/* A syscall denied with an errno, whatever its arguments. */
+typedef struct denied_call {
+    int nr;
+    int err;
+} denied_call;
+
+/* Adds one rule per entry of `d` (n of them). 0 or -1. */
+static int deny_calls(scmp_filter_ctx ctx, const denied_call *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)d[i].err), d[i].nr, 0) != 0)
+            return -1;
+    return 0;
+}
+
+/* CONFINE_BASE: what no worker process needs, a zygote included. 0 or -1. */
+static int add_base(scmp_filter_ctx ctx, uint32_t layers)
+{
+    const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+    static const denied_call denied[] = {
+        {SCMP_SYS(execve), EACCES},
+        {SCMP_SYS(execveat), EACCES},
+        {SCMP_SYS(ptrace), EPERM},
+        {SCMP_SYS(process_vm_readv), EPERM},
+        {SCMP_SYS(process_vm_writev), EPERM},
+        {SCMP_SYS(pidfd_getfd), EPERM},
+        /* io_uring would open and connect sockets past the rules below. */
+        {SCMP_SYS(io_uring_setup), ENOSYS},
+    };
+    if (deny_calls(ctx, denied, sizeof denied / sizeof denied[0]))
+        return -1;
+    /* Typing into a terminal: TIOCSTI, TIOCLINUX. (The datum that EQ and
+     * NE ignore is given as 0: clang's -Wmissing-field-initializers.) */
+    if (seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1,
+                         SCMP_A1_32(SCMP_CMP_EQ, TIOCSTI, 0)) != 0 ||
+        seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1,
+                         SCMP_A1_32(SCMP_CMP_EQ, TIOCLINUX, 0)) != 0)
+        return -1;
+    /* Without a network namespace: sockets of the local kind only. */
+    if (!(layers & WORKER_LAYER_NET) &&
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+                         SCMP_A0_32(SCMP_CMP_NE, AF_UNIX, 0)) != 0)
+        return -1;
+    return 0;
+}
+
+/* CONFINE_PROCS: processes and signals, what a zygote needs to fork and
+ * reap runners; the pids allowed are the caller's. 0 or -1. */
+static int add_procs(scmp_filter_ctx ctx)
+{
+    const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+    uint32_t self = (uint32_t)getpid(), group = (uint32_t)-(int32_t)getpid();
+    const uint32_t kill_ok[] = {0, self, group}, self_only[] = {self};
+    /* Processes: fork, vfork and clone without CLONE_THREAD fail with
+     * EAGAIN, clone3 with ENOSYS (the C library falls back to clone). */
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAGAIN), SCMP_SYS(fork), 0) != 0 ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAGAIN), SCMP_SYS(vfork), 0) != 0 ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) != 0 ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAGAIN), SCMP_SYS(clone), 1,
+                         SCMP_A0_64(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)) != 0)
+        return -1;
+    static const denied_call denied[] = {
+        {SCMP_SYS(pidfd_send_signal), EPERM},
+        /* After set-up (a runner's setpgid included): no leaving the
+         * worker's process group or session. */
+        {SCMP_SYS(setpgid), EPERM},
+        {SCMP_SYS(setsid), EPERM},
+    };
+    if (deny_calls(ctx, denied, sizeof denied / sizeof denied[0]))
+        return -1;
+    /* Signals: kill this process or its group (0, pid, -pid) only;
+     * tgkill, tkill, rt_sigqueueinfo, rt_tgsigqueueinfo this process (tkill:
+     * its main thread) only. */
+    if (deny_arg0_except(ctx, eperm, SCMP_SYS(kill), kill_ok, 3) != 0 ||
+        deny_arg0_except(ctx, eperm, SCMP_SYS(tgkill), self_only, 1) != 0 ||
+        deny_arg0_except(ctx, eperm, SCMP_SYS(tkill), self_only, 1) != 0 ||
+        deny_arg0_except(ctx, eperm, SCMP_SYS(rt_sigqueueinfo), self_only, 1) != 0 ||
+        deny_arg0_except(ctx, eperm, SCMP_SYS(rt_tgsigqueueinfo), self_only, 1) != 0)
+        return -1;
+    return 0;
+}
+
+/* Installs the rules `parts` (CONFINE_*) names as one more filter; 1 when
+ * it is in force. Needs no_new_privs. A zygote installs CONFINE_BASE
+ * before it loads the plugin and each runner adds CONFINE_PROCS (whose pid
+ * checks name the runner); every other worker installs CONFINE_ALL at
+ * once. */
+int child_confine(int parts, uint32_t layers)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    int ok = 0;
+    if (!ctx)
+        return 0;
+    /* Another ABI (i386 calls on x86-64, x32): EPERM. */
+    if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM)) != 0 ||
+        seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0)
+        goto done;
+    if ((parts & CONFINE_BASE) && add_base(ctx, layers))
+        goto done;
+    if ((parts & CONFINE_PROCS) && add_procs(ctx))
+        goto done;
+    ok = seccomp_load(ctx) == 0;
+done:
+    seccomp_release(ctx);
+    return ok;
 }

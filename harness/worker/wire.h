@@ -30,9 +30,11 @@
 #define FAULT_MAGIC 0x544c4146u
 #define EXIT_MAGIC  0x54495845u
 
-/* OP_FORK and OP_REAP go to a zygote only (zygote.c): fork a runner,
- * reap the runner and say how it ended. */
-enum { OP_HELLO = 1, OP_SHAPE, OP_COMPUTE, OP_QUIT, OP_FORK, OP_REAP };
+/* OP_READY: the child's sandbox is set up and it is about to load the
+ * plugin (only the hello's deadline is the plugin's). OP_FORK and OP_REAP
+ * go to a zygote only (zygote.c): fork a runner, reap the runner and say
+ * how it ended. */
+enum { OP_HELLO = 1, OP_SHAPE, OP_COMPUTE, OP_QUIT, OP_FORK, OP_REAP, OP_READY };
 
 /* The tensors of a request; R_SHAPE is the child's own output_shape buffer. */
 enum { R_A, R_B, R_OUT, R_SHAPE, R_COUNT };
@@ -83,6 +85,7 @@ typedef struct ctl_hello {
     uint32_t n_claims;
     uint32_t confined, fp_at_open;
     uint32_t zygote; /* 1: this process forks runners (zygote.c) */
+    uint32_t layers; /* WORKER_LAYER_* in force (child_isolate, child_confine) */
     char name[WORKER_NAME_MAX];
     char version[WORKER_NAME_MAX];
     char message[WORKER_MESSAGE_MAX];

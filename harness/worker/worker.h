@@ -269,7 +269,52 @@ typedef struct worker_options {
      * it when the environment has DIVERGENCE_NO_ZYGOTE set to anything but
      * "" or "0". */
     int32_t no_zygote;
+    /* The kernel's isolation of the child (README "The sandbox"):
+     * WORKER_SANDBOX_AUTO (0, the default) every layer the kernel allows,
+     * WORKER_SANDBOX_STRICT every layer or a load error (WORKER_LOAD_SETUP)
+     * naming the missing one, WORKER_SANDBOX_OFF none (debugging).
+     * worker_info.layers says what was in force. */
+    int32_t sandbox;
+    /* n_env "K=V" strings the plugin's environment gets on top of the
+     * allowlist (WORKER_ENV_ALLOW); borrowed: they must outlive the worker.
+     * Each must hold a '=' after a non-empty name. */
+    const char *const *env;
+    uint32_t n_env;
 } worker_options;
+
+#define WORKER_SANDBOX_AUTO   0
+#define WORKER_SANDBOX_STRICT 1
+#define WORKER_SANDBOX_OFF    2
+
+/* The variables of the caller's environment a plugin sees (a trailing '*'
+ * matches any suffix); every other one is dropped. HOME and TMPDIR are
+ * set to the scratch directory (/tmp of the sandbox) instead. */
+#define WORKER_ENV_ALLOW                                                                \
+    "PATH", "LANG", "LANGUAGE", "LC_*", "TZ", "LD_LIBRARY_PATH", "OMP_*", "KMP_*",       \
+        "GOMP_*", "MKL_*", "DNNL_*", "ONEDNN_*", "OPENBLAS_*", "ORT_*", "TORCH_*",       \
+        "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "MSAN_OPTIONS", "TSAN_OPTIONS"
+
+/* Bits of worker_info.layers: the layers of isolation in force. */
+#define WORKER_LAYER_USER     1u   /* user namespace, mapped to an unprivileged id */
+#define WORKER_LAYER_PID      2u   /* PID namespace */
+#define WORKER_LAYER_NET      4u   /* network namespace (no interface up) */
+#define WORKER_LAYER_MOUNT    8u   /* mount namespace: the read-only view */
+#define WORKER_LAYER_IPC     16u   /* IPC namespace */
+#define WORKER_LAYER_UTS     32u   /* UTS namespace */
+#define WORKER_LAYER_LANDLOCK 64u  /* Landlock: reads and writes by path */
+#define WORKER_LAYER_SECCOMP 128u  /* the seccomp filter (worker_options.confine) */
+#define WORKER_LAYER_ALL     255u
+#define WORKER_LAYER_OFF     256u  /* WORKER_SANDBOX_OFF asked for none */
+#define WORKER_LAYER_NO_USERNS 512u /* the kernel refused the namespaces */
+#define WORKER_LAYER_OWNER_ID 1024u /* started as root with a plugin that uid
+                                      65534 cannot read: the namespaces map
+                                      the plugin's owner (root) instead */
+
+/* Writes the layers as one line of text into buf (cap bytes, at least 1):
+ * "user,pid,net,mount,ipc,uts ns + landlock + seccomp",
+ * "reduced (no user namespaces): landlock + seccomp", "off (--sandbox off):
+ * seccomp only", "off (--sandbox off): no isolation", ... Returns buf. */
+const char *worker_describe_layers(uint32_t layers, char *buf, size_t cap);
 
 #define WORKER_OUTPUT_SHOW  4096u            /* bytes shown per request */
 #define WORKER_OUTPUT_TOTAL (UINT64_C(1) << 20) /* bytes shown per worker */
@@ -283,6 +328,9 @@ void worker_options_default(worker_options *o);
 #define WORKER_LIMIT_AS    (UINT64_C(8) << 30)
 #define WORKER_LIMIT_CPU_S 300u
 #define WORKER_LIMIT_FSIZE (UINT64_C(64) << 20)
+/* With limit_cpu_s, the hard RLIMIT_CPU: CPU seconds of a worker's life
+ * (past it, SIGKILL: a crash). RLIMIT_AS and RLIMIT_FSIZE are hard = soft. */
+#define WORKER_LIMIT_CPU_LIFE_S 86400u
 void worker_options_limited(worker_options *o);
 
 /* What a loaded plugin said about itself (validated). */
@@ -295,6 +343,7 @@ typedef struct worker_info {
     int64_t int_div_zero_value;
     uint32_t n_claims;                 /* <= WORKER_MAX_CLAIMS */
     int32_t confined;                  /* 1: the seccomp filter is in force */
+    uint32_t layers;                   /* WORKER_LAYER_* in force */
     uint32_t fp_at_open;               /* WORKER_FP_* bits: how loading and
                                           open() left the FP environment
                                           (0: the default). Every call starts

@@ -11,10 +11,14 @@
  *                   runner per life of the worker's process, so a crash
  *                   costs a fork, not a reload
  *   sandbox.c       the child's set-up before the plugin: descriptors,
- *                   limits, the seccomp filter
+ *                   limits, the seccomp filter (libseccomp)
+ *   isolate.c       namespaces, the read-only view, Landlock, the keeper
+ *                   that ends as the plugin's process ends; naming the
+ *                   layers (worker_describe_layers)
  *   child_state.c   the FP environment and signal state a call must leave
  *                   as it found it
  *   parent.c        worker_new/free, spawning, stopping, one call
+ *   output.c        the plugin's output shown escaped and prefixed
  *   fault.c         how the end of a child becomes a worker_result
  *   request.c       what worker_run and the batch runs share: the operand
  *                   arena, requests, reading replies into results
@@ -39,6 +43,10 @@
 #include "harness/worker/wire.h"
 #include "harness/worker/worker.h"
 #include "oracle/shape.h"
+
+/* How long a new child may take to set up its sandbox, before the plugin
+ * is loaded (the harness's own work; slow only on a loaded machine). */
+#define WORKER_SETUP_MS 60000
 
 struct worker {
     char *path;
@@ -144,6 +152,14 @@ int worker_reap_runner(worker *w);
 void worker_drop_zygote(worker *w);
 
 /* ------------------------------------------------------------------------
+ * output.c
+ * ---------------------------------------------------------------------- */
+
+/* Writes len bytes the plugin printed to stderr, each line prefixed
+ * "plugin NAME: ", every byte but printable ASCII escaped. */
+void worker_show_output(const worker *w, const char *buf, size_t len);
+
+/* ------------------------------------------------------------------------
  * fault.c
  * ---------------------------------------------------------------------- */
 
@@ -239,17 +255,30 @@ size_t child_read_small(const char *path, char *buf, size_t len);
  * has used so far (0: no limit), at most once a second of wall time. */
 void child_cpu_budget(uint32_t budget);
 
-/* Installs the parts of the seccomp filter (worker_options.confine) that
- * `parts` names; 1 when it is in force. Needs no_new_privs.
- *   CONFINE_BASE   exec, ptrace, process_vm_*, pidfd_getfd
+/* Installs the parts of the seccomp filter (worker_options.confine,
+ * libseccomp) that `parts` names; 1 when it is in force. Needs
+ * no_new_privs. Each call stacks one more filter.
+ *   CONFINE_BASE   exec, ptrace, process_vm_*, pidfd_getfd, io_uring,
+ *                  the TIOCSTI and TIOCLINUX ioctls, and, without
+ *                  WORKER_LAYER_NET in `layers` (what child_isolate set
+ *                  up), sockets other than AF_UNIX
  *   CONFINE_PROCS  fork, vfork, clone (threads allowed), clone3,
- *                  pidfd_send_signal, and signals to other processes; the
- *                  pids it allows are the caller's (install it in the
- *                  process it is for: a runner adds it after its fork) */
+ *                  pidfd_send_signal, signals to other processes, setpgid
+ *                  and setsid; the pids it allows are the caller's (install
+ *                  it in the process it is for: a runner adds it after its
+ *                  fork and its setpgid) */
 #define CONFINE_BASE 1
 #define CONFINE_PROCS 2
 #define CONFINE_ALL (CONFINE_BASE | CONFINE_PROCS)
-int child_confine(int parts);
+int child_confine(int parts, uint32_t layers);
+/* isolate.c */
+
+/* The namespaces, the read-only view, the reduced environment, the
+ * dropped capabilities and Landlock (worker_options.sandbox). Forks: the
+ * caller stays outside as the keeper and never returns (it ends as the
+ * plugin's process ends); it returns in the plugin's process, with the
+ * WORKER_LAYER_* bits in force, w->path made the plugin's real path. */
+uint32_t child_isolate(worker *w);
 
 /* child_state.c */
 

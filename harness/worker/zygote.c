@@ -134,7 +134,7 @@ static void runner_setup(int chan, int other, pid_t zygote, int confined)
     if (dup2(chan, 3) != 3)
         _exit(CHILD_EXIT_SETUP);
     close(chan);
-    if (confined && !child_confine(CONFINE_PROCS))
+    if (confined && !child_confine(CONFINE_PROCS, 0)) /* layers: CONFINE_BASE's only */
         _exit(CHILD_EXIT_SETUP);
 }
 

@@ -74,7 +74,16 @@ campaign() { # KIND ROUND LO HI ARGS...
             rc=$?
         fi
         if [ -e "$db" ]; then
-            "$D" db check "$db" >"$tmp/check" 2>&1 && ok || bad "$kind round $round attempt $attempt: $(cat "$tmp/check")"
+            if [ ! -s "$db" ]; then
+                # Killed between creating the file and its first
+                # transaction: an empty file, which db check rightly calls
+                # no database (it holds nothing to lose).
+                "$D" db check "$db" >"$tmp/check" 2>&1
+                [ $? -eq 1 ] && grep -q 'nothing was ever written' "$tmp/check" && ok ||
+                    bad "$kind round $round attempt $attempt: empty file: $(cat "$tmp/check")"
+            else
+                "$D" db check "$db" >"$tmp/check" 2>&1 && ok || bad "$kind round $round attempt $attempt: $(cat "$tmp/check")"
+            fi
             snapshot "$db" "$tmp/cur"
             missing=$(comm -23 "$tmp/prev" "$tmp/cur" | wc -l)
             [ "$missing" -eq 0 ] && ok || { bad "$kind round $round: $missing committed rows lost"; lost=$((lost + missing)); }
@@ -108,7 +117,9 @@ campaign() { # KIND ROUND LO HI ARGS...
     fi
 }
 
-CERT="--variant onnx-div-14 --variant openvino-divide-1 --variant sonnx-div --random 60 --seed 5 --no-progress"
+# (no shape-path cases: the kills and resumes, not the cases, are under test,
+# and their ~900 cases a claim took this test past 900 s under ASan on a loaded machine)
+CERT="--variant onnx-div-14 --variant openvino-divide-1 --variant sonnx-div --random 60 --seed 5 --shape-tier 0 --no-progress"
 FUZZ="--seconds 0 --cases 60000 --jobs 2 --seed 5 --no-progress"
 
 # The uninterrupted runs, and how long they take.

@@ -13,7 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -168,6 +173,221 @@ static void attack_parent(void)
             k ? strerror(ke) : "done", t ? strerror(te) : "attached");
 }
 
+/* ---- the sandbox attacks (issue 13) -------------------------------------- */
+
+/* The process `pid`'s parent (0 when unknown). */
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    char state;
+    int ppid;
+    return p && sscanf(p + 1, " %c %d", &state, &ppid) == 2 ? (pid_t)ppid : 0;
+}
+
+/* The harness, as the plugin may find it: the nearest ancestor whose
+ * command line is a divergence's (0 when none can be seen). */
+static pid_t find_harness(char *cmdline, size_t cap, size_t *len)
+{
+    for (pid_t p = getppid(); p >= 1; p = parent_of(p)) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/cmdline", (int)p);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, cmdline, cap - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (n > 0) {
+            cmdline[n] = '\0';
+            *len = (size_t)n;
+            if (strstr(cmdline, "divergence") && memmem(cmdline, (size_t)n, "--plugin", 8))
+                return p;
+        }
+        if (p <= 1)
+            break;
+    }
+    return 0;
+}
+
+/* Attack 1: overwrite "NONCONFORMANT" in the harness's memory. */
+static void attack_memory(pid_t h)
+{
+    char path[64], line[512];
+    int replaced = 0, err = 0;
+    snprintf(path, sizeof path, "/proc/%d/mem", (int)h);
+    int mem = open(path, O_RDWR | O_CLOEXEC);
+    if (mem < 0) {
+        fprintf(stderr, "hostile-procmem: open %s: %s\n", path, strerror(errno));
+        return;
+    }
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)h);
+    FILE *maps = fopen(path, "r");
+    while (maps && fgets(line, sizeof line, maps)) {
+        unsigned long lo, hi;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r' ||
+            hi - lo > (64ul << 20) || strstr(line, "["))
+            continue;
+        char *buf = malloc(hi - lo);
+        if (!buf || pread(mem, buf, hi - lo, (off_t)lo) != (ssize_t)(hi - lo)) {
+            free(buf);
+            continue;
+        }
+        for (char *p = buf; (p = memmem(p, hi - lo - (size_t)(p - buf), "NONCONFORMANT", 13));
+             p += 13) {
+            if (pwrite(mem, "CONFORMANT\0\0\0", 13, (off_t)(lo + (unsigned long)(p - buf))) == 13)
+                replaced++;
+            else
+                err = errno;
+        }
+        free(buf);
+    }
+    if (maps)
+        fclose(maps);
+    close(mem);
+    fprintf(stderr, "hostile-procmem: %d replaced%s%s\n", replaced, err ? ", " : "",
+            err ? strerror(err) : "");
+}
+
+/* Attack 3: truncate the harness's --db file. */
+static void attack_db(pid_t h, const char *cmdline, size_t len)
+{
+    const char *db = NULL;
+    for (const char *p = cmdline; p < cmdline + len; p += strlen(p) + 1)
+        if (!strcmp(p, "--db") && p + strlen(p) + 1 < cmdline + len)
+            db = p + strlen(p) + 1;
+    if (!db) {
+        fprintf(stderr, "hostile-dbattack: no --db on the harness's command line\n");
+        return;
+    }
+    char path[4096];
+    if (db[0] == '/')
+        snprintf(path, sizeof path, "%s", db);
+    else
+        snprintf(path, sizeof path, "/proc/%d/cwd/%s", (int)h, db);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "hostile-dbattack: open: %s\n", strerror(errno));
+        return;
+    }
+    int t = ftruncate(fd, 0);
+    fprintf(stderr, "hostile-dbattack: ftruncate: %s\n", t ? strerror(errno) : "done");
+    close(fd);
+}
+
+static void sandbox_attack(void)
+{
+    static int done;
+    if (done++)
+        return;
+    char cmdline[8192];
+    size_t len = 0;
+    pid_t h = find_harness(cmdline, sizeof cmdline, &len);
+    switch (MODE) {
+    case HOSTILE_PROCMEM:
+        if (h)
+            attack_memory(h);
+        else
+            fprintf(stderr, "hostile-procmem: no harness in sight\n");
+        break;
+    case HOSTILE_DBATTACK:
+        if (h)
+            attack_db(h, cmdline, len);
+        else
+            fprintf(stderr, "hostile-dbattack: no harness in sight\n");
+        break;
+    case HOSTILE_TIOCSTI: {
+        /* Attack 2: type a command into the user's terminal. */
+        static const char cmd[] = "echo HOSTILE-INJECTED\n";
+        int tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
+        int typed = 0, err = tty < 0 ? errno : 0;
+        for (int fd = tty >= 0 ? tty : 0; fd == tty || fd <= 2; fd = fd == tty ? 0 : fd + 1) {
+            for (const char *c = cmd; *c; c++) {
+                if (ioctl(fd, TIOCSTI, c) == 0)
+                    typed++;
+                else
+                    err = errno;
+            }
+            if (fd == 2)
+                break;
+        }
+        fprintf(stderr, "hostile-tiocsti: %d bytes typed%s%s\n", typed, err ? ", " : "",
+                err ? strerror(err) : "");
+        if (tty >= 0)
+            close(tty);
+        break;
+    }
+    case HOSTILE_PGKILL: {
+        /* Attack 4: join the caller's process group, then kill it. */
+        int s = setpgid(0, getpgid(getppid()));
+        fprintf(stderr, "hostile-pgkill: setpgid: %s\n", s ? strerror(errno) : "done");
+        kill(0, SIGKILL);
+        break;
+    }
+    case HOSTILE_ESCAPE: {
+        /* Attack 5: the network, the caller's secrets and files, limits. */
+        const char *port = getenv("HOSTILE_PORT");
+        int sock = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        const char *net = "no HOSTILE_PORT";
+        if (sock < 0) {
+            net = strerror(errno);
+        } else if (port) {
+            struct sockaddr_in sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sin_family = AF_INET;
+            sa.sin_port = htons((uint16_t)atoi(port));
+            sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            if (connect(sock, (struct sockaddr *)&sa, sizeof sa) == 0) {
+                ssize_t n = write(sock, "HOSTILE-CONNECTED\n", 18);
+                (void)n;
+                net = "connected";
+            } else {
+                net = strerror(errno);
+            }
+        }
+        if (sock >= 0)
+            close(sock);
+        fprintf(stderr, "hostile-escape: connect: %s\n", net);
+        const char *secret = getenv("HOSTILE_SECRET");
+        fprintf(stderr, "hostile-escape: secret: %s\n", secret ? secret : "(none)");
+        const char *home = getenv("HOME");
+        char path[4096];
+        const char *dirs[2] = {".", home};
+        for (int i = 0; i < 2; i++) {
+            if (!dirs[i])
+                continue;
+            snprintf(path, sizeof path, "%s/hostile-was-here", dirs[i]);
+            int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+            fprintf(stderr, "hostile-escape: create %s: %s\n", path, fd < 0 ? strerror(errno) : "done");
+            if (fd >= 0)
+                close(fd);
+        }
+        const char *caller_cwd = getenv("HOSTILE_CWD"); /* the caller's, by name */
+        if (caller_cwd) {
+            snprintf(path, sizeof path, "%s/hostile-was-here", caller_cwd);
+            int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+            fprintf(stderr, "hostile-escape: create %s: %s\n", path, fd < 0 ? strerror(errno) : "done");
+            if (fd >= 0)
+                close(fd);
+        }
+        struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
+        int r = setrlimit(RLIMIT_CPU, &rl);
+        fprintf(stderr, "hostile-escape: raise RLIMIT_CPU: %s\n", r ? strerror(errno) : "done");
+        break;
+    }
+    default:
+        break;
+    }
+}
+
 /* The modes that leave process state changed also check that a call was
  * given the state open() left: the worker puts back the FP environment
  * before every call, the signal state after the last call of each case (so
@@ -264,6 +484,13 @@ int32_t hostile_before(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c)
     case HOSTILE_ATTACKPARENT:
         attack_parent();
         return DVG_OK;
+    case HOSTILE_PROCMEM:
+    case HOSTILE_TIOCSTI:
+    case HOSTILE_DBATTACK:
+    case HOSTILE_PGKILL:
+    case HOSTILE_ESCAPE:
+        sandbox_attack();
+        return DVG_OK;
     case HOSTILE_EXEC: {
         execl("/bin/sh", "sh", "-c", "exit 0", (char *)NULL);
         fprintf(stderr, "hostile-exec: %s\n", strerror(errno));
@@ -283,11 +510,20 @@ int32_t hostile_before(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c)
     }
 }
 
-void hostile_after(const dvg_tensor *b)
+void hostile_after(const dvg_tensor *b, dvg_tensor *c)
 {
     if (!has_three(b))
         return;
     switch (MODE) {
+    case HOSTILE_PROCMEM:
+        /* And the kernel is wrong: 1 ulp (1 for integers) in the last
+         * element (the first is often x/0, whose result may be unspecified). */
+        if (c && c->data && c->dtype < DVG_DTYPE_COUNT) {
+            uint64_t size = dtype_bits(c->dtype) >= 8 ? dtype_bits(c->dtype) / 8 : 1;
+            if (c->nbytes >= size)
+                ((uint8_t *)c->data)[c->nbytes - size] ^= 1;
+        }
+        break;
     case HOSTILE_SPEW:
         spew(stdout);
         spew(stderr);

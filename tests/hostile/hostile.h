@@ -25,6 +25,8 @@
     X(WRITEFD) X(TRUNCARENA) X(SIGHANDLER) X(ALARM) X(SIGMASK) X(THREAD_SPIN)   \
     X(THREAD_CRASH) X(ROUND) X(FTZ) X(TRAPS) X(ATTACKPARENT) X(EXEC) X(CPU)     \
     X(SLEEP) X(SLOW)                                                             \
+    /* the sandbox (README.md, "The sandbox attacks"; test_sandbox.sh) */       \
+    X(PROCMEM) X(TIOCSTI) X(DBATTACK) X(PGKILL) X(ESCAPE)                        \
     /* loading, open, output_shape */                                            \
     X(CTOR_EXIT) X(CTOR_ABORT) X(CTOR_HANG) X(SLEEPOPEN) X(CRASHOPEN)           \
     X(OPENFAIL) X(RANK1000)                                                      \
@@ -47,13 +49,13 @@ extern const char hostile_name[];
 
 /* The hooks (hostile.c). */
 int32_t hostile_before(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c);
-void hostile_after(const dvg_tensor *b);
+void hostile_after(const dvg_tensor *b, dvg_tensor *c);
 const dvg_descriptor *hostile_entry(void);
 const dvg_descriptor *hostile_inner_entry(void);
 
 #ifdef HOSTILE_REFERENCE_HOOKS
 #define MUTANT_BEFORE(variant, a, b, c, count) hostile_before((a), (b), (c))
-#define MUTANT_AFTER(variant, a, b, c, count) hostile_after(b)
+#define MUTANT_AFTER(variant, a, b, c, count) hostile_after((b), (c))
 #define MUTANT_ENTRY hostile_inner_entry
 #define MUTANT_IUT_NAME "divergence-hostile"
 #endif

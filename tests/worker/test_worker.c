@@ -641,13 +641,18 @@ static int count_lines(const char *path)
  * file; after N crashing calls it was opened once (and, as the baseline
  * that shows the count works, N + 1 times without the zygote). A plugin
  * that left a thread running after open() cannot be forked: it is loaded
- * again after each crash, as without the zygote. */
+ * again after each crash, as without the zygote. The count file lies in
+ * the caller's /tmp, which a sandboxed plugin does not see (its /tmp is a
+ * private scratch): modes 0-2 count with --sandbox off (the seccomp filter
+ * still split between zygote and runner); mode 3 is the zygote in the
+ * sandbox, loaded once by the parent's count, its writes kept from the
+ * caller's file wherever the mount namespace was in force. */
 static void test_zygote(void)
 {
     printf("zygote\n");
     enum { CRASHES = 5 };
-    for (int mode = 0; mode <= 2; mode++) {
-        int no_zygote = mode == 1, threads = mode == 2;
+    for (int mode = 0; mode <= 3; mode++) {
+        int no_zygote = mode == 1, threads = mode == 2, sandboxed = mode == 3;
         char path[] = "/tmp/divergence-zygote-XXXXXX", config[64];
         int fd = mkstemp(path);
         CHECK(fd >= 0);
@@ -660,6 +665,7 @@ static void test_zygote(void)
         o.confine = 1;
         o.config = config;
         o.no_zygote = no_zygote;
+        o.sandbox = sandboxed ? WORKER_SANDBOX_AUTO : WORKER_SANDBOX_OFF;
         worker *w = NULL;
         CHECK(worker_new(plugin("fpe"), &o, &w) == 0 && w);
         worker_result r = WORKER_RESULT_INIT;
@@ -690,8 +696,9 @@ static void test_zygote(void)
                    (unsigned long long)worker_spawns(w));
             CHECKF(worker_loads(w) == (uint64_t)want, "loads %llu, expected %d",
                    (unsigned long long)worker_loads(w), want);
-            CHECKF(count_lines(path) == want, "mode %d: the plugin was opened %d times, "
-                   "expected %d", mode, count_lines(path), want);
+            int seen = sandboxed && (info->layers & WORKER_LAYER_MOUNT) ? 0 : want;
+            CHECKF(count_lines(path) == seen, "mode %d: the plugin was opened %d times, "
+                   "expected %d", mode, count_lines(path), seen);
             /* The runner's group dies with the worker, the zygote too. */
             int pid = worker_pid(w);
             worker_free(w);
