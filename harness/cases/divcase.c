@@ -63,6 +63,13 @@ int divcase_copy(divcase *dst, const divcase *src)
     return 0;
 }
 
+uint32_t divcase_data_offset(const divcase *c, int which, uint64_t nbytes)
+{
+    if (c->offsets.set)
+        return c->offsets.at[which] & 63u;
+    return (uint32_t)((0 - nbytes) & 63u);
+}
+
 char *divcase_offsets_format(const divcase_offsets *o, char *buf, size_t len)
 {
     if (!len)

@@ -65,6 +65,12 @@ int divcase_alloc(divcase *c, uint64_t max_elements);
 /* Frees what the case owns and zeroes it. Accepts NULL. */
 void divcase_free(divcase *c);
 
+/* The byte offset from a 64-byte line at which the worker places the data
+ * of tensor `which` (DIVCASE_A, _B, _C) of case c when it holds nbytes
+ * bytes: c->offsets.at[which] when c->offsets.set, else where ending flush
+ * with a page puts it, (-nbytes) modulo 64. */
+uint32_t divcase_data_offset(const divcase *c, int which, uint64_t nbytes);
+
 /* Writes "a=3 b=17 c=42" (the case-file syntax of `offsets:`) for o into
  * buf, or "" when o->set is 0. Returns buf. */
 char *divcase_offsets_format(const divcase_offsets *o, char *buf, size_t len);

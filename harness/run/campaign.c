@@ -332,6 +332,7 @@ static int reshaped(const divcase *c, const oracle_shape *a, const oracle_shape 
     out->variant = c->variant;
     out->dtype = c->dtype;
     out->attrs = c->attrs;
+    out->offsets = c->offsets;
     out->a_shape = *a;
     out->b_shape = *b;
     if (divcase_alloc(out, UINT64_C(1) << 24))
