@@ -544,7 +544,8 @@ static const char *numpy_class(const oracle_shape *a, const oracle_shape *b)
     return "broadcast";
 }
 
-int shapes_draw(gen_rng *g, uint32_t variant, uint64_t max_elements, shapes_spec *s)
+int shapes_draw(gen_rng *g, uint32_t variant, uint32_t dtype, uint64_t max_elements,
+                shapes_spec *s)
 {
     const oracle_variant *v = oracle_variant_get(variant);
     memset(s, 0, sizeof *s);
@@ -609,12 +610,24 @@ int shapes_draw(gen_rng *g, uint32_t variant, uint64_t max_elements, shapes_spec
     shapes_list one = {s, 1, 1};
     select_rule(&one, v, rule, axis);
     const oracle_shape *out = oracle_shape_count(&a) >= oracle_shape_count(&b) ? &a : &b;
-    snprintf(s->what, sizeof s->what, "inner %lld, rank %u, %s %s (drawn)",
+    /* One case in eight misaligned: offsets drawn last, so the shapes
+     * are those drawn before offsets were. */
+    char place[64] = "";
+    if (gen_below(g, 8) == 0) {
+        uint32_t bits = oracle_dtype(dtype)->bits, step = bits < 8 ? 1 : bits / 8;
+        s->offsets.set = 1;
+        for (int i = 0; i < 3; i++)
+            s->offsets.at[i] = (uint8_t)(gen_below(g, 64 / step) * step);
+        snprintf(place, sizeof place, ", data at 64-byte line + A %u, B %u, C %u",
+                 s->offsets.at[DIVCASE_A], s->offsets.at[DIVCASE_B], s->offsets.at[DIVCASE_C]);
+    }
+    snprintf(s->what, sizeof s->what, "inner %lld, rank %u, %s %s (drawn%s)",
              (long long)(out->rank ? out->dims[out->rank - 1] : 1), out->rank, rule_name(rule),
              rule == R_NUMPY ? numpy_class(&a, &b)
              : rule == R_EQUAL ? "equal shapes"
              : axis == -1      ? "suffix window"
-                               : "window at an axis");
+                               : "window at an axis",
+             place);
     return 0;
 }
 

@@ -75,9 +75,13 @@ int shapes_case(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec 
  * budget, then mutated (a dimension grown or shrunk, a 0, a leading
  * dimension added or dropped), and B made from A by the rule (numpy: 1s
  * and dropped leading dimensions, either side broadcasting; pdpd and ONNX
- * legacy: a window). At most max_elements elements per operand. s->what
- * names the class, ending "(drawn)". Returns 0.
+ * legacy: a window). At most max_elements elements per operand. One case
+ * in eight places A, B and C at drawn offsets from a 64-byte line, each a
+ * multiple of dtype's element size. s->what names the class, ending
+ * "(drawn)", or "(drawn, data at 64-byte line + A 3, B 17, C 42)".
+ * Returns 0.
  */
-int shapes_draw(gen_rng *g, uint32_t variant, uint64_t max_elements, shapes_spec *s);
+int shapes_draw(gen_rng *g, uint32_t variant, uint32_t dtype, uint64_t max_elements,
+                shapes_spec *s);
 
 #endif /* HARNESS_SHAPES_H */

@@ -604,7 +604,8 @@ static int make_case(shared *sh, uint64_t index, uint8_t *scratch, size_t cap, d
         uint64_t steps = global / SHAPE_BUDGET_STEP;
         uint64_t budget = steps >= 14 ? SHAPE_BUDGET_MAX : UINT64_C(256) << steps;
         shapes_spec sp;
-        shapes_draw(&g, cl->variant, budget > SHAPE_BUDGET_MAX ? SHAPE_BUDGET_MAX : budget, &sp);
+        shapes_draw(&g, cl->variant, cl->dtype,
+                    budget > SHAPE_BUDGET_MAX ? SHAPE_BUDGET_MAX : budget, &sp);
         return shapes_case(&g, cl->variant, cl->dtype, &sp, id, c);
     }
     return gen_case(&g, cl->variant, cl->dtype, NULL, 1, 8, o->max_elements, id, c);
