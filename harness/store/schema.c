@@ -379,8 +379,8 @@ static const char *const migrations[] = {
      * file's `offsets:` writes it; '' the default placement);
      * coverage.alignments: the offsets from a 64-byte line at which the
      * claim's cases placed A, B and C. */
-    "ALTER TABLE reproducers ADD COLUMN data_offsets TEXT NOT NULL DEFAULT '';\n"
-    "ALTER TABLE coverage ADD COLUMN alignments TEXT NOT NULL DEFAULT '';\n",
+    ("ALTER TABLE reproducers ADD COLUMN data_offsets TEXT NOT NULL DEFAULT '';\n"
+     "ALTER TABLE coverage ADD COLUMN alignments TEXT NOT NULL DEFAULT '';\n"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
