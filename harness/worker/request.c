@@ -109,6 +109,8 @@ int worker_slack_changed(const uint8_t *o, const ctl_region *g, size_t page,
                          const uint8_t *pat, uint32_t n, int64_t *at)
 {
     uint64_t end = g->pad + g->nbytes, size = g->pages * page;
+    if (!g->pages)
+        return 0; /* nothing mapped: an empty tensor's pad is only its pointer's */
     for (uint64_t i = 0; i < g->pad; i++)
         if (o[i] != pat[i % n]) {
             *at = (int64_t)i - (int64_t)g->pad;

@@ -414,7 +414,7 @@ static void test_offsets(void)
 {
     printf("data offsets\n");
     static const uint8_t at[][3] = {{0, 0, 0}, {1, 2, 3}, {63, 17, 42}, {4, 8, 60}, {32, 0, 1}};
-    static const uint64_t sizes[] = {1, 37, 1024, 1040};
+    static const uint64_t sizes[] = {1, 37, 1024, 1040, 0};
     worker *w = new_worker("good", 0);
     worker_result r = WORKER_RESULT_INIT;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -422,7 +422,8 @@ static void test_offsets(void)
         for (size_t k = 0; k <= sizeof at / sizeof at[0]; k++) {
             divcase c;
             make_i32(&c, n);
-            set_i32(&c, 0, TRIGGER_ADDR, 1);
+            if (n)
+                set_i32(&c, 0, TRIGGER_ADDR, 1);
             int32_t want;
             if (k < sizeof at / sizeof at[0]) {
                 set_offsets(&c, at[k]);
@@ -435,7 +436,7 @@ static void test_offsets(void)
             CHECKF(r.outcome == WORKER_OUT_OK && r.computed && !r.side_effects,
                    "n %llu offsets %zu: %s", (unsigned long long)n, k,
                    worker_outcome_name(r.outcome));
-            if (r.computed) {
+            if (r.computed && n) { /* empty: nothing mapped, the slack unchecked */
                 CHECKF(seen_offsets(r.out1) == want && seen_offsets(r.out2) == want,
                        "n %llu: offsets 0x%06x seen, 0x%06x asked", (unsigned long long)n,
                        (unsigned)seen_offsets(r.out1), (unsigned)want);
