@@ -59,7 +59,7 @@ static const char *const sql_bugs =
     "  WHERE g.run_id = ?1 AND (?2 IS NULL OR s.implementation = ?2)) ORDER BY b.id";
 static const char *const sql_coverage =
     "SELECT implementation, variant, dtype, cases, ranks, inner_sizes, broadcast_classes,"
-    " size_tiers, paths FROM read_coverage"
+    " size_tiers, paths, alignments FROM read_coverage"
     " WHERE run_id = ?1 AND (?2 IS NULL OR implementation = ?2)";
 /* ?1 signature, ?2 run (its own reproducers first), ?3 how many. */
 static const char *const sql_repros =
@@ -370,6 +370,7 @@ static int on_coverage(void *ctx, const store_row *r)
     c->broadcast_classes = col(l, r, 6);
     c->size_tiers = col(l, r, 7);
     c->paths = col(l, r, 8);
+    c->alignments = col(l, r, 9);
     return l->failed;
 }
 

@@ -110,6 +110,7 @@ typedef struct report_coverage {
     report_key k;
     int64_t cases;
     const char *ranks, *inner_sizes, *broadcast_classes, *size_tiers, *paths;
+    const char *alignments; /* "" before schema 5 */
 } report_coverage;
 
 typedef struct report_model {

@@ -412,7 +412,8 @@ static void coverage(const report_model *m, FILE *f)
     }
     fputs("<table id=\"coverage\"><thead><tr><th>implementation</th><th>variant</th>"
           "<th>dtype</th><th>cases</th><th>ranks</th><th>inner sizes</th>"
-          "<th>broadcast classes</th><th>size tiers</th><th>paths</th></tr></thead><tbody>\n",
+          "<th>broadcast classes</th><th>size tiers</th><th>paths</th>"
+          "<th>data offsets</th></tr></thead><tbody>\n",
           f);
     for (size_t i = 0; i < m->n_coverage; i++) {
         const report_coverage *c = &m->coverage[i];
@@ -429,6 +430,7 @@ static void coverage(const report_model *m, FILE *f)
         el(f, "td", NULL, c->broadcast_classes);
         el(f, "td", NULL, c->size_tiers);
         el(f, "td", NULL, c->paths);
+        el(f, "td", NULL, c->alignments);
         fputs("</tr>\n", f);
     }
     fputs("</tbody></table>\n", f);

@@ -108,6 +108,7 @@ void report_json(const report_model *m, FILE *f)
             str(f, &first, "broadcast_classes", v->broadcast_classes);
             str(f, &first, "size_tiers", v->size_tiers);
             str(f, &first, "paths", v->paths);
+            str(f, &first, "alignments", v->alignments);
             fputc('}', f);
         } else {
             fputs(", \"coverage\": null", f);

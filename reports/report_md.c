@@ -134,7 +134,8 @@ void report_markdown(const report_model *m, FILE *f)
     fputs("## Coverage\n\n", f);
     if (m->n_coverage) {
         fputs("| implementation | variant | dtype | cases | ranks | inner sizes | broadcast classes"
-              " | size tiers | paths |\n| --- | --- | --- | ---: | --- | --- | --- | --- | --- |\n",
+              " | size tiers | paths | data offsets |\n"
+              "| --- | --- | --- | ---: | --- | --- | --- | --- | --- | --- |\n",
               f);
         for (size_t i = 0; i < m->n_coverage; i++) {
             const report_coverage *c = &m->coverage[i];
@@ -146,8 +147,8 @@ void report_markdown(const report_model *m, FILE *f)
             }
             fprintf(f, "| %" PRId64 " ", c->cases);
             const char *lists[] = {c->ranks, c->inner_sizes, c->broadcast_classes, c->size_tiers,
-                                   c->paths};
-            for (size_t k = 0; k < 5; k++) {
+                                   c->paths, c->alignments};
+            for (size_t k = 0; k < 6; k++) {
                 fputs("| ", f);
                 esc_md(f, lists[k]);
                 fputc(' ', f);

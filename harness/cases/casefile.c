@@ -6,7 +6,7 @@
  *   file     := line*
  *   line     := blank | comment | "case" NAME | KEY ":" VALUE | BLANK VALUE
  *   KEY      := variant | dtype | attr | requirement | a.shape | a | b.shape
- *             | b | expect.shape | expect | note
+ *             | b | expect.shape | expect | offsets | note
  *
  * A line that begins with a blank continues the VALUE of the key above it.
  * A block is read whole, then checked and expanded into divcases by
@@ -52,17 +52,19 @@ enum {
     K_B,
     K_EXPECT_SHAPE,
     K_EXPECT,
+    K_OFFSETS,
     K_NOTE,
     K_COUNT
 };
 
 static const char *const key_names[K_COUNT] = {
     "variant", "dtype", "attr", "requirement", "a.shape", "a",
-    "b.shape", "b", "expect.shape", "expect", "note",
+    "b.shape", "b", "expect.shape", "expect", "offsets", "note",
 };
 
 #define KEY_LIST                                                                   \
-    "variant, dtype, attr, requirement, a.shape, a, b.shape, b, expect.shape, expect, note"
+    "variant, dtype, attr, requirement, a.shape, a, b.shape, b, expect.shape, expect, "    \
+    "offsets, note"
 
 static int key_is_shape(int k)
 {
@@ -546,7 +548,8 @@ static const char *dtype_names(uint32_t mask, char *buf, size_t len)
 static int build_one(parser *p, const oracle_variant *v, uint32_t dtype, int multi_v,
                      int multi_d, const dvg_attrs *attrs, const oracle_shape *as,
                      const oracle_shape *bs, const oracle_shape *es, uint64_t e_count,
-                     const char *const *reqs, uint32_t n_reqs, int invalid)
+                     const char *const *reqs, uint32_t n_reqs, int invalid,
+                     const divcase_offsets *offsets)
 {
     divcase c;
     casefile_meta m;
@@ -562,6 +565,7 @@ static int build_one(parser *p, const oracle_variant *v, uint32_t dtype, int mul
     c.attrs = *attrs;
     c.a_shape = *as;
     c.b_shape = *bs;
+    c.offsets = *offsets;
     for (uint32_t i = 0; i < n_reqs; i++)
         c.requirements[i] = reqs[i];
     c.n_requirements = n_reqs;
@@ -724,6 +728,24 @@ static int build_block(parser *p)
     if (f[K_EXPECT].line && !invalid && check_count(p, K_EXPECT, "expect.shape", &es, e_count))
         return -1;
 
+    /* data offsets: "a=N b=N c=N", one left out is 0 */
+    divcase_offsets offsets;
+    memset(&offsets, 0, sizeof offsets);
+    if (f[K_OFFSETS].line) {
+        char text[128] = "", why[128];
+        t = toks_of(p, K_OFFSETS);
+        if (!f[K_OFFSETS].tok_count)
+            return fail(p, f[K_OFFSETS].line, "offsets: no offset given (a=N b=N c=N)");
+        for (size_t i = 0; i < f[K_OFFSETS].tok_count; i++) {
+            if (strlen(text) + strlen(t[i].s) + 2 > sizeof text)
+                return fail(p, t[i].line, "offsets: too long");
+            strcat(text, " ");
+            strcat(text, t[i].s);
+        }
+        if (divcase_offsets_parse(text, &offsets, why, sizeof why))
+            return fail(p, f[K_OFFSETS].line, "offsets: %s", why);
+    }
+
     /* attributes, per variant; then every (variant, dtype) */
     for (size_t i = 0; i < nv; i++) {
         dvg_attrs attrs;
@@ -748,7 +770,7 @@ static int build_block(parser *p)
                 return fail(p, f[K_ATTR].line ? f[K_ATTR].line : f[K_DTYPE].line, "%s",
                             oe.text);
             if (build_one(p, vs[i], ds[j], nv > 1, nd > 1, &attrs, &as, &bs, &es, e_count,
-                          reqs, n_reqs, invalid))
+                          reqs, n_reqs, invalid, &offsets))
                 return -1;
         }
     }

@@ -6,13 +6,16 @@
  * judged case's plan adds its output rank, its inner (last) dimension,
  * its broadcast pattern class (read from the plan's strides: a stride of
  * 0 under a dimension above 1 is a stretched operand) and its
- * element-count tier; coverage_format writes the lists as the store keeps
- * them.
+ * element-count tier, and where its data sat against a 64-byte line;
+ * coverage_format and coverage_format_offsets write the lists as the
+ * store keeps them.
  */
 #include "harness/cases/coverage.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "oracle/dtype.h"
 
 static const char *const pattern_names[COVERAGE_PATTERNS] = {
     "same-shape", "scalar-a", "scalar-b", "row", "column",
@@ -127,6 +130,14 @@ void coverage_add_plan(case_coverage *c, const oracle_plan *p)
     c->tiers |= 1u << tier_of(p->count);
 }
 
+void coverage_add_offsets(case_coverage *c, const divcase *dc, const oracle_plan *p)
+{
+    uint64_t bytes[3] = {dc->a_bytes, dc->b_bytes, oracle_nbytes(dc->dtype, p->count)};
+    for (int i = 0; i < 3; i++)
+        if (bytes[i])
+            c->offsets[i] |= UINT64_C(1) << divcase_data_offset(dc, i, bytes[i]);
+}
+
 /* Appends ",text" (or "text" first) to buf; once full, cuts at the last
  * comma that fits "...". */
 static void append(char *buf, size_t len, size_t *used, int *full, const char *text)
@@ -200,4 +211,43 @@ void coverage_format(const case_coverage *c, char *ranks, size_t ranks_len, char
     }
     names(c->patterns, coverage_pattern_name, COVERAGE_PATTERNS, patterns, patterns_len);
     names(c->tiers, coverage_tier_name, COVERAGE_TIERS, tiers, tiers_len);
+}
+
+void coverage_format_offsets(const case_coverage *c, char *buf, size_t len)
+{
+    char all[3 * 64 * 7 + 16]; /* every offset of every tensor written out */
+    size_t used = 0;
+    all[0] = '\0';
+    for (int i = 0; i < 3; i++) {
+        uint64_t bits = c->offsets[i];
+        int first = 1;
+        for (uint32_t k = 0; k < 64; k++) {
+            if (!((bits >> k) & 1))
+                continue;
+            uint32_t end = k;
+            while (end < 63 && ((bits >> (end + 1)) & 1))
+                end++;
+            const char *lead = first ? (used ? "; " : "") : ",";
+            char tensor[3] = {first ? "ABC"[i] : '\0', first ? ' ' : '\0', '\0'};
+            int n = end == k ? snprintf(all + used, sizeof all - used, "%s%s%u", lead, tensor, k)
+                             : snprintf(all + used, sizeof all - used, "%s%s%u-%u", lead, tensor,
+                                        k, end);
+            if (n > 0 && used + (size_t)n < sizeof all)
+                used += (size_t)n;
+            first = 0;
+            k = end;
+        }
+    }
+    if (!len)
+        return;
+    if (used < len) {
+        memcpy(buf, all, used + 1);
+        return;
+    }
+    /* cut at the last comma or semicolon that leaves room for "..." */
+    size_t cut = len > 4 ? len - 4 : 0;
+    while (cut > 0 && all[cut] != ',' && all[cut] != ';')
+        cut--;
+    memcpy(buf, all, cut);
+    snprintf(buf + cut, len - cut, "%s", len - cut > 3 ? "..." : "");
 }

@@ -3,13 +3,16 @@
  * harness/cases/coverage.h: what a set of cases exercised, as a
  * certificate shows it per claim (docs/store.md, "coverage"): the output
  * ranks, the output's inner (last) dimensions, the broadcast pattern
- * classes and the element-count tiers, each read from a case's plan.
+ * classes and the element-count tiers, each read from a case's plan, and
+ * the offsets from a 64-byte line at which the worker placed the data of
+ * A, B and C.
  */
 #ifndef HARNESS_CASES_COVERAGE_H
 #define HARNESS_CASES_COVERAGE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "harness/cases/divcase.h"
 #include "oracle/shape.h"
 
 /* Inner sizes kept one by one: 0 .. COVERAGE_MAX_INNER; larger ones are
@@ -23,6 +26,9 @@ typedef struct case_coverage {
     int inner_above;                              /* an inner size above the max */
     uint32_t patterns;                            /* bit k: coverage_pattern_name(k) */
     uint32_t tiers;                               /* bit k: coverage_tier_name(k) */
+    uint64_t offsets[3];                          /* bit k of [DIVCASE_A, _B, _C]:
+                                                     that tensor's data at k bytes
+                                                     past a 64-byte line */
 } case_coverage;
 
 /* The broadcast pattern classes and the tiers, by bit index. */
@@ -42,6 +48,15 @@ void coverage_clear(case_coverage *c);
 
 /* Adds one judged case, given by its plan. */
 void coverage_add_plan(case_coverage *c, const oracle_plan *p);
+
+/* Adds where the worker placed the data of case dc with plan p
+ * (divcase_data_offset); tensors of no bytes are left out. */
+void coverage_add_offsets(case_coverage *c, const divcase *dc, const oracle_plan *p);
+
+/* Writes the data offsets as text: "A 0-63; B 0,4,8-12; C 60" (a tensor
+ * with none left out; "" when none). Truncated as coverage_format's
+ * lists are. */
+void coverage_format_offsets(const case_coverage *c, char *buf, size_t len);
 
 /*
  * Writes the lists as text, comma-separated: ranks ("0,1,2"), inner

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * This file contains the life of a division case: allocation of its
- * operand buffers through the allocation hook, deep copies, and freeing.
- * What a case means is in divcase.h.
+ * operand buffers through the allocation hook, deep copies, and freeing;
+ * and the text of its data offsets, as case files and the store write
+ * them. What a case means is in divcase.h.
  */
 #include "harness/cases/divcase.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,5 +60,63 @@ int divcase_copy(divcase *dst, const divcase *src)
     memcpy(dst->b, src->b, src->b_bytes);
     if (src->expect)
         memcpy(dst->expect, src->expect, src->expect_count * sizeof *src->expect);
+    return 0;
+}
+
+uint32_t divcase_data_offset(const divcase *c, int which, uint64_t nbytes)
+{
+    if (c->offsets.set)
+        return c->offsets.at[which] & 63u;
+    return (uint32_t)((0 - nbytes) & 63u);
+}
+
+char *divcase_offsets_format(const divcase_offsets *o, char *buf, size_t len)
+{
+    if (!len)
+        return buf;
+    if (!o->set)
+        buf[0] = '\0';
+    else
+        snprintf(buf, len, "a=%u b=%u c=%u", (unsigned)o->at[DIVCASE_A],
+                 (unsigned)o->at[DIVCASE_B], (unsigned)o->at[DIVCASE_C]);
+    return buf;
+}
+
+int divcase_offsets_parse(const char *text, divcase_offsets *o, char *why, size_t len)
+{
+    divcase_offsets r;
+    memset(&r, 0, sizeof r);
+    int given[3] = {0, 0, 0};
+    const char *q = text;
+    for (;;) {
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (!*q)
+            break;
+        int k = *q == 'a' ? DIVCASE_A : *q == 'b' ? DIVCASE_B : *q == 'c' ? DIVCASE_C : -1;
+        if (k < 0 || q[1] != '=') {
+            snprintf(why, len, "'%.20s' is not a=N, b=N or c=N", q);
+            return -1;
+        }
+        if (given[k]++) {
+            snprintf(why, len, "%c given twice", *q);
+            return -1;
+        }
+        q += 2;
+        unsigned v = 0;
+        int digits = 0;
+        while (*q >= '0' && *q <= '9' && v < 1000) {
+            v = v * 10 + (unsigned)(*q++ - '0');
+            digits++;
+        }
+        if (!digits || v > 63 || (*q && *q != ' ' && *q != '\t')) {
+            snprintf(why, len, "the offset of %c is not a number of bytes from 0 to 63",
+                     "abc"[k]);
+            return -1;
+        }
+        r.at[k] = (uint8_t)v;
+        r.set = 1;
+    }
+    *o = r;
     return 0;
 }

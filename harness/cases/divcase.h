@@ -12,12 +12,26 @@
 #ifndef HARNESS_DIVCASE_H
 #define HARNESS_DIVCASE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "divergence/iut.h"
 #include "oracle/expect.h"
 #include "oracle/shape.h"
 
 #define DIVCASE_MAX_REQUIREMENTS 8
+
+/* Where the worker places the data of A, B and C (the output), by index
+ * DIVCASE_A, DIVCASE_B, DIVCASE_C. With `set` 0, the default, each tensor
+ * ends flush against the guard page after it, so its start is wherever its
+ * byte size puts it. With `set` 1, tensor i's data starts at[i] bytes
+ * (0..63) past a 64-byte line and ends fewer than 64 bytes before the
+ * guard page; the output's bytes there (the tail slack) are checked as
+ * the slack before it is (worker.h). The ABI promises no alignment. */
+enum { DIVCASE_A, DIVCASE_B, DIVCASE_C };
+typedef struct divcase_offsets {
+    uint32_t set;                /* 0: the default placement; 1: at[] */
+    uint8_t at[3];               /* bytes past a 64-byte line, 0..63 */
+} divcase_offsets;
 
 typedef struct divcase {
     char id[96];                 /* "spec/onnx-legacy-axis1" or "gen:seed:17" */
@@ -27,6 +41,7 @@ typedef struct divcase {
     oracle_shape a_shape, b_shape;
     uint8_t *a, *b;              /* dense operand bytes; owned by the case */
     uint64_t a_bytes, b_bytes;   /* == oracle_nbytes(dtype, elements) */
+    divcase_offsets offsets;     /* where the data of A, B and C start */
 
     /* What a case file wrote down; the oracle must agree with it. */
     int expect_invalid;          /* 1: the file says the input is invalid */
@@ -49,6 +64,22 @@ int divcase_alloc(divcase *c, uint64_t max_elements);
 
 /* Frees what the case owns and zeroes it. Accepts NULL. */
 void divcase_free(divcase *c);
+
+/* The byte offset from a 64-byte line at which the worker places the data
+ * of tensor `which` (DIVCASE_A, _B, _C) of case c when it holds nbytes
+ * bytes: c->offsets.at[which] when c->offsets.set, else where ending flush
+ * with a page puts it, (-nbytes) modulo 64. */
+uint32_t divcase_data_offset(const divcase *c, int which, uint64_t nbytes);
+
+/* Writes "a=3 b=17 c=42" (the case-file syntax of `offsets:`) for o into
+ * buf, or "" when o->set is 0. Returns buf. */
+char *divcase_offsets_format(const divcase_offsets *o, char *buf, size_t len);
+
+/* Parses the text divcase_offsets_format writes (keys a, b and c, each at
+ * most once, in any order, separated by blanks; one left out is 0; "" is
+ * the default placement) into *o. Returns 0, or -1 with the reason in
+ * why[0..len-1]. */
+int divcase_offsets_parse(const char *text, divcase_offsets *o, char *why, size_t len);
 
 /* Deep copy of src into *dst (dst is overwritten, not freed). 0 or -1. */
 int divcase_copy(divcase *dst, const divcase *src);

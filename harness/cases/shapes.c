@@ -14,10 +14,10 @@
  *           both sides broadcasting, size 0 at each axis, rank 7 and 8
  *           with each axis broadcast in turn, pdpd windows at every axis,
  *           ONNX legacy suffix, axis and single-element forms;
- *   align   1-D cases whose byte size puts A, B and C at every offset
- *           from a 64-byte line the element size allows (the worker lays
- *           each tensor out ending flush with a guard page, so its data
- *           starts at -nbytes modulo the page);
+ *   align   1-D equal shapes with A, B and C placed by the case's data
+ *           offsets (divcase.offsets) at every multiple of the element
+ *           size from a 64-byte line: all three at the same offset, and
+ *           rotating so that A, B and C differ in each case;
  *   tier    2^k - 1, 2^k and 2^k + 1 elements up to 2^16 + 1 in every
  *           claim; one larger tier per claim, rotating with the claim
  *           (2^17 .. 2^20, and 2^21 .. 2^24 in one claim of eight), so a
@@ -334,23 +334,42 @@ static int family_legacy(shapes_list *l, const oracle_variant *v, int64_t s)
     return 0;
 }
 
-/* 1-D equal shapes whose data start at every offset from a 64-byte line
- * that the element size allows. */
+/* Appends 1-D equal shapes of n elements with A, B and C at byte offsets
+ * a, b and c from a 64-byte line. 0 or -1. */
+static int put_offsets(shapes_list *l, const oracle_variant *v, uint64_t n, uint32_t a,
+                       uint32_t b, uint32_t c)
+{
+    oracle_shape s;
+    small_outer(&s, 1, (int64_t)n);
+    if (put(l, &s, &s, "data at 64-byte line + A %u, B %u, C %u, %llu elements", a, b, c,
+            (unsigned long long)n))
+        return -1;
+    select_rule(l, v, R_EQUAL, -1);
+    shapes_spec *sp = last(l);
+    sp->offsets.set = 1;
+    sp->offsets.at[DIVCASE_A] = (uint8_t)a;
+    sp->offsets.at[DIVCASE_B] = (uint8_t)b;
+    sp->offsets.at[DIVCASE_C] = (uint8_t)c;
+    return 0;
+}
+
+/* Data pointers at every offset from a 64-byte line that is a multiple of
+ * the element size (the n offsets 0, step, ..): A, B and C together at
+ * each offset but 0, then rotating, A at offset j, B and C about a third
+ * and two thirds of the line further, so each case misaligns the three
+ * differently. Lengths of 65 to 80 elements (a vector loop's body and
+ * tail on either side of the misaligned head). */
 static int family_align(shapes_list *l, const oracle_variant *v, uint32_t dtype)
 {
     uint32_t bits = oracle_dtype(dtype)->bits;
     uint32_t step = bits < 8 ? 1 : bits / 8;
-    for (uint32_t off = step; off < 64; off += step) {
-        /* nbytes = -off (mod 64), plus two lines so the tensor is not tiny */
-        uint64_t nbytes = 128 + (64 - off);
-        uint64_t n = bits < 8 ? 2 * nbytes : nbytes / step;
-        oracle_shape a;
-        small_outer(&a, 1, (int64_t)n);
-        if (put(l, &a, &a, "data at 64-byte line + %u (A, B, C), %llu elements", off,
-                (unsigned long long)n))
+    uint32_t n = 64 / step, r1 = (n * 17 + 63) / 64, r2 = n * 42 / 64, i = 0;
+    for (uint32_t j = 1; j < n; j++, i++)
+        if (put_offsets(l, v, 65 + i % 16, j * step, j * step, j * step))
             return -1;
-        select_rule(l, v, R_EQUAL, -1);
-    }
+    for (uint32_t j = 0; j < n; j++, i++)
+        if (put_offsets(l, v, 65 + i % 16, j * step, (j + r1) % n * step, (j + r2) % n * step))
+            return -1;
     return 0;
 }
 
@@ -617,10 +636,25 @@ static uint64_t rng_below(void *ctx, uint64_t n)
     return gen_below(ctx, n);
 }
 
-int shapes_draw(gen_rng *g, uint32_t variant, uint64_t max_elements, shapes_spec *s)
+int shapes_draw(gen_rng *g, uint32_t variant, uint32_t dtype, uint64_t max_elements,
+                shapes_spec *s)
 {
     shapes_chooser ch = {rng_below, g};
-    return shapes_choose(&ch, variant, max_elements, s);
+    shapes_choose(&ch, variant, max_elements, s);
+    /* One case in eight misaligned: offsets drawn last, so the shapes are
+     * those drawn before offsets were. */
+    if (gen_below(g, 8) == 0) {
+        uint32_t bits = oracle_dtype(dtype)->bits, step = bits < 8 ? 1 : bits / 8;
+        s->offsets.set = 1;
+        for (int i = 0; i < 3; i++)
+            s->offsets.at[i] = (uint8_t)(gen_below(g, 64 / step) * step);
+        size_t n = strlen(s->what);
+        if (n && s->what[n - 1] == ')')
+            snprintf(s->what + n - 1, sizeof s->what - (n - 1),
+                     ", data at 64-byte line + A %u, B %u, C %u)", s->offsets.at[DIVCASE_A],
+                     s->offsets.at[DIVCASE_B], s->offsets.at[DIVCASE_C]);
+    }
+    return 0;
 }
 
 void shapes_spec_attrs(const shapes_spec *s, dvg_attrs *attrs)
@@ -642,14 +676,10 @@ int shapes_case(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec 
     c->variant = variant;
     c->dtype = dtype;
     oracle_attrs_default(oracle_variant_get(variant), &c->attrs);
-    if (s->set_attrs) {
-        c->attrs.broadcast = s->broadcast;
-        c->attrs.axis_set = s->axis_set;
-        c->attrs.axis = s->axis;
-        c->attrs.auto_broadcast = s->auto_broadcast;
-    }
+    shapes_spec_attrs(s, &c->attrs);
     c->a_shape = s->a;
     c->b_shape = s->b;
+    c->offsets = s->offsets;
     uint64_t na = oracle_shape_count(&s->a), nb = oracle_shape_count(&s->b);
     if (divcase_alloc(c, na > nb ? na : nb))
         return -1;

@@ -5,7 +5,8 @@
  * (last) dimensions around every vector width and unroll, ranks 1 to 8,
  * every broadcast pattern class of the variant's shape rule, size-0
  * dimensions, operand sizes across powers of two up to 2^24 elements, and
- * data pointers at every offset from a 64-byte line. Each entry says in
+ * data pointers of A, B and C at every offset from a 64-byte line the
+ * element size allows, each tensor on its own. Each entry says in
  * words which path class it targets ("inner 17, rank 3, numpy row
  * broadcast (B)"); shapes_case puts that text in divcase.source, so a
  * finding names its path.
@@ -33,6 +34,7 @@ typedef struct shapes_spec {
     int32_t axis_set;        /* ONNX legacy axis given */
     int64_t axis;            /* ONNX legacy or pdpd axis */
     uint32_t auto_broadcast; /* OpenVINO DVG_BROADCAST_* */
+    divcase_offsets offsets; /* where the worker places A, B and C */
     char what[96];           /* the path class, in words */
 } shapes_spec;
 
@@ -59,8 +61,9 @@ void shapes_list_free(shapes_list *l);
 
 /*
  * Fills *c (zeroed first) with the case of spec s: the variant's default
- * attributes with s's, operand values from g (gen_fill_operands), `id` as
- * its id and s->what as its source. Returns 0, or -1 on allocation failure.
+ * attributes with s's, s's data offsets, operand values from g
+ * (gen_fill_operands), `id` as its id and s->what as its source. Returns
+ * 0, or -1 on allocation failure.
  */
 int shapes_case(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s,
                 const char *id, divcase *c);
@@ -93,8 +96,12 @@ typedef struct shapes_chooser {
 int shapes_choose(const shapes_chooser *ch, uint32_t variant, uint64_t max_elements,
                   shapes_spec *s);
 
-/* shapes_choose with the choices drawn from g (gen_below). Returns 0. */
-int shapes_draw(gen_rng *g, uint32_t variant, uint64_t max_elements, shapes_spec *s);
+/* shapes_choose with the choices drawn from g (gen_below), for the fuzz
+ * campaign; then, one case in eight, A, B and C placed at drawn offsets
+ * from a 64-byte line, each a multiple of dtype's element size, and
+ * "(drawn, data at 64-byte line + A 3, B 17, C 42)" in s->what. Returns 0. */
+int shapes_draw(gen_rng *g, uint32_t variant, uint32_t dtype, uint64_t max_elements,
+                shapes_spec *s);
 
 /*
  * Applies the attributes spec s selects its rule with (when s->set_attrs:

@@ -120,6 +120,11 @@ int cmd_replay(int argc, char **argv)
     printf("  case %s: A %s, B %s, attrs %s\n", c.id, oracle_shape_format(&c.a_shape, sa, sizeof sa),
            oracle_shape_format(&c.b_shape, sb, sizeof sb),
            oracle_attrs_format(r.variant, &c.attrs, attrs, sizeof attrs));
+    if (c.offsets.set) {
+        char offs[32];
+        printf("  data offsets from a 64-byte line: %s\n",
+               divcase_offsets_format(&c.offsets, offs, sizeof offs));
+    }
     if (info.expected[0])
         printf("  recorded: expected %s, got %s\n", info.expected, info.actual);
     if (info.note[0])

@@ -334,6 +334,7 @@ static int reshaped(const divcase *c, const oracle_shape *a, const oracle_shape 
     out->variant = c->variant;
     out->dtype = c->dtype;
     out->attrs = c->attrs;
+    out->offsets = c->offsets;
     out->a_shape = *a;
     out->b_shape = *b;
     if (divcase_alloc(out, UINT64_C(1) << 24))
@@ -802,7 +803,7 @@ static int make_case(shared *sh, uint64_t index, uint8_t *scratch, size_t cap, d
         if (budget > SHAPE_BUDGET_SMALL && gen_below(&g, SHAPE_BIG_ONE_IN))
             budget = SHAPE_BUDGET_SMALL;
         shapes_spec sp;
-        shapes_draw(&g, cl->variant, budget, &sp);
+        shapes_draw(&g, cl->variant, cl->dtype, budget, &sp);
         return shapes_case(&g, cl->variant, cl->dtype, &sp, id, c);
     }
     return gen_case(&g, cl->variant, cl->dtype, NULL, 1, 8, o->max_elements, id, c);

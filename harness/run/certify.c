@@ -356,8 +356,10 @@ static int judge(certify *cf, const divcase *c)
         fprintf(cf->err, "divergence certify: %s\n", cf->trial.error);
         return -1;
     }
-    if (cf->trial.valid)
+    if (cf->trial.valid) {
         coverage_add_plan(&cf->coverage, &cf->trial.plan);
+        coverage_add_offsets(&cf->coverage, c, &cf->trial.plan);
+    }
     uint32_t out = cf->trial.wr.outcome;
     /* Hangs are not narrowed: each step would cost a full timeout. */
     if (v == 0 && cf->trial.valid && !cf->narrowed &&
@@ -427,10 +429,11 @@ static int step(certify *cf, divcase *c, int owned, uint32_t claim, uint32_t n_c
 /* Records what the claim's cases exercised (docs/store.md, "coverage"). */
 static int record_coverage(certify *cf)
 {
-    char ranks[64], inner[512], patterns[256], tiers[128];
+    char ranks[64], inner[512], patterns[256], tiers[128], offsets[512];
     coverage_format(&cf->coverage, ranks, sizeof ranks, inner, sizeof inner, patterns,
                     sizeof patterns, tiers, sizeof tiers);
-    store_coverage c = {cf->coverage.cases, ranks, inner, patterns, tiers, ""};
+    coverage_format_offsets(&cf->coverage, offsets, sizeof offsets);
+    store_coverage c = {cf->coverage.cases, ranks, inner, patterns, tiers, "", offsets};
     return store_record_coverage(cf->db, cf->run_id, cf->info->name, cf->variant, cf->dtype, &c);
 }
 

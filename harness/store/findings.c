@@ -111,7 +111,7 @@ static int insert_reproducer(store *s, int64_t sig, int64_t run_id, const store_
                              const char *vname, const char *dname)
 {
     const divcase *c = f->c;
-    char attrs[256], sa[256], sb[256];
+    char attrs[256], sa[256], sb[256], offsets[32];
     sqlite3_stmt *st = store_prepare(s, SQL_REPRO_INSERT);
     if (!st)
         return -1;
@@ -144,6 +144,7 @@ static int insert_reproducer(store *s, int64_t sig, int64_t run_id, const store_
     if (f->ulps <= INT64_MAX)
         sqlite3_bind_int64(st, 21, (int64_t)f->ulps);
     store_bind_text(st, 22, f->note);
+    store_bind_text(st, 23, divcase_offsets_format(&c->offsets, offsets, sizeof offsets));
     return store_step_done(s, st);
 }
 
@@ -330,6 +331,14 @@ int store_reproducer_load(store *s, int64_t id, divcase *out, store_reproducer *
         goto done;
     column_text(st, 2, c.id, sizeof c.id);
     column_text(st, 3, c.source, sizeof c.source);
+    {
+        char offsets[64], why[128];
+        column_text(st, 24, offsets, sizeof offsets);
+        if (divcase_offsets_parse(offsets, &c.offsets, why, sizeof why)) {
+            store_fail(s, "column data_offsets: %s", why);
+            goto done;
+        }
+    }
 
     r.id = id;
     r.signature_id = sqlite3_column_int64(st, 0);

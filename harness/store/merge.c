@@ -84,9 +84,9 @@ static const char *const merge_sql_tables =
     /* Coverage (schema 4): a claim's shards add their cases; the lists
      * are the first shard's (every shard draws from the same tiers). */
     "INSERT INTO main.coverage(run_id, implementation, variant, dtype, cases, ranks,"
-    "  inner_sizes, broadcast_classes, size_tiers, paths)"
+    "  inner_sizes, broadcast_classes, size_tiers, paths, alignments)"
     "  SELECT mr.dst, v.implementation, v.variant, v.dtype, v.cases, v.ranks, v.inner_sizes,"
-    "  v.broadcast_classes, v.size_tiers, v.paths FROM merge_src.coverage v"
+    "  v.broadcast_classes, v.size_tiers, v.paths, v.alignments FROM merge_src.coverage v"
     "  JOIN temp.merge_runs mr ON mr.src = v.run_id AND mr.new"
     "  WHERE true ON CONFLICT(run_id, implementation, variant, dtype) DO UPDATE SET"
     "  cases = cases + excluded.cases;";
@@ -114,7 +114,7 @@ static const char *const merge_sql_signatures =
 #define REPRO_COLUMNS                                                                  \
     "recorded_at, case_id, source, variant, dtype, attrs, attr_broadcast, attr_axis_set," \
     " attr_axis, attr_pythondiv, attr_auto_broadcast, attr_int_rounding, a_shape,"        \
-    " b_shape, a, b, element, expected, actual, ulps, note"
+    " b_shape, a, b, element, expected, actual, ulps, note, data_offsets"
 
 static const char *const merge_sql_repro_insert =
     "INSERT INTO main.reproducers(signature_id, run_id, " REPRO_COLUMNS ")"

@@ -419,7 +419,7 @@ int store_record_coverage(store *s, int64_t run_id, const char *implementation,
 
     s->op = "record coverage";
     if (!c || !c->ranks || !c->inner_sizes || !c->broadcast_classes || !c->size_tiers ||
-        !c->paths)
+        !c->paths || !c->alignments)
         return store_fail(s, "no coverage, or a list of it is NULL");
     if (store_need_text(s, "implementation", implementation) ||
         store_name_ids(s, variant, dtype, &vname, &dname))
@@ -440,6 +440,7 @@ int store_record_coverage(store *s, int64_t run_id, const char *implementation,
     store_bind_text(st, 8, c->broadcast_classes);
     store_bind_text(st, 9, c->size_tiers);
     store_bind_text(st, 10, c->paths);
+    store_bind_text(st, 11, c->alignments);
     rc = store_step_done(s, st);
 done:
     return store_end_op(s, rc);

@@ -380,6 +380,15 @@ static const char *const migrations[] = {
      * merged runs). */
     "ALTER TABLE runs ADD COLUMN sandbox TEXT;\n",
     /* ---- end of 4 -> 5 ---------------------------------------------- */
+    /* ---- 5 -> 6: data offsets (issue 14) ----------------------------
+     * reproducers.data_offsets: where the
+     * case placed the data of A, B and C ("a=3 b=17 c=42", as a case
+     * file's `offsets:` writes it; '' the default placement);
+     * coverage.alignments: the offsets from a 64-byte line at which the
+     * claim's cases placed A, B and C. */
+    ("ALTER TABLE reproducers ADD COLUMN data_offsets TEXT NOT NULL DEFAULT '';\n"
+     "ALTER TABLE coverage ADD COLUMN alignments TEXT NOT NULL DEFAULT '';\n"),
+    /* ---- end of 5 -> 6 ---------------------------------------------- */
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -467,13 +476,14 @@ static const char *const read_views =
     "CREATE TEMP VIEW read_bugs AS SELECT id, implementation, class, kind, locus,"
     "  first_run_id, first_seen FROM main.bugs;\n"
     "CREATE TEMP VIEW read_coverage AS SELECT run_id, implementation, variant, dtype, cases,"
-    "  ranks, inner_sizes, broadcast_classes, size_tiers, paths FROM main.coverage;\n"
+    "  ranks, inner_sizes, broadcast_classes, size_tiers, paths, alignments"
+    "  FROM main.coverage;\n"
     "CREATE TEMP VIEW read_signature_runs AS SELECT signature_id, run_id, occurrences"
     "  FROM main.signature_runs;\n"
     "CREATE TEMP VIEW read_reproducers AS SELECT id, signature_id, run_id, recorded_at,"
     "  case_id, source, variant, dtype, attrs, attr_broadcast, attr_axis_set, attr_axis,"
     "  attr_pythondiv, attr_auto_broadcast, attr_int_rounding, a_shape, b_shape, a, b,"
-    "  element, expected, actual, ulps, note FROM main.reproducers;\n";
+    "  element, expected, actual, ulps, note, data_offsets FROM main.reproducers;\n";
 
 int store_create_read_views(store *s)
 {

@@ -271,6 +271,7 @@ int store_record_certificate(store *s, int64_t run_id, const char *implementatio
 typedef struct store_coverage {
     uint64_t cases;
     const char *ranks, *inner_sizes, *broadcast_classes, *size_tiers, *paths;
+    const char *alignments; /* since schema 5 */
 } store_coverage;
 
 /*

@@ -166,9 +166,9 @@
       "INSERT INTO reproducers(signature_id, run_id, recorded_at, case_id, source,"     \
       " variant, dtype, attrs, attr_broadcast, attr_axis_set, attr_axis,"               \
       " attr_pythondiv, attr_auto_broadcast, attr_int_rounding, a_shape, b_shape, a,"   \
-      " b, element, expected, actual, ulps, note) VALUES(?1, ?2, " NOW ", ?3, ?4, ?5,"  \
-      " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"    \
-      " ?22)")                                                                          \
+      " b, element, expected, actual, ulps, note, data_offsets) VALUES(?1, ?2, " NOW "," \
+      " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"  \
+      " ?20, ?21, ?22, ?23)")                                                                       \
     X(BUG_UPSERT,                                                                       \
       "INSERT INTO bugs(implementation, class, kind, locus, first_run_id, first_seen)"  \
       " VALUES(?1, " STORE_SQL_BUG_CLASS("?2", "?4") ","                                \
@@ -191,13 +191,14 @@
       " elements = excluded.elements, recorded_at = excluded.recorded_at")             \
     X(COVERAGE_UPSERT,                                                                  \
       "INSERT INTO coverage(run_id, implementation, variant, dtype, cases, ranks,"      \
-      " inner_sizes, broadcast_classes, size_tiers, paths)"                             \
-      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"                                \
+      " inner_sizes, broadcast_classes, size_tiers, paths, alignments)"                 \
+      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"                           \
       " ON CONFLICT(run_id, implementation, variant, dtype) DO UPDATE SET"              \
       " cases = excluded.cases, ranks = excluded.ranks,"                                \
       " inner_sizes = excluded.inner_sizes,"                                            \
       " broadcast_classes = excluded.broadcast_classes,"                                \
-      " size_tiers = excluded.size_tiers, paths = excluded.paths")                      \
+      " size_tiers = excluded.size_tiers, paths = excluded.paths,"                      \
+      " alignments = excluded.alignments")                                              \
     X(SIG_FIX,                                                                          \
       "UPDATE signatures SET status = 'fixed', fixed_run_id = ?1 WHERE"                 \
       " implementation = ?2 AND variant = ?3 AND dtype = ?4 AND status = 'open'"        \
@@ -207,7 +208,8 @@
       " r.attr_broadcast, r.attr_axis_set, r.attr_axis, r.attr_pythondiv,"              \
       " r.attr_auto_broadcast, r.attr_int_rounding, r.a_shape, r.b_shape, r.a, r.b,"    \
       " r.element, r.expected, r.actual, r.ulps, r.note, s.implementation, s.class,"    \
-      " s.operand_class FROM reproducers r JOIN signatures s ON s.id = r.signature_id"  \
+      " s.operand_class, r.data_offsets FROM reproducers r"                             \
+      " JOIN signatures s ON s.id = r.signature_id"                                     \
       " WHERE r.id = ?1")                                                               \
     X(REPRO_PLUGIN,                                                                     \
       "SELECT b.version, b.path, b.sha256 FROM run_plugins p JOIN plugin_builds b"      \

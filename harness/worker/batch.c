@@ -30,13 +30,28 @@ static uint32_t batch_pattern(uint32_t dtype, uint64_t poison, uint8_t bytes[8])
     return n;
 }
 
-/* Fills `n` bytes (a multiple of the element size; `dst` page-aligned)
- * with the poison element: one block by hand, the rest copied from it in
- * doubling blocks. */
-static void batch_fill(uint8_t *dst, uint64_t n, uint32_t dtype, uint64_t poison)
+/* The poison element's bytes as the output region's pages hold them:
+ * byte i of the region is bytes[i % count], so that its elements, from the
+ * data start `pad` on, hold the poison element. Returns the count. */
+static uint32_t batch_region_pattern(uint32_t dtype, uint64_t poison, uint64_t pad,
+                                     uint8_t bytes[8])
 {
     uint8_t b[8];
     uint32_t esize = batch_pattern(dtype, poison, b);
+    uint32_t shift = (uint32_t)(pad % esize);
+    for (uint32_t i = 0; i < esize; i++)
+        bytes[i] = b[(i + esize - shift) % esize];
+    return esize;
+}
+
+/* Fills `n` bytes (a multiple of the element size; `dst` page-aligned)
+ * of the output region whose data starts at `pad` with the poison
+ * element: one block by hand, the rest copied from it in doubling
+ * blocks. */
+static void batch_fill(uint8_t *dst, uint64_t n, uint64_t pad, uint32_t dtype, uint64_t poison)
+{
+    uint8_t b[8];
+    uint32_t esize = batch_region_pattern(dtype, poison, pad, b);
     uint64_t done = 0;
     for (; done < n && done < 64; done++)
         dst[done] = b[done % esize];
@@ -47,7 +62,7 @@ static void batch_fill(uint8_t *dst, uint64_t n, uint32_t dtype, uint64_t poison
     }
 }
 
-/* The checks after one run: A and B (when asked), the slack before the
+/* The checks after one run: A and B (when asked), the slack around the
  * output, the unused nibble of an odd i4/u4 output. */
 static uint32_t batch_side_effects(worker *w, const worker_batch *bt, const divcase *c,
                                    const ctl_region *g, uint64_t poison, uint64_t count,
@@ -64,15 +79,14 @@ static uint32_t batch_side_effects(worker *w, const worker_batch *bt, const divc
             side |= WORKER_SIDE_INPUT_B;
     }
     uint8_t b[8];
-    uint32_t esize = batch_pattern(c->dtype, poison, b);
+    uint32_t esize = batch_region_pattern(c->dtype, poison, g[R_OUT].pad, b);
     const uint8_t *o = arena + g[R_OUT].off;
-    for (uint64_t i = 0; i < g[R_OUT].pad; i++)
-        if (o[i] != b[i % esize]) {
-            side |= WORKER_SIDE_SLACK;
-            if (*slack_at == 0)
-                *slack_at = (int64_t)i - (int64_t)g[R_OUT].pad;
-            break;
-        }
+    int64_t at;
+    if (worker_slack_changed(o, &g[R_OUT], w->page, b, esize, &at)) {
+        side |= WORKER_SIDE_SLACK;
+        if (*slack_at == 0)
+            *slack_at = at;
+    }
     if (oracle_dtype(c->dtype)->bits == 4 && (count & 1) && g[R_OUT].nbytes) {
         uint8_t last = o[g[R_OUT].pad + g[R_OUT].nbytes - 1];
         if ((last >> 4) != (b[0] >> 4))
@@ -81,14 +95,6 @@ static uint32_t batch_side_effects(worker *w, const worker_batch *bt, const divc
     return side;
 }
 
-/* The arena layout of case c with output shape `expect` into g. */
-static void batch_layout(const worker *w, const divcase *c, uint64_t c_bytes, ctl_region *g)
-{
-    size_t page = w->page;
-    worker_layout_region(&g[R_A], 0, c->a_bytes, page);
-    worker_layout_region(&g[R_B], g[R_A].pages * page, c->b_bytes, page);
-    worker_layout_region(&g[R_OUT], g[R_B].off + g[R_B].pages * page, c_bytes, page);
-}
 
 /* One compute into poison `poison` (run 0 or 1) with the operands in
  * place. Returns 0 when compute returned DVG_OK (side effects checked),
@@ -105,7 +111,8 @@ static int batch_compute(worker *w, worker_batch *bt, const divcase *c, const or
     bt->out_restored = 0;
     bt->fresh_seq_ = 0;
     if (g[R_OUT].pages && !restored)
-        batch_fill(w->arena + g[R_OUT].off, g[R_OUT].pages * w->page, c->dtype, bt->poison[run]);
+        batch_fill(w->arena + g[R_OUT].off, g[R_OUT].pages * w->page, g[R_OUT].pad, c->dtype,
+                   bt->poison[run]);
     ctl_request *q = &w->ctl->req;
     worker_fill_request(q, c);
     q->rank[2] = expect->rank;
@@ -246,7 +253,7 @@ int worker_batch_run(worker *w, worker_batch *bt, const divcase *c, const oracle
 
     /* the operands, where they changed */
     ctl_region g[3];
-    batch_layout(w, c, c_bytes, g);
+    worker_layout_case(w, c, c_bytes, g);
     if (memcmp(bt->region_, g, sizeof bt->region_) != 0 || !bt->have_operands_ ||
         w->arena_size < g[R_OUT].off + g[R_OUT].pages * w->page) {
         bt->have_operands_ = 0;
@@ -284,7 +291,7 @@ int worker_batch_rerun(worker *w, worker_batch *bt, const divcase *c, const orac
         worker_set_err(w, "batch %s: nothing to run again", c->id);
         return -1;
     }
-    batch_layout(w, c, r->nbytes, g);
+    worker_layout_case(w, c, r->nbytes, g);
     if (memcmp(bt->region_, g, sizeof bt->region_) != 0 || !w->arena) {
         worker_set_err(w, "batch %s: not the case of the last batch", c->id);
         return -1;

@@ -56,6 +56,7 @@ int narrow_subcase(const divcase *c, const oracle_plan *p, const dvg_attrs *attr
     out->variant = c->variant;
     out->dtype = c->dtype;
     out->attrs = *attrs;
+    out->offsets = c->offsets;
     out->a_shape.rank = out->b_shape.rank = 1;
     out->a_shape.dims[0] = out->b_shape.dims[0] = (int64_t)count;
     if (divcase_alloc(out, count) != 0) {

@@ -3,7 +3,9 @@
  * harness/worker/request.c: what worker_run and the batch runs share.
  *
  * This file contains the parent's operand arena (the memfd both sides map:
- * grown, shrunk by punching holes) and the layout of the tensors in it,
+ * grown, shrunk by punching holes) and the layout of the tensors in it
+ * (ending flush with their pages, or at the case's data offsets), the
+ * check of the output's slack around its data,
  * the result's output buffers, the request a case makes, and the reading
  * of a reply into a result: a plugin status, the process state a call
  * left changed, the outcome of side effects found after a run, and the
@@ -68,12 +70,58 @@ int worker_fit_arena(worker *w, uint64_t need)
     return 0;
 }
 
-void worker_layout_region(ctl_region *g, uint64_t off, uint64_t nbytes, size_t page)
+void worker_layout_region(ctl_region *g, uint64_t off, uint64_t nbytes, int at, size_t page)
 {
     g->off = off;
     g->nbytes = nbytes;
     g->pages = (nbytes + page - 1) / page;
     g->pad = g->pages * page - nbytes;
+    if (at < 0)
+        return;
+    if (!nbytes) {
+        g->pad = (uint64_t)at; /* nothing mapped; only the pointer */
+        return;
+    }
+    /* The page offset is a multiple of 64: start at the last 64-byte
+     * line + at that leaves room for the data, a page more when none
+     * does. */
+    if (g->pad < (uint64_t)at) {
+        g->pages++;
+        g->pad += page;
+    }
+    g->pad -= (g->pad - (uint64_t)at) % 64;
+}
+
+void worker_layout_case(const worker *w, const divcase *c, uint64_t c_bytes, ctl_region g[3])
+{
+    size_t page = w->page;
+    const divcase_offsets *o = &c->offsets;
+    int at[3] = {-1, -1, -1};
+    for (int i = 0; i < 3 && o->set; i++)
+        at[i] = o->at[i] & 63;
+    worker_layout_region(&g[R_A], 0, c->a_bytes, at[DIVCASE_A], page);
+    worker_layout_region(&g[R_B], g[R_A].pages * page, c->b_bytes, at[DIVCASE_B], page);
+    worker_layout_region(&g[R_OUT], g[R_B].off + g[R_B].pages * page, c_bytes, at[DIVCASE_C],
+                         page);
+}
+
+int worker_slack_changed(const uint8_t *o, const ctl_region *g, size_t page,
+                         const uint8_t *pat, uint32_t n, int64_t *at)
+{
+    uint64_t end = g->pad + g->nbytes, size = g->pages * page;
+    if (!g->pages)
+        return 0; /* nothing mapped: an empty tensor's pad is only its pointer's */
+    for (uint64_t i = 0; i < g->pad; i++)
+        if (o[i] != pat[i % n]) {
+            *at = (int64_t)i - (int64_t)g->pad;
+            return 1;
+        }
+    for (uint64_t i = end; i < size; i++)
+        if (o[i] != pat[i % n]) {
+            *at = (int64_t)(i - g->pad);
+            return 1;
+        }
+    return 0;
 }
 
 int worker_fit_buffers(worker *w, worker_result *r, uint64_t nbytes, uint64_t count)
@@ -166,7 +214,8 @@ void worker_side_outcome(worker_result *r, int64_t slack_at)
         r->outcome = WORKER_OUT_OOB_WRITE;
         r->fault_region = WORKER_REGION_OUT;
         r->fault_offset = slack_at;
-        worker_set_msg(r, "byte %lld of the output (before its start) changed", (long long)slack_at);
+        worker_set_msg(r, "byte %lld of the output (%s) changed", (long long)slack_at,
+                       slack_at < 0 ? "before its start" : "past its end");
     } else if (r->side_effects & (WORKER_SIDE_INPUT_A | WORKER_SIDE_INPUT_B)) {
         r->outcome = WORKER_OUT_INPUT_MUTATED;
         r->fault_region = (r->side_effects & WORKER_SIDE_INPUT_A) ? WORKER_REGION_A

@@ -3,11 +3,12 @@
  * harness/worker/run.c: worker_run, one case on a worker.
  *
  * This file contains the checks of a case before it is sent (dtype,
- * shapes, operand bytes, max_bytes), output_shape and the validation of
- * what it answers, and, when the plugin's shape is the expected one, the
- * two computes into WORKER_POISON1 and WORKER_POISON2, the checks after
- * each (inputs unchanged, the slack before the output, the unused nibble
- * of an odd i4/u4 output) and the per-element flags of the two runs.
+ * shapes, operand bytes, data offsets, max_bytes), output_shape and the
+ * validation of what it answers, and, when the plugin's shape is the
+ * expected one, the two computes into WORKER_POISON1 and WORKER_POISON2,
+ * the checks after each (inputs unchanged, the slack around the output,
+ * the unused nibble of an odd i4/u4 output) and the per-element flags of
+ * the two runs.
  */
 #include "harness/worker/worker_internal.h"
 
@@ -29,13 +30,12 @@ static uint32_t check_after_run(worker *w, const divcase *c, const ctl_region *g
     if (c->b_bytes && memcmp(arena + g[R_B].off + g[R_B].pad, c->b, (size_t)c->b_bytes) != 0)
         side |= WORKER_SIDE_INPUT_B;
     const uint8_t *o = arena + g[R_OUT].off;
-    for (uint64_t i = 0; i < g[R_OUT].pad; i++)
-        if (o[i] != poison) {
-            side |= WORKER_SIDE_SLACK;
-            if (*slack_at == 0)
-                *slack_at = (int64_t)i - (int64_t)g[R_OUT].pad;
-            break;
-        }
+    int64_t at;
+    if (worker_slack_changed(o, &g[R_OUT], w->page, &poison, 1, &at)) {
+        side |= WORKER_SIDE_SLACK;
+        if (*slack_at == 0)
+            *slack_at = at;
+    }
     const oracle_dtype_info *info = oracle_dtype(c->dtype);
     if (info && info->bits == 4 && (r->count & 1) && g[R_OUT].nbytes) {
         uint8_t last = o[g[R_OUT].pad + g[R_OUT].nbytes - 1];
@@ -73,6 +73,11 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
         c->b_bytes != oracle_nbytes(c->dtype, nb) || (c->a_bytes && !c->a) ||
         (c->b_bytes && !c->b)) {
         worker_set_err(w, "case %s: operand bytes do not match the shapes", c->id);
+        return -1;
+    }
+    if (c->offsets.set > 1 || c->offsets.at[0] > 63 || c->offsets.at[1] > 63 ||
+        c->offsets.at[2] > 63) {
+        worker_set_err(w, "case %s: a data offset is above 63 bytes", c->id);
         return -1;
     }
     if (c->a_bytes > w->opt.max_bytes || c->b_bytes > w->opt.max_bytes) {
@@ -153,9 +158,7 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
         return -1;
     size_t page = w->page;
     ctl_region g[3];
-    worker_layout_region(&g[R_A], 0, c->a_bytes, page);
-    worker_layout_region(&g[R_B], g[R_A].pages * page, c->b_bytes, page);
-    worker_layout_region(&g[R_OUT], g[R_B].off + g[R_B].pages * page, c_bytes, page);
+    worker_layout_case(w, c, c_bytes, g);
     if (worker_fit_arena(w, g[R_OUT].off + g[R_OUT].pages * page) != 0)
         return -1;
     int64_t slack_at = 0;

@@ -49,7 +49,8 @@ typedef struct ctl_region {
     uint64_t off;    /* page-aligned offset in the memfd */
     uint64_t pages;  /* data pages */
     uint64_t pad;    /* bytes before the data in the first page */
-    uint64_t nbytes; /* data bytes; pad + nbytes == pages * page size */
+    uint64_t nbytes; /* data bytes; pad + nbytes <= pages * page size
+                        (fewer than 64 bytes short: the tail slack) */
 } ctl_region;
 
 typedef struct ctl_request {

@@ -34,10 +34,12 @@
  *   page counts stay the same (mapping costs more than a small compute),
  *   the data placed so that it ends flush against the upper guard (for
  *   sizes that are not a multiple of the page, the start is offset within
- *   the first page). A and B are mapped PROT_READ from a read-only
- *   descriptor, so the plugin cannot even mprotect them writable. The
- *   output is pre-filled with a poison pattern (the page slack before it
- *   too). output_shape writes into a buffer that ends flush against a
+ *   the first page), or, for a case with data offsets (divcase.offsets),
+ *   so that it starts that many bytes past a 64-byte line and ends fewer
+ *   than 64 bytes before the upper guard (the tail slack). A and B are
+ *   mapped PROT_READ from a read-only descriptor, so the plugin cannot
+ *   even mprotect them writable. The output is pre-filled with a poison
+ *   pattern (the page slack before and after it too). output_shape writes into a buffer that ends flush against a
  *   guard page as well.
  *   compute runs TWICE, first into WORKER_POISON1 bytes, then into
  *   WORKER_POISON2 bytes. An element equal to the poison in both runs is
@@ -47,7 +49,7 @@
  *   output an out-of-bounds write, in A's or B's pages input mutated, in an
  *   input's guard an out-of-bounds read, elsewhere a crash. After each run
  *   the parent also compares A and B with the case's bytes and the slack
- *   before the output with the poison (writes that raised no signal).
+ *   around the output with the poison (writes that raised no signal).
  *
  * Process state. Every call starts from the FP environment loading and
  * open() left (worker_info.fp_at_open says how that differs from the
@@ -108,7 +110,7 @@
  *   CRASH          a signal (`signal`, `sig_code`, `fault_addr`) that is
  *                  none of the classes below;
  *   OOB_WRITE      a write outside the output: a fault in a guard page, or
- *                  a changed byte in the slack before the output
+ *                  a changed byte in the slack around the output
  *                  (`fault_region`, `fault_offset`);
  *   OOB_READ       a read in the guard page before or after an input;
  *   INPUT_MUTATED  a write into A or B (a fault in their pages, or their

@@ -180,9 +180,23 @@ void worker_lose_child(worker *w, int why, uint32_t stage, const char *detail,
  * with worker_errmsg. */
 int worker_fit_arena(worker *w, uint64_t need);
 
-/* A region of nbytes data bytes at arena offset off, ending flush with
- * its last page. */
-void worker_layout_region(ctl_region *g, uint64_t off, uint64_t nbytes, size_t page);
+/* A region of nbytes data bytes at arena offset off (page-aligned): with
+ * at < 0 its data ends flush with its last page; with at 0..63 it starts
+ * `at` bytes past a 64-byte line and ends fewer than 64 bytes before the
+ * end of its last page (the tail slack). */
+void worker_layout_region(ctl_region *g, uint64_t off, uint64_t nbytes, int at, size_t page);
+
+/* The regions A, B and output of case c, whose output has c_bytes bytes,
+ * one after the other from arena offset 0, placed by c->offsets. */
+void worker_layout_case(const worker *w, const divcase *c, uint64_t c_bytes, ctl_region g[3]);
+
+/* 1 when a byte of the slack of output region g (before its data, and
+ * after it up to the end of its pages), mapped at o (the region's first
+ * page), differs from the pattern pat[i % n] it was filled with (i: the
+ * byte's offset from o), with *at its offset from the data start
+ * (negative before it); 0 when the slack is intact. */
+int worker_slack_changed(const uint8_t *o, const ctl_region *g, size_t page,
+                         const uint8_t *pat, uint32_t n, int64_t *at);
 
 /* Grows r->out1 and r->out2 to nbytes and r->flags to count (at least 1
  * each). 0, or -1 with worker_errmsg. */
@@ -206,7 +220,8 @@ void worker_take_leaks(worker_result *r, const ctl_reply *rep);
 void worker_fill_request(ctl_request *q, const divcase *c);
 
 /* The outcome of side effects found after a run that returned DVG_OK
- * (slack_at: the offset of the first changed slack byte). */
+ * (slack_at: the offset of the first changed slack byte from the output's
+ * start, negative before it). */
 void worker_side_outcome(worker_result *r, int64_t slack_at);
 
 /* r->flags from the two runs in r->out1 and r->out2, made into outputs

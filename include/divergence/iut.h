@@ -141,8 +141,9 @@ typedef struct dvg_attrs {
  *
  * `data` owner: the host. Inputs are mapped read-only: writing to them is a
  * finding. The output buffer holds exactly `nbytes` bytes and ends flush
- * against an inaccessible page: writing past it is a finding. Lifetime: the
- * duration of one call.
+ * against an inaccessible page, or fewer than 64 bytes before one: writing
+ * past it is a finding. `data` has no alignment promise (the host places
+ * it at any byte offset). Lifetime: the duration of one call.
  */
 typedef struct dvg_tensor {
     uint32_t dtype;                 /* DVG_DTYPE_* */

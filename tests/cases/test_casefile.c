@@ -296,7 +296,12 @@ typedef struct bad_file {
 static const bad_file bad_files[] = {
     {HEAD SHAPES "colour: blue\n",
      "9: unknown key 'colour' (keys: variant, dtype, attr, requirement, a.shape, a, b.shape, b, "
-     "expect.shape, expect, note)"},
+     "expect.shape, expect, offsets, note)"},
+    {HEAD SHAPES "expect.shape: 2\noffsets: a=64\n",
+     "10: offsets: the offset of a is not a number of bytes from 0 to 63"},
+    {HEAD SHAPES "expect.shape: 2\noffsets: a=1 d=2\n", "10: offsets: 'd=2' is not a=N, b=N or c=N"},
+    {HEAD SHAPES "expect.shape: 2\noffsets: c=1\n   c=2\n", "10: offsets: c given twice"},
+    {HEAD SHAPES "expect.shape: 2\noffsets:\n", "10: offsets: no offset given (a=N b=N c=N)"},
     {"case x\nvariant: onnx-div-7\ndtype: i8\nrequirement: IEEE-DIV-RNE\n" SHAPES
      "expect.shape: 2\n",
      "3: dtype: i8 is not in the type list of onnx-div-7 (f16 f32 f64 i32 i64 u32 u64)"},
@@ -403,6 +408,34 @@ static void test_bad_files(void)
     CHECKF(!strcmp(err.text, "big:5: a.shape (1000,) holds more than the limit of 999 elements "
                              "per tensor"), "%s", err.text);
     CHECK(dvg_alloc_count() - before < 10);
+}
+
+/* ---- data offsets ---------------------------------------------------------- */
+
+/* `offsets:` places the data (divcase.offsets); without it the default
+ * placement; the text form round-trips. */
+static void test_offsets(void)
+{
+    static const char text[] = HEAD SHAPES "expect.shape: 2\noffsets: c=42 a=3\n"
+                               "\ncase y\nvariant: onnx-div-7\ndtype: f32\n"
+                               "requirement: IEEE-DIV-RNE\n" SHAPES "expect.shape: 2\n";
+    casefile_error err;
+    casefile_set *s = parse(text, &err);
+    CHECKF(s != NULL, "%s", err.text);
+    const divcase *x = find(s, "x"), *y = find(s, "y");
+    CHECK(x && x->offsets.set == 1 && x->offsets.at[DIVCASE_A] == 3 &&
+          x->offsets.at[DIVCASE_B] == 0 && x->offsets.at[DIVCASE_C] == 42);
+    CHECK(y && y->offsets.set == 0);
+    char buf[32], why[128];
+    divcase_offsets o;
+    CHECK(x && !strcmp(divcase_offsets_format(&x->offsets, buf, sizeof buf), "a=3 b=0 c=42"));
+    CHECK(divcase_offsets_parse(buf, &o, why, sizeof why) == 0 && x &&
+          !memcmp(&o, &x->offsets, sizeof o));
+    CHECK(y && !strcmp(divcase_offsets_format(&y->offsets, buf, sizeof buf), ""));
+    CHECK(divcase_offsets_parse("", &o, why, sizeof why) == 0 && o.set == 0);
+    CHECK(divcase_offsets_parse("a=0", &o, why, sizeof why) == 0 && o.set == 1 && !o.at[0]);
+    CHECK(divcase_offsets_parse("a=1x", &o, why, sizeof why) == -1);
+    casefile_set_free(s);
 }
 
 /* ---- directories --------------------------------------------------------- */
@@ -558,6 +591,7 @@ int main(void)
     test_values();
     test_good();
     test_bad_files();
+    test_offsets();
     test_directory();
     test_alloc_failure();
     test_check_command();

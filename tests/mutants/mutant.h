@@ -43,6 +43,7 @@
 #define MUTANT_THRESHOLD_4MI     20  /* above 4 Mi elements: each 1 Mi chunk's first element wrong */
 #define MUTANT_OUTER_PRODUCT     21  /* A (n,1) / B (1,m) or (m), m > 16 not a multiple of 16 */
 #define MUTANT_RANK8_STRIDE      22  /* rank 8 with an operand broadcast: the last element wrong */
+#define MUTANT_ALIGN_A_VS_C      23  /* A as large as C, A's offset mod 16 not C's: one element wrong */
 
 /* Raw bits of element i of a tensor whose elements are `bits` wide. */
 static inline uint64_t mutant_elem_get(uint32_t bits, const uint8_t *p, int64_t i)
@@ -317,6 +318,25 @@ static inline void mutant_rank8(const dvg_tensor *a, const dvg_tensor *b, dvg_te
         mutant_corrupt(c, count - 1);
 }
 #define MUTANT_AFTER(variant, a, b, c, count) mutant_rank8((a), (b), (c), (count))
+
+#elif DVG_MUTANT == MUTANT_ALIGN_A_VS_C
+/* The elementwise path (A as many elements as C) of a kernel that peels C
+ * to a 16-byte boundary and then reads A with aligned vector loads: when
+ * A does not sit at C's offset modulo 16 its unaligned fallback gets the
+ * first element of the vector body wrong. The default placement puts
+ * tensors of one byte size at one offset, so only cases placed by their
+ * data offsets (divcase.offsets) reach it. */
+static inline void mutant_align(const dvg_tensor *a, dvg_tensor *c, int64_t count)
+{
+    uint32_t bits = dtype_bits[c->dtype];
+    uintptr_t pa = (uintptr_t)a->data, pc = (uintptr_t)c->data;
+    if (bits < 8 || mutant_count(a) != count || (pa - pc) % 16 == 0)
+        return;
+    uintptr_t peel = (16 - pc % 16) % 16; /* bytes before C's first 16-byte line */
+    if (peel % (bits / 8) == 0 && (int64_t)(peel / (bits / 8)) < count)
+        mutant_corrupt(c, (int64_t)(peel / (bits / 8)));
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_align((a), (c), (count))
 
 #else
 #error "unknown DVG_MUTANT"

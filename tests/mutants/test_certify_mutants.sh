@@ -50,9 +50,11 @@ certify row_bcast_32k1 1 '^    wrong-value ' --variant onnx-div-14 --dtype i32
 certify threshold_4mi 1 '^    wrong-value ' --variant onnx-div-14 --dtype u32
 certify outer_product 1 '^    wrong-value ' --variant onnx-div-14 --dtype i32
 certify rank8_stride 1 '^    wrong-value ' --variant onnx-div-14 --dtype i32
+certify align_a_vs_c 1 '^    wrong-value ' --variant onnx-div-14 --dtype f32
 # ... and a finding names the path class it was found on.
 for m in remainder_17:'inner 17, rank [3-8]' row_bcast_32k1:'row broadcast (B one row)' \
-         threshold_4mi:'size tier 2^2[234]' outer_product:'outer product' rank8_stride:'rank 8, numpy'; do
+         threshold_4mi:'size tier 2^2[234]' outer_product:'outer product' rank8_stride:'rank 8, numpy' \
+         align_a_vs_c:'data at 64-byte line + A [0-9]*, B [0-9]*, C'; do
     name=${m%%:*} want=${m#*:}
     n=$(sqlite3 "$tmp/zoo.db" "SELECT count(*) FROM reproducers r JOIN signatures s ON s.id = r.signature_id
         WHERE s.implementation = 'divergence-mutant-$name'" 2>&1)
@@ -86,6 +88,20 @@ if [ -n "$id" ]; then
     if [ $rc -eq 0 ] && grep -q 'now: conforms' "$tmp/replay2.out"; then ok; else bad "replay on reference: exit $rc: $(cat "$tmp/replay2.out")"; fi
 else
     bad "no floor-vs-trunc reproducer recorded"
+fi
+
+# A misaligned finding replays misaligned: the reproducer keeps its data
+# offsets (reproducers.data_offsets), so the mutant departs again.
+id=$(sqlite3 "$tmp/zoo.db" "SELECT r.id FROM reproducers r JOIN signatures s ON s.id = r.signature_id
+    WHERE s.implementation = 'divergence-mutant-align_a_vs_c' AND r.data_offsets <> '' LIMIT 1" 2>/dev/null)
+if [ -n "$id" ]; then
+    "$D" replay --db "$tmp/zoo.db" "$id" >"$tmp/replay3.out" 2>&1
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q 'still departs' "$tmp/replay3.out" &&
+        grep -q 'data offsets from a 64-byte line: a=' "$tmp/replay3.out"; then ok; else
+        bad "replay of misaligned $id: exit $rc: $(cat "$tmp/replay3.out")"; fi
+else
+    bad "no align_a_vs_c reproducer with data offsets recorded"
 fi
 
 echo "$pass passed, $fail failed"

@@ -484,6 +484,31 @@ done:
     return rc;
 }
 
+/* Runs f32 A / B of 40 elements under onnx-div-14 with A, B and C at
+ * byte offsets oa, ob, oc from a 64-byte line, with the reference and with
+ * m: 1 when C differs, 0 when it agrees, -1 when a call fails. */
+static int placed_differs(const plugin *m, uint32_t oa, uint32_t ob, uint32_t oc)
+{
+    enum { N = 40 };
+    static _Alignas(64) uint8_t buf[4][N * 4 + 128];
+    float *a = (float *)(void *)(buf[0] + oa), *b = (float *)(void *)(buf[1] + ob);
+    float *c1 = (float *)(void *)(buf[2] + oc), *c2 = (float *)(void *)(buf[3] + oc);
+    const int64_t d[] = {N};
+    dvg_attrs at = defaults();
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)(i * 3 + 1);
+        b[i] = (float)(i % 7 + 2);
+    }
+    memset(c1, 0, N * 4);
+    memset(c2, 0, N * 4);
+    dvg_tensor ta = tensor(DVG_DTYPE_F32, 1, d, a, N * 4), tb = tensor(DVG_DTYPE_F32, 1, d, b, N * 4);
+    dvg_tensor t1 = tensor(DVG_DTYPE_F32, 1, d, c1, N * 4), t2 = tensor(DVG_DTYPE_F32, 1, d, c2, N * 4);
+    if (ref.d->compute(ref.iut, DVG_VARIANT_ONNX_DIV_14, &at, &ta, &tb, &t1) != DVG_OK ||
+        m->d->compute(m->iut, DVG_VARIANT_ONNX_DIV_14, &at, &ta, &tb, &t2) != DVG_OK)
+        return -1;
+    return memcmp(c1, c2, N * 4) != 0;
+}
+
 /* The shape-path mutants: wrong on their one path, right next to it. */
 static void shape_mutants(void)
 {
@@ -521,6 +546,14 @@ static void shape_mutants(void)
         CHECK(shape_differs(&m, 8, a, 8, b) == 1);
         CHECK(shape_differs(&m, 8, a, 8, a) == 0);
         CHECK(shape_differs(&m, 7, a7, 7, b7) == 0);
+        unload(&m);
+    }
+    if (load_mutant("align_a_vs_c", &m) == 0) {
+        CHECK(placed_differs(&m, 4, 0, 0) == 1);
+        CHECK(placed_differs(&m, 8, 8, 44) == 1);
+        CHECK(placed_differs(&m, 0, 4, 0) == 0);  /* B is not its path */
+        CHECK(placed_differs(&m, 4, 0, 20) == 0); /* A and C alike mod 16 */
+        CHECK(placed_differs(&m, 12, 12, 12) == 0);
         unload(&m);
     }
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Coverage and bugs in the reports: certify of the reference kernel
 # records per claim what its cases exercised (ranks, inner sizes,
-# broadcast classes, size tiers), and the JSON, HTML and Markdown
+# broadcast classes, size tiers, data offsets), and the JSON, HTML and Markdown
 # certificates list it for every claim; a run with findings shows its bugs
 # before its findings, each with its signatures.
 # Usage: test_report_coverage.sh DIVERGENCE PLUGIN_DIR SOURCE_DIR REFERENCE_SO
@@ -31,6 +31,9 @@ for c in certs:
     for k in ("ranks", "inner_sizes", "broadcast_classes", "size_tiers"):
         assert v[k], (k, c)
     assert "same-shape" in v["broadcast_classes"], c
+    # f32 and i32: A, B and C each at all 16 multiples of 4 from a line.
+    every = ",".join(str(k) for k in range(0, 64, 4))
+    assert v["alignments"] == "A %s; B %s; C %s" % (every, every, every), v["alignments"]
     # numpy broadcasting: the random cases stretch operands.
     if c["variant"] == "onnx-div-14":
         assert "row" in v["broadcast_classes"] or "column" in v["broadcast_classes"], c

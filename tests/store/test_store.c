@@ -22,13 +22,13 @@ static void test_open_new(void)
     CHECK(!strcmp(store_path(s), db_path));
     CHECK(!strcmp(store_errmsg(s), ""));
     store_close(s);
-    CHECK(store_schema_version() == 5);
-    CHECK(q_int(db_path, "PRAGMA user_version", NULL) == 5);
+    CHECK(store_schema_version() == 6);
+    CHECK(q_int(db_path, "PRAGMA user_version", NULL) == 6);
     CHECK(!strcmp(q_text(db_path, "PRAGMA journal_mode", NULL, msg, sizeof msg), "wal"));
     /* Opening again migrates nothing and keeps the version. */
     CHECK(store_open(db_path, 0, &s, err, sizeof err) == 0);
     store_close(s);
-    CHECK(q_int(db_path, "PRAGMA user_version", NULL) == 5);
+    CHECK(q_int(db_path, "PRAGMA user_version", NULL) == 6);
     store_close(NULL);
 }
 
@@ -319,6 +319,7 @@ static void round_trip(store *s, int64_t run, const divcase *c, uint64_t ulps, i
     CHECK(memcmp(&back.attrs, &c->attrs, sizeof c->attrs) == 0);
     CHECK(memcmp(&back.a_shape, &c->a_shape, sizeof c->a_shape) == 0);
     CHECK(memcmp(&back.b_shape, &c->b_shape, sizeof c->b_shape) == 0);
+    CHECK(memcmp(&back.offsets, &c->offsets, sizeof c->offsets) == 0);
     CHECK(back.a_bytes == c->a_bytes && back.b_bytes == c->b_bytes);
     CHECK(back.a && back.b);
     CHECK(c->a_bytes == 0 || memcmp(back.a, c->a, c->a_bytes) == 0);
@@ -349,6 +350,13 @@ static void test_reproducers(store *s)
     c.attrs.pythondiv = 0;
     c.attrs.auto_broadcast = DVG_BROADCAST_PDPD;
     c.attrs.int_rounding = DVG_ROUND_FLOOR;
+    round_trip(s, run, &c, 12345, 4);
+    /* Data offsets: kept, so a replay places the data again as found. */
+    c.offsets.set = 1;
+    c.offsets.at[DIVCASE_A] = 3;
+    c.offsets.at[DIVCASE_B] = 0;
+    c.offsets.at[DIVCASE_C] = 63;
+    snprintf(c.id, sizeof c.id, "offsets");
     round_trip(s, run, &c, 12345, 4);
     divcase_free(&c);
 
@@ -476,7 +484,7 @@ static void test_check(void)
     int version = -1;
     char err[512] = "";
     CHECKF(store_check(db_path, &version, err, sizeof err) == 0, "%s", err);
-    CHECK(version == 5);
+    CHECK(version == 6);
 }
 
 int main(void)

@@ -53,6 +53,8 @@
 #define TRIGGER_FAIL 0x7E58     /* every mode: compute returns DVG_FAILURE */
 #define TRIGGER_FDS 0x7E59      /* every mode: C = number of open fds < 64 */
 #define TRIGGER_PRIVS 0x7E5A    /* every mode: C = PR_GET_NO_NEW_PRIVS */
+#define TRIGGER_ADDR 0x7E5B     /* every mode: C = the data pointers of A, B
+                                   and C modulo 64, in bits 0, 8 and 16 */
 
 #if defined(TEST_PLUGIN_DEP)
 int wp_dep_value(void);
@@ -215,6 +217,11 @@ static int32_t tp_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs
         }
         if (p == TRIGGER_PRIVS) {
             z[i] = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+            continue;
+        }
+        if (p == TRIGGER_ADDR) {
+            z[i] = (int32_t)(((uintptr_t)a->data & 63) | ((uintptr_t)b->data & 63) << 8 |
+                             ((uintptr_t)c->data & 63) << 16);
             continue;
         }
         if (p == TRIGGER) {

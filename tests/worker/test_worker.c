@@ -3,7 +3,9 @@
  * tests/worker/test_worker.c: worker isolation and narrowing against the
  * hostile plugins of test_plugin.c. Every misbehaviour must be classified,
  * the test process must survive all of them, and after each one the next
- * request must succeed on a restarted worker.
+ * request must succeed on a restarted worker. Cases with data offsets
+ * reach the plugin with exactly those pointer offsets, and a write into
+ * the output's tail slack is found.
  *
  * Usage: test_worker PLUGIN_DIR
  */
@@ -24,6 +26,7 @@
 #include "harness/base/affinity.h"
 #include "harness/base/alloc.h"
 #include "harness/cases/divcase.h"
+#include "harness/worker/batch.h"
 #include "harness/worker/narrow.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
@@ -33,6 +36,7 @@
 #define TRIGGER_FAIL 0x7E58
 #define TRIGGER_FDS 0x7E59
 #define TRIGGER_PRIVS 0x7E5A
+#define TRIGGER_ADDR 0x7E5B
 
 static const char *plugin_dir;
 static pid_t main_pid;
@@ -362,6 +366,164 @@ static void test_crashes(void)
     worker_result_free(&r);
     divcase_free(&c);
     worker_free(w);
+}
+
+/* The data pointers the plugin saw for the case's element 0 (A[0] is
+ * TRIGGER_ADDR): A, B and C modulo 64 in bits 0, 8 and 16. */
+static int32_t seen_offsets(const uint8_t *out)
+{
+    int32_t v;
+    memcpy(&v, out, 4);
+    return v;
+}
+
+/* 1 when elements 1..n-1 of out hold c's quotients. */
+static int rest_right(const divcase *c, const uint8_t *out)
+{
+    uint64_t n = (uint64_t)c->a_shape.dims[0];
+    const int32_t *a = (const int32_t *)c->a, *b = (const int32_t *)c->b;
+    for (uint64_t i = 1; i < n; i++) {
+        int32_t got;
+        memcpy(&got, out + 4 * i, 4);
+        if (got != a[i] / b[i])
+            return 0;
+    }
+    return 1;
+}
+
+static void set_offsets(divcase *c, const uint8_t at[3])
+{
+    c->offsets.set = 1;
+    memcpy(c->offsets.at, at, 3);
+}
+
+static void init_batch(worker_batch *bt)
+{
+    memset(bt, 0, sizeof *bt);
+    bt->poison[0] = 0x11223344; /* four different bytes: a rotated pattern shows */
+    bt->poison[1] = 0x55667788;
+    bt->check_inputs = 1;
+}
+
+/* Data offsets (divcase.offsets): the plugin sees exactly the requested
+ * pointer offsets of A, B and C, through worker_run and the batch runs,
+ * the default placement included; a write into the output's tail slack is
+ * an out-of-bounds write; the batch's poison elements stay whole at an
+ * offset that is no multiple of the element size. */
+static void test_offsets(void)
+{
+    printf("data offsets\n");
+    static const uint8_t at[][3] = {{0, 0, 0}, {1, 2, 3}, {63, 17, 42}, {4, 8, 60}, {32, 0, 1}};
+    static const uint64_t sizes[] = {1, 37, 1024, 1040, 0};
+    worker *w = new_worker("good", 0);
+    worker_result r = WORKER_RESULT_INIT;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        uint64_t n = sizes[s];
+        for (size_t k = 0; k <= sizeof at / sizeof at[0]; k++) {
+            divcase c;
+            make_i32(&c, n);
+            if (n)
+                set_i32(&c, 0, TRIGGER_ADDR, 1);
+            int32_t want;
+            if (k < sizeof at / sizeof at[0]) {
+                set_offsets(&c, at[k]);
+                want = at[k][0] | at[k][1] << 8 | at[k][2] << 16;
+            } else { /* the default: each tensor ends flush with its page */
+                int32_t e = (int32_t)((0 - 4 * n) & 63);
+                want = e | e << 8 | e << 16;
+            }
+            CHECK(run_case(w, &c, &r) == 0);
+            CHECKF(r.outcome == WORKER_OUT_OK && r.computed && !r.side_effects,
+                   "n %llu offsets %zu: %s", (unsigned long long)n, k,
+                   worker_outcome_name(r.outcome));
+            if (r.computed && n) { /* empty: nothing mapped, the slack unchecked */
+                CHECKF(seen_offsets(r.out1) == want && seen_offsets(r.out2) == want,
+                       "n %llu: offsets 0x%06x seen, 0x%06x asked", (unsigned long long)n,
+                       (unsigned)seen_offsets(r.out1), (unsigned)want);
+                CHECK(rest_right(&c, r.out1) && r.n_unwritten == 0);
+            }
+            divcase_free(&c);
+        }
+    }
+    worker_free(w);
+
+    /* One element past C lands in the tail slack: no signal, the poison
+     * there tells, at byte 20 of a 20-byte output and at byte 4096 of a
+     * 4096-byte one. */
+    static const uint64_t oob_n[] = {5, 1024};
+    w = new_worker("oob", 0);
+    for (size_t k = 0; k < 2; k++) {
+        divcase c;
+        make_i32(&c, oob_n[k]);
+        set_i32(&c, 0, TRIGGER, 1);
+        set_offsets(&c, (const uint8_t[3]){4, 4, 4});
+        CHECK(run_case(w, &c, &r) == 0);
+        show("oob (tail slack)", &r);
+        CHECK(r.outcome == WORKER_OUT_OOB_WRITE && r.signal == 0);
+        CHECK(r.fault_region == WORKER_REGION_OUT &&
+              r.fault_offset == (int64_t)(4 * oob_n[k]));
+        CHECKF(strstr(r.message, "past its end") != NULL, "%s", r.message);
+        CHECK((r.side_effects & WORKER_SIDE_SLACK) && r.computed);
+        CHECK(worker_alive(w));
+        divcase_free(&c);
+    }
+    worker_free(w);
+
+    /* The batch runs: the same pointers; an unwritten element holds the
+     * whole poison element at C offset 1; the tail slack is checked. */
+    w = new_worker("good", 0);
+    worker_batch bt;
+    init_batch(&bt);
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+        divcase c;
+        make_i32(&c, 37);
+        set_i32(&c, 0, TRIGGER_ADDR, 1);
+        set_offsets(&c, at[k]);
+        uint8_t *out = NULL;
+        CHECK(worker_batch_run(w, &bt, &c, &c.a_shape, &r, &out) == 0);
+        CHECKF(r.outcome == WORKER_OUT_OK && r.computed && !r.side_effects && out,
+               "batch offsets %zu: %s", k, worker_outcome_name(r.outcome));
+        if (out)
+            CHECKF(seen_offsets(out) == (at[k][0] | at[k][1] << 8 | at[k][2] << 16) &&
+                       rest_right(&c, out),
+                   "batch: offsets 0x%06x seen", (unsigned)seen_offsets(out));
+        divcase_free(&c);
+    }
+    worker_free(w);
+    w = new_worker("unwritten", 0);
+    init_batch(&bt);
+    {
+        divcase c;
+        make_i32(&c, 37);
+        set_offsets(&c, (const uint8_t[3]){2, 3, 1});
+        uint8_t *out = NULL;
+        CHECK(worker_batch_run(w, &bt, &c, &c.a_shape, &r, &out) == 0);
+        CHECK(r.outcome == WORKER_OUT_OK && r.computed && !r.side_effects && out);
+        if (out) {
+            uint32_t last;
+            memcpy(&last, out + 4 * 36, 4);
+            CHECKF(last == 0x11223344u, "batch: the unwritten element holds 0x%08x", last);
+        }
+        CHECK(worker_batch_rerun(w, &bt, &c, &c.a_shape, &r) == 0);
+        CHECK(r.computed && r.n_unwritten == 1 && r.first_unwritten == 36 && r.n_nondet == 0);
+        CHECK(!r.side_effects);
+        divcase_free(&c);
+    }
+    worker_free(w);
+    w = new_worker("oob", 0);
+    init_batch(&bt);
+    {
+        divcase c;
+        make_i32(&c, 5);
+        set_i32(&c, 0, TRIGGER, 1);
+        set_offsets(&c, (const uint8_t[3]){4, 4, 4});
+        uint8_t *out = NULL;
+        CHECK(worker_batch_run(w, &bt, &c, &c.a_shape, &r, &out) == 0);
+        CHECK(r.outcome == WORKER_OUT_OOB_WRITE && r.signal == 0 && r.fault_offset == 20);
+        divcase_free(&c);
+    }
+    worker_free(w);
+    worker_result_free(&r);
 }
 
 /* An i4 case of n elements: a = i - 8 + (i % 3), b = 1..7 cycling. */
@@ -797,6 +959,7 @@ int main(int argc, char **argv)
 
     test_good();
     test_crashes();
+    test_offsets();
     test_elements();
     test_shape_lies();
     test_load_errors();
