@@ -10,6 +10,7 @@
 #   SWEEP_TYPES   small dtypes to sweep (default: f16 bf16 i16 u16 i8 u8 i4 u4)
 #   FUZZ_SECONDS  length of each fuzz throughput run (default 5)
 #   SKIP_FLUSH=1  leave out the 2^32-pair sweep of mutant_flush_subnormals (35 s)
+#   SKIP_SHAPES=1 leave out the shape-space figures (about 2 minutes)
 #   SKIP_ZYGOTE=1 leave out bench_zygote.sh (certify libtorch with and without
 #                 the zygote, 3 pairs: about 10 minutes; SKIP_LIBTORCH=1 keeps
 #                 the rest of it)
@@ -22,7 +23,7 @@ MUT=$B/tests/mutants
 TYPES=${SWEEP_TYPES:-f16 bf16 i16 u16 i8 u8 i4 u4}
 FS=${FUZZ_SECONDS:-5}
 JOBS=$(nproc)
-for f in "$D" "$REF" "$B/bench_sweep" "$B/bench_store"; do
+for f in "$D" "$REF" "$B/bench_sweep" "$B/bench_store" "$B/bench_shapes"; do
     [ -e "$f" ] || { echo "run-all: no $f (build first: ninja -C $B)" >&2; exit 2; }
 done
 tmp=$(mktemp -d)
@@ -155,7 +156,47 @@ for k in findings signatures counts; do
     row "store: $k recorded per s (transactions of 1000)" "$v" "plain SQLite insert $raw" "$(ratio "$v" "$raw")"
 done
 
-# 5. The zygote: a crash costs a fork, not a reload ---------------------------------
+# 5. The shape space (issue 14) -------------------------------------------------------
+# What the shape walker adds to a claim (bench_shapes: cases and elements per
+# size tier), certify of the reference with and without it (best of 3 each,
+# interleaved), and how long `fuzz` (2 jobs, stop at the first finding) takes
+# to find each shape mutant of the zoo (seeds 1-3, the median).
+if [ "${SKIP_SHAPES:-0}" != 1 ] && [ -x "$B/bench_shapes" ]; then
+    say "shape space"
+    "$B/bench_shapes" >"$tmp/shapes" 2>&1
+    sed -n 's/^| \(paths below\|about 2^\(1[0-9]\|2[0-4]\)\|all\)/&/p' "$tmp/shapes" |
+        sed 's/ *| */|/g' | while IFS='|' read -r _ fam cases elems _; do
+            row "shape paths per claim, $fam (cases / output elements, mean of the oracle's claims)" \
+                "$cases / $elems" "-" "-"
+        done
+    for rep in 1 2 3; do
+        for tier in 0 24; do
+            rm -f "$tmp/c.db"
+            /usr/bin/time -f '%e' -o "$tmp/c$tier.$rep" "$D" certify --plugin "$REF" --db "$tmp/c.db" \
+                --no-progress --shape-tier "$tier" >/dev/null 2>&1
+        done
+    done
+    best_of() { cat "$@" | sort -n | head -1; }
+    with=$(best_of "$tmp"/c24.*) without=$(best_of "$tmp"/c0.*)
+    row "certify the reference, every claim, with the shape paths (wall s, best of 3)" "$with" \
+        "without them (--shape-tier 0) $without" "$(ratio "$with" "$without") (goal: well under a minute)"
+    for m in remainder_17 row_bcast_32k1 outer_product rank8_stride threshold_4mi align_a_vs_c; do
+        [ -e "$MUT/mutant_$m.so" ] || continue
+        : >"$tmp/find"
+        for seed in 1 2 3; do
+            rm -f "$tmp/f.db"
+            "$D" fuzz --plugin "$MUT/mutant_$m.so" --seconds 120 --stop-on-finding --jobs 2 \
+                --seed "$seed" --db "$tmp/f.db" --no-progress >"$tmp/f.out" 2>&1
+            t=$(sed -n 's/.*first finding after \([0-9.]*\) s.*/\1/p' "$tmp/f.out" | head -1)
+            echo "${t:-none}" >>"$tmp/find"
+        done
+        med=$(sort -n "$tmp/find" | sed -n 2p)
+        row "fuzz: time to the first finding, mutant $m (s, median of seeds 1-3)" "$med" \
+            "$(tr '\n' ' ' <"$tmp/find")" "goal: within a 60 s campaign"
+    done
+fi
+
+# 6. The zygote: a crash costs a fork, not a reload ---------------------------------
 if [ "${SKIP_ZYGOTE:-0}" != 1 ]; then
     say "zygote (certify libtorch and the reference, sweep f16; each with and without)"
     sh "$(dirname "$0")/bench_zygote.sh" "$B" 2>"$tmp/zygote.log" | grep -E '^\| (certify|sweep)' |

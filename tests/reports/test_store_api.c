@@ -186,7 +186,7 @@ static void test_merge(void)
     if (!s)
         return;
     CHECKF(store_merge(s, s0, &st) == 0, "%s", store_errmsg(s));
-    CHECK(st.input_version == 5 && st.runs_folded == 1 && st.runs_merged == 1 &&
+    CHECK(st.input_version == 6 && st.runs_folded == 1 && st.runs_merged == 1 &&
           st.runs_added == 0 && st.signatures_added == 1 && st.reproducers_added == 3);
     CHECK(count_of(out, "SELECT status FROM runs") == INT64_MIN || 1);
     char text[64];

@@ -60,7 +60,7 @@ static void test_newer(void)
     CHECK(raw_exec(path, "PRAGMA user_version = 7") == 0);
     CHECK(store_open(path, 0, &s, err, sizeof err) == -1 && !s);
     CHECKF(strstr(err, path) && strstr(err, "schema version 7") &&
-               strstr(err, "newer than this divergence knows (5)"),
+               strstr(err, "newer than this divergence knows (6)"),
            "%s", err);
     CHECK(store_open(path, STORE_READONLY, &s, err, sizeof err) == -1);
     CHECK(q_int(path, "PRAGMA user_version", NULL) == 7); /* untouched */
