@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * divergence replay --db FILE ID [--plugin PATH]
+ * divergence replay --db FILE sig:N|repro:N [--plugin PATH]
  *
- * Re-runs one recorded reproducer on its plugin (the build recorded with
- * the run, or --plugin) and shows expected vs actual. Exit 0 when the
- * plugin now conforms on it, 1 when it still departs, 2 on errors.
+ * This file contains the `replay` command: it re-runs one recorded
+ * reproducer on its plugin (the build recorded with the run, or --plugin)
+ * and shows expected vs actual. `repro:N` names reproducer N, `sig:N` the
+ * first reproducer kept for signature N (the id certificates print); a
+ * bare number is refused, since signatures and reproducers are numbered
+ * apart (store_ref_parse). Exit 0 when the plugin now conforms on it, 1
+ * when it still departs, 2 on errors.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "harness/cli/commands.h"
@@ -18,6 +20,8 @@
 #include "harness/judge/verdict.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
+
+#define USAGE "usage: divergence replay --db FILE sig:N|repro:N [--plugin PATH]\n"
 
 static void show_elem(uint32_t dtype, const char *label, uint64_t index, uint64_t a, uint64_t b,
                       const oracle_elem *e, uint64_t actual)
@@ -53,7 +57,7 @@ int cmd_replay(int argc, char **argv)
     const char *db_path = NULL, *plugin = NULL, *id_text = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: divergence replay --db FILE ID [--plugin PATH]\n");
+            printf(USAGE);
             return 0;
         }
         if (!strcmp(argv[i], "--db") && i + 1 < argc)
@@ -63,20 +67,19 @@ int cmd_replay(int argc, char **argv)
         else if (argv[i][0] != '-' && !id_text)
             id_text = argv[i];
         else {
-            fprintf(stderr, "divergence replay: unexpected argument '%s'\n"
-                            "usage: divergence replay --db FILE ID [--plugin PATH]\n", argv[i]);
+            fprintf(stderr, "divergence replay: unexpected argument '%s'\n" USAGE, argv[i]);
             return 2;
         }
     }
     if (!id_text) {
-        fprintf(stderr, "usage: divergence replay --db FILE ID [--plugin PATH]\n");
+        fprintf(stderr, USAGE);
         return 2;
     }
-    char *end;
-    errno = 0;
-    long long id = strtoll(id_text, &end, 10);
-    if (errno || *end || id <= 0) {
-        fprintf(stderr, "divergence replay: reproducer id '%s' is not a positive integer\n", id_text);
+    int64_t ref;
+    int by_signature;
+    char msg[1024];
+    if (store_ref_parse(id_text, &by_signature, &ref, msg, sizeof msg)) {
+        fprintf(stderr, "divergence replay: reproducer id %s\n" USAGE, msg);
         return 2;
     }
     if (!db_path)
@@ -89,11 +92,19 @@ int cmd_replay(int argc, char **argv)
     memset(&t, 0, sizeof t);
     divcase c;
     memset(&c, 0, sizeof c);
-    char msg[1024];
     store_reproducer info;
+    long long id = ref;
     if (store_open(db_path, STORE_READONLY, &db, msg, sizeof msg)) {
         fprintf(stderr, "divergence replay: %s\n", msg);
         goto done;
+    }
+    if (by_signature) {
+        int64_t first;
+        if (store_signature_reproducer(db, ref, &first)) {
+            fprintf(stderr, "divergence replay: %s\n", store_errmsg(db));
+            goto done;
+        }
+        id = first;
     }
     if (store_reproducer_load(db, id, &c, &info)) {
         fprintf(stderr, "divergence replay: %s\n", store_errmsg(db));
@@ -102,20 +113,22 @@ int cmd_replay(int argc, char **argv)
     if (!plugin)
         plugin = info.plugin_path;
     if (!plugin[0]) {
-        fprintf(stderr, "divergence replay: reproducer %lld names no plugin build; pass --plugin\n", id);
+        fprintf(stderr, "divergence replay: " STORE_REF_REPRODUCER "%lld names no plugin build; "
+                        "pass --plugin\n", id);
         goto done;
     }
     oracle_rules r;
     oracle_error why;
     if (oracle_rules_resolve(c.variant, c.dtype, &c.attrs, &r, &why)) {
-        fprintf(stderr, "divergence replay: reproducer %lld: %s\n", id, why.text);
+        fprintf(stderr, "divergence replay: " STORE_REF_REPRODUCER "%lld: %s\n", id, why.text);
         goto done;
     }
     oracle_plan p;
     int valid = oracle_plan_shapes(&r, &c.a_shape, &c.b_shape, &p, &why) == ORACLE_OK;
     char attrs[160], sa[96], sb[96];
-    printf("reproducer %lld of signature %lld: %s, %s %s, class %s (recorded in run %lld)\n", id,
-           (long long)info.signature_id, info.implementation, r.variant->name,
+    printf(STORE_REF_REPRODUCER "%lld of " STORE_REF_SIGNATURE "%lld%s: %s, %s %s, class %s "
+           "(recorded in run %lld)\n", id, (long long)info.signature_id,
+           by_signature ? " (its first reproducer)" : "", info.implementation, r.variant->name,
            oracle_dtype_tag(c.dtype), info.cls, (long long)info.run_id);
     printf("  case %s: A %s, B %s, attrs %s\n", c.id, oracle_shape_format(&c.a_shape, sa, sizeof sa),
            oracle_shape_format(&c.b_shape, sb, sizeof sb),

@@ -389,7 +389,7 @@ static void print_reproducers(certify *cf)
             fprintf(cf->out, "%s", ex->note);
         }
         if (cf->first_id[k])
-            fprintf(cf->out, "  [signature %" PRId64 "]", cf->first_id[k]);
+            fprintf(cf->out, "  [" STORE_REF_SIGNATURE "%" PRId64 "]", cf->first_id[k]);
         fputc('\n', cf->out);
     }
 }
@@ -736,7 +736,8 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (status != 2) {
         fprintf(out, "%u of %u claims hold; %" PRIu64 " new finding signatures; %.1f s; "
-                     "'divergence replay --db %s ID' re-runs a reproducer\n",
+                     "'divergence replay --db %s " STORE_REF_SIGNATURE "N' re-runs the first "
+                     "reproducer of signature [" STORE_REF_SIGNATURE "N]\n",
                 held, n_claims, cf.new_signatures, secs, db_path);
         if (session_finish(&cf.session, STORE_RUN_COMPLETE)) {
             fprintf(err, "divergence certify: %s\n", store_errmsg(cf.db));
