@@ -95,5 +95,18 @@ if grep -q '"replay": "divergence replay --db [^"]* repro:[0-9]*"' "$tmp/r.json"
 if grep -q 'divergence replay --db [^&]* repro:[0-9]*&#10;' "$tmp/r.xml"; then ok; else
     bad "the JUnit report's replay commands: $(grep -m1 -o 'divergence replay[^&]*' "$tmp/r.xml")"; fi
 
+# The fuzz summary: each class line's [sig:N] replays signature N.
+"$D" fuzz --plugin "$M/mutant_trunc_not_floor.so" --seconds 0 --cases 3000 --jobs 1 --seed 4 \
+    --db "$db" --corpus "$CORPUS" --no-progress >"$tmp/fuzz.out" 2>&1
+grep '^    [a-z-]* .*\[sig:[0-9]*\]$' "$tmp/fuzz.out" >"$tmp/lines"
+n=0
+while read -r cls rest; do
+    n=$((n + 1))
+    sig=$(printf '%s\n' "$rest" | sed -n 's/.*\[sig:\([0-9]*\)\]$/\1/p')
+    replay_sig "$cls" "$sig" "$tmp/fuzz-$sig.out"
+done <"$tmp/lines"
+if [ $n -ge 1 ] && grep -q "replay --db $db sig:N" "$tmp/fuzz.out"; then ok; else
+    bad "the fuzz summary names no signature to replay: $(cat "$tmp/fuzz.out")"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
