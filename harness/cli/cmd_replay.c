@@ -23,13 +23,14 @@
 
 #define USAGE "usage: divergence replay --db FILE sig:N|repro:N [--plugin PATH]\n"
 
-static void show_elem(uint32_t dtype, const char *label, uint64_t index, uint64_t a, uint64_t b,
-                      const oracle_elem *e, uint64_t actual)
+static void show_elem(uint32_t dtype, const char *label, const verdict_example *ex)
 {
-    char sa[VERDICT_TEXT_MAX], sb[VERDICT_TEXT_MAX], se[VERDICT_TEXT_MAX], sg[VERDICT_TEXT_MAX];
-    printf("  %s element %" PRIu64 ": %s / %s: expected %s, got %s\n", label, index,
-           verdict_bits_text(dtype, a, sa, sizeof sa), verdict_bits_text(dtype, b, sb, sizeof sb),
-           verdict_elem_text(dtype, e, se, sizeof se), verdict_bits_text(dtype, actual, sg, sizeof sg));
+    char sa[VERDICT_TEXT_MAX], sb[VERDICT_TEXT_MAX], se[VERDICT_TEXT_MAX], sg[VERDICT_ACTUAL_MAX];
+    printf("  %s element %" PRIu64 ": %s / %s: expected %s, got %s\n", label, ex->index,
+           verdict_bits_text(dtype, ex->a, sa, sizeof sa),
+           verdict_bits_text(dtype, ex->b, sb, sizeof sb),
+           verdict_elem_text(dtype, &ex->expected, se, sizeof se),
+           verdict_actual_text(dtype, ex, sg, sizeof sg));
 }
 
 typedef struct replay_ctx {
@@ -43,8 +44,7 @@ static int print_finding(void *ctx, const divcase *c, const verdict_example *ex)
     if (ex->index == UINT64_MAX)
         printf("  %s: %s\n", oracle_class_name(ex->cls), ex->note);
     else if (rc->shown++ < 8) {
-        show_elem(rc->dtype, oracle_class_name(ex->cls), ex->index, ex->a, ex->b, &ex->expected,
-                  ex->actual);
+        show_elem(rc->dtype, oracle_class_name(ex->cls), ex);
         if (ex->elements > 1)
             printf("    (%" PRIu64 " elements of this case share the signature)\n", ex->elements);
     }
@@ -161,11 +161,17 @@ int cmd_replay(int argc, char **argv)
         goto done;
     }
     if (t.valid && info.element >= 0 && (uint64_t)info.element < t.plan.count && t.wr.computed) {
-        uint64_t ao, bo;
-        oracle_plan_offsets(&t.plan, (uint64_t)info.element, &ao, &bo);
-        show_elem(c.dtype, "recorded", (uint64_t)info.element, oracle_load(c.dtype, c.a, ao),
-                  oracle_load(c.dtype, c.b, bo), &t.expected[info.element],
-                  oracle_load(c.dtype, t.wr.out1, (uint64_t)info.element));
+        uint64_t ao, bo, i = (uint64_t)info.element;
+        oracle_plan_offsets(&t.plan, i, &ao, &bo);
+        verdict_example ex;
+        memset(&ex, 0, sizeof ex);
+        ex.index = i;
+        ex.a = oracle_load(c.dtype, c.a, ao);
+        ex.b = oracle_load(c.dtype, c.b, bo);
+        ex.expected = t.expected[i];
+        ex.actual = oracle_load(c.dtype, t.wr.out1, i);
+        ex.actual2 = oracle_load(c.dtype, t.wr.out2, i); /* the worker ran it twice */
+        show_elem(c.dtype, "recorded", &ex);
     }
     printf("  now: %s\n", conforms ? "conforms" : "still departs from the spec");
     status = conforms ? 0 : 1;

@@ -469,12 +469,12 @@ static int record_pending(job *j, const divcase *c)
             fprintf(sh->err, "divergence fuzz: minimising a finding: %s\n", j->probe.error);
             return -1;
         }
-        char operand[64] = "", expected[96] = "", actual[96] = "";
+        char operand[64] = "", expected[VERDICT_TEXT_MAX] = "", actual[VERDICT_ACTUAL_MAX] = "";
         if (ex.index != UINT64_MAX) {
             snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(ex.operand_a),
                      oracle_operand_name(ex.operand_b));
             verdict_elem_text(c->dtype, &ex.expected, expected, sizeof expected);
-            verdict_bits_text(c->dtype, ex.actual, actual, sizeof actual);
+            verdict_actual_text(c->dtype, &ex, actual, sizeof actual);
         }
         snprintf(note, sizeof note, "fuzz seed %" PRIu64 ", case %s, minimised: %s%s%.400s",
                  sh->o->seed, c->id, how, ex.note[0] ? "; " : "", ex.note);

@@ -64,7 +64,7 @@ typedef struct held_finding {
     store_finding f;                /* its pointers are set when it is
                                        recorded (the array moves) */
     int has_expected, has_actual, has_note;
-    char operand[64], expected[128], actual[128];
+    char operand[64], expected[128], actual[VERDICT_ACTUAL_MAX];
     char note[WORKER_MESSAGE_MAX];
 } held_finding;
 
@@ -291,12 +291,12 @@ static const divcase *reproducer_case(certify *cf, const divcase *c, const verdi
 static int sink(void *ctx, const divcase *c, const verdict_example *ex)
 {
     certify *cf = ctx;
-    char operand[64] = "", expected[128] = "", actual[128] = "";
+    char operand[64] = "", expected[128] = "", actual[VERDICT_ACTUAL_MAX] = "";
     if (ex->index != UINT64_MAX) {
         snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(ex->operand_a),
                  oracle_operand_name(ex->operand_b));
         verdict_elem_text(c->dtype, &ex->expected, expected, sizeof expected);
-        verdict_bits_text(c->dtype, ex->actual, actual, sizeof actual);
+        verdict_actual_text(c->dtype, ex, actual, sizeof actual);
     }
     divcase tmp;
     int owned;
@@ -377,11 +377,11 @@ static void print_reproducers(certify *cf)
         fprintf(cf->out, "    %-26s %10" PRIu64 "  ", oracle_class_name((uint32_t)k),
                 cf->tally.counts[k]);
         if (ex->index != UINT64_MAX && ex->elements) {
-            char a[64], b[64], want[128], got[128];
+            char a[64], b[64], want[128], got[VERDICT_ACTUAL_MAX];
             verdict_bits_text(cf->dtype, ex->a, a, sizeof a);
             verdict_bits_text(cf->dtype, ex->b, b, sizeof b);
             verdict_elem_text(cf->dtype, &ex->expected, want, sizeof want);
-            verdict_bits_text(cf->dtype, ex->actual, got, sizeof got);
+            verdict_actual_text(cf->dtype, ex, got, sizeof got);
             fprintf(cf->out, "e.g. %s / %s: expected %s, got %s", a, b, want, got);
             if (k == ORACLE_CLASS_WRONG_VALUE && cf->tally.max_ulps)
                 fprintf(cf->out, " (max %" PRIu64 " ulp)", cf->tally.max_ulps);
