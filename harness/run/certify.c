@@ -5,7 +5,8 @@
  * conformance cases, the edge-value cross product, seeded random cases and
  * the shape-path cases (harness/cases/shapes.h), judged in a worker; the claim's findings held and recorded with its
  * counts and certificate in one transaction; the run in the store through
- * a run session (harness/run/session.h).
+ * a run session (harness/run/session.h); the certificate, each failing
+ * class with an example and the signature to replay ("[sig:N]").
  */
 #include "harness/run/certify.h"
 

@@ -6,7 +6,7 @@
  * (verdict_outputs) - with no worker and no plugin, and judged; the test
  * asserts the class of every finding, whether the profile or a declared
  * deviation accepts it, the verdict, the tally's fields, verdict_tally_add
- * and the words of verdict_elem_text.
+ * and the words of verdict_elem_text and verdict_actual_text.
  */
 #include <stdint.h>
 #include <string.h>
