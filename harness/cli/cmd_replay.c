@@ -57,7 +57,12 @@ int cmd_replay(int argc, char **argv)
     const char *db_path = NULL, *plugin = NULL, *id_text = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf(USAGE);
+            printf(USAGE
+                   "  sig:N    the first reproducer kept for signature N (certificates and fuzz\n"
+                   "           summaries print [sig:N] next to a class)\n"
+                   "  repro:N  reproducer N (reports print it in their replay commands)\n"
+                   "A bare number is refused: signatures and reproducers are numbered apart.\n"
+                   "Exit 0 the plugin now conforms on it, 1 it still departs, 2 errors.\n");
             return 0;
         }
         if (!strcmp(argv[i], "--db") && i + 1 < argc)
