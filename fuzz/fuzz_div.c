@@ -334,12 +334,12 @@ static void check_case(fuzz_div_state *st, divcase *c)
             finding(c, cls, "%s%s%s%s", ex->note, valid ? "" : " (", valid ? "" : why.text,
                     valid ? "" : ")");
         char sa[VERDICT_TEXT_MAX], sb[VERDICT_TEXT_MAX], want[VERDICT_TEXT_MAX],
-            got[VERDICT_TEXT_MAX];
+            got[VERDICT_ACTUAL_MAX];
         finding(c, cls, "output element %" PRIu64 ": A %s / B %s: expected %s, got %s%s%.300s",
                 ex->index, verdict_bits_text(c->dtype, ex->a, sa, sizeof sa),
                 verdict_bits_text(c->dtype, ex->b, sb, sizeof sb),
                 verdict_elem_text(c->dtype, &ex->expected, want, sizeof want),
-                verdict_bits_text(c->dtype, ex->actual, got, sizeof got), ex->note[0] ? "; " : "",
+                verdict_actual_text(c->dtype, ex, got, sizeof got), ex->note[0] ? "; " : "",
                 ex->note);
     }
     if (v == 0) /* more signatures than the judge itemises: name the class */

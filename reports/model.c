@@ -551,7 +551,7 @@ const char *report_replay_command(const report_model *m, int64_t id, char *buf, 
 {
     char path[4200];
     esc_shell_word(m->db_path, path, sizeof path, NULL);
-    snprintf(buf, len, "divergence replay --db %s %" PRId64, path, id);
+    snprintf(buf, len, "divergence replay --db %s " STORE_REF_REPRODUCER "%" PRId64, path, id);
     return buf;
 }
 

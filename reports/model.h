@@ -151,8 +151,8 @@ void report_model_free(report_model *m);
  * "nonconformant", "crashed", "unsupported" or "other". */
 const char *report_verdict_kind(const char *verdict);
 
-/* The replay command of reproducer `id`: "divergence replay --db 'PATH' ID"
- * with the path shell-quoted. Writes buf (len bytes) and returns it. */
+/* The replay command of reproducer `id`: "divergence replay --db 'PATH'
+ * repro:ID" with the path shell-quoted. Writes buf (len bytes) and returns it. */
 const char *report_replay_command(const report_model *m, int64_t id, char *buf, size_t len);
 
 /* Label of a run's shards: "" when unsharded, "shard 1/4", "4 shards

@@ -323,7 +323,8 @@ static void reproducer(const report_model *m, const report_repro *x, FILE *f)
     fputs("<div class=\"reproducer\"", f);
     attr_int(f, "data-reproducer", x->id);
     fputs("><dl>\n", f);
-    snprintf(num, sizeof num, "%" PRId64 " (recorded by run %" PRId64 ")", x->id, x->run_id);
+    snprintf(num, sizeof num, STORE_REF_REPRODUCER "%" PRId64 " (recorded by run %" PRId64 ")",
+             x->id, x->run_id);
     dt_dd(f, "reproducer", num);
     dt_dd(f, "case", x->case_id);
     dt_dd(f, "source", x->source);
@@ -387,7 +388,7 @@ static void bugs(const report_model *m, FILE *f)
                 fprintf(f, " and %zu more", b->n_members - k);
                 break;
             }
-            fprintf(f, "%ssignature %" PRId64 " ", k ? ", " : "", x->signature_id);
+            fprintf(f, "%s" STORE_REF_SIGNATURE "%" PRId64 " ", k ? ", " : "", x->signature_id);
             esc_html(f, x->k.variant);
             fputc(' ', f);
             esc_html(f, x->k.dtype);
@@ -466,7 +467,7 @@ static void findings(const report_model *m, FILE *f)
             fputs("<span class=\"badge new\">new</span>", f);
         el(f, "span", "badge", x->status);
         fputs("</h3>\n<p>Signature ", f);
-        fprintf(f, "%" PRId64 " of ", x->signature_id);
+        fprintf(f, STORE_REF_SIGNATURE "%" PRId64 " of ", x->signature_id);
         el(f, "span", "implementation", x->k.implementation);
         snprintf(text, sizeof text,
                  ": %" PRId64 " times in this run, %" PRId64 " in all; first found by run %" PRId64,

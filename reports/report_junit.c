@@ -49,7 +49,7 @@ static void failure_text(const report_model *m, const report_key *k, FILE *f)
         const report_finding *x = &m->findings[i];
         if (!report_same_claim(&x->k, k))
             continue;
-        snprintf(line, sizeof line, "finding: signature %" PRId64 " %s %s, %" PRId64
+        snprintf(line, sizeof line, "finding: signature " STORE_REF_SIGNATURE "%" PRId64 " %s %s, %" PRId64
                                     " times in this run%s\n",
                  x->signature_id, x->cls, x->operand_class, x->occurrences_run,
                  x->is_new ? " (new)" : "");
@@ -57,8 +57,9 @@ static void failure_text(const report_model *m, const report_key *k, FILE *f)
         if (!x->n_repros)
             continue;
         const report_repro *r = &x->repros[0];
-        snprintf(line, sizeof line, "  reproducer %" PRId64 ": case %s, A %s / B %s", r->id,
-                 r->case_id, r->a_shape, r->b_shape);
+        snprintf(line, sizeof line, "  reproducer " STORE_REF_REPRODUCER "%" PRId64
+                                    ": case %s, A %s / B %s", r->id, r->case_id, r->a_shape,
+                 r->b_shape);
         esc_xml(f, line);
         if (r->has_element) {
             snprintf(line, sizeof line, ", element %" PRId64, r->element);

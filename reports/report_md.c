@@ -226,7 +226,7 @@ void report_markdown(const report_model *m, FILE *f)
                 fprintf(f, "  - and %zu more\n", b->n_members - k);
                 break;
             }
-            fprintf(f, "  - signature %" PRId64 ": ", x->signature_id);
+            fprintf(f, "  - signature " STORE_REF_SIGNATURE "%" PRId64 ": ", x->signature_id);
             esc_md(f, x->k.variant);
             fputc(' ', f);
             esc_md(f, x->k.dtype);
@@ -243,7 +243,7 @@ void report_markdown(const report_model *m, FILE *f)
     fprintf(f, "\n## Findings (%zu signatures)\n\n", m->n_findings);
     for (size_t i = 0; i < m->n_findings; i++) {
         const report_finding *x = &m->findings[i];
-        fprintf(f, "### Signature %" PRId64 ": ", x->signature_id);
+        fprintf(f, "### Signature " STORE_REF_SIGNATURE "%" PRId64 ": ", x->signature_id);
         esc_md(f, x->cls);
         fputs(", ", f);
         esc_md(f, x->k.variant);
@@ -263,7 +263,8 @@ void report_markdown(const report_model *m, FILE *f)
         fputc('\n', f);
         for (size_t k = 0; k < x->n_repros; k++) {
             const report_repro *p = &x->repros[k];
-            fprintf(f, "- reproducer %" PRId64 " (run %" PRId64 "): case ", p->id, p->run_id);
+            fprintf(f, "- reproducer " STORE_REF_REPRODUCER "%" PRId64 " (run %" PRId64 "): case ",
+                    p->id, p->run_id);
             esc_md(f, p->case_id);
             fputs(", A ", f);
             esc_md(f, p->a_shape);

@@ -3,7 +3,7 @@
  * divergence query [--db FILE] [--json] runs [--plugin NAME]
  *                  new --since RUN [--plugin NAME] | bugs [--since RUN] [--plugin NAME]
  *                  fixed --since RUN [--plugin NAME]
- *                  history SIGNATURE | regressions --plugin NAME [--since RUN]
+ *                  history sig:N | regressions --plugin NAME [--since RUN]
  *                  diff RUN1 RUN2
  *
  * This file contains the `query` command: it parses the question and
@@ -31,8 +31,8 @@ static int usage(FILE *to)
             "                                   with a signature first found after RUN\n"
             "  fixed --since RUN [--plugin NAME]\n"
             "                                   signatures a run after RUN found fixed\n"
-            "  history SIGNATURE                a signature and every run that saw it or\n"
-            "                                   certified its variant and dtype\n"
+            "  history SIGNATURE                a signature (sig:N or N) and every run that\n"
+            "                                   saw it or certified its variant and dtype\n"
             "  regressions --plugin NAME [--since RUN]\n"
             "                                   claims that held in one version and fail\n"
             "                                   in the next one certified (after RUN)\n"
@@ -54,6 +54,21 @@ static int parse_id(const char *what, const char *text, int64_t min, int64_t *ou
         return -1;
     }
     *out = v;
+    return 0;
+}
+
+/* history's SIGNATURE: "sig:N", as certificates print it, or N (a query
+ * takes no reproducer id, so a bare number is a signature here). */
+static int parse_signature(const char *text, int64_t *out)
+{
+    int is_signature;
+    char err[256];
+    if (strncmp(text, STORE_REF_SIGNATURE, strlen(STORE_REF_SIGNATURE)))
+        return parse_id("SIGNATURE", text, 1, out);
+    if (store_ref_parse(text, &is_signature, out, err, sizeof err)) {
+        fprintf(stderr, "divergence query: SIGNATURE %s\n", err);
+        return -1;
+    }
     return 0;
 }
 
@@ -122,7 +137,7 @@ int cmd_query(int argc, char **argv)
         fprintf(stderr, "divergence query regressions: --plugin NAME is required\n");
         return 2;
     }
-    if ((!strcmp(q.name, "history") && parse_id("SIGNATURE", pos[1], 1, &q.signature)) ||
+    if ((!strcmp(q.name, "history") && parse_signature(pos[1], &q.signature)) ||
         (!strcmp(q.name, "diff") &&
          (parse_id("RUN1", pos[1], 1, &q.run1) || parse_id("RUN2", pos[2], 1, &q.run2))))
         return 2;

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * divergence replay --db FILE ID [--plugin PATH]
+ * divergence replay --db FILE sig:N|repro:N [--plugin PATH]
  *
- * Re-runs one recorded reproducer on its plugin (the build recorded with
- * the run, or --plugin) and shows expected vs actual. Exit 0 when the
- * plugin now conforms on it, 1 when it still departs, 2 on errors.
+ * This file contains the `replay` command: it re-runs one recorded
+ * reproducer on its plugin (the build recorded with the run, or --plugin)
+ * and shows expected vs actual. `repro:N` names reproducer N, `sig:N` the
+ * first reproducer kept for signature N (the id certificates print); a
+ * bare number is refused, since signatures and reproducers are numbered
+ * apart (store_ref_parse). Exit 0 when the plugin now conforms on it, 1
+ * when it still departs, 2 on errors.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "harness/cli/commands.h"
@@ -19,13 +21,16 @@
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 
-static void show_elem(uint32_t dtype, const char *label, uint64_t index, uint64_t a, uint64_t b,
-                      const oracle_elem *e, uint64_t actual)
+#define USAGE "usage: divergence replay --db FILE sig:N|repro:N [--plugin PATH]\n"
+
+static void show_elem(uint32_t dtype, const char *label, const verdict_example *ex)
 {
-    char sa[VERDICT_TEXT_MAX], sb[VERDICT_TEXT_MAX], se[VERDICT_TEXT_MAX], sg[VERDICT_TEXT_MAX];
-    printf("  %s element %" PRIu64 ": %s / %s: expected %s, got %s\n", label, index,
-           verdict_bits_text(dtype, a, sa, sizeof sa), verdict_bits_text(dtype, b, sb, sizeof sb),
-           verdict_elem_text(dtype, e, se, sizeof se), verdict_bits_text(dtype, actual, sg, sizeof sg));
+    char sa[VERDICT_TEXT_MAX], sb[VERDICT_TEXT_MAX], se[VERDICT_TEXT_MAX], sg[VERDICT_ACTUAL_MAX];
+    printf("  %s element %" PRIu64 ": %s / %s: expected %s, got %s\n", label, ex->index,
+           verdict_bits_text(dtype, ex->a, sa, sizeof sa),
+           verdict_bits_text(dtype, ex->b, sb, sizeof sb),
+           verdict_elem_text(dtype, &ex->expected, se, sizeof se),
+           verdict_actual_text(dtype, ex, sg, sizeof sg));
 }
 
 typedef struct replay_ctx {
@@ -39,8 +44,7 @@ static int print_finding(void *ctx, const divcase *c, const verdict_example *ex)
     if (ex->index == UINT64_MAX)
         printf("  %s: %s\n", oracle_class_name(ex->cls), ex->note);
     else if (rc->shown++ < 8) {
-        show_elem(rc->dtype, oracle_class_name(ex->cls), ex->index, ex->a, ex->b, &ex->expected,
-                  ex->actual);
+        show_elem(rc->dtype, oracle_class_name(ex->cls), ex);
         if (ex->elements > 1)
             printf("    (%" PRIu64 " elements of this case share the signature)\n", ex->elements);
     }
@@ -53,7 +57,12 @@ int cmd_replay(int argc, char **argv)
     const char *db_path = NULL, *plugin = NULL, *id_text = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: divergence replay --db FILE ID [--plugin PATH]\n");
+            printf(USAGE
+                   "  sig:N    the first reproducer kept for signature N (certificates and fuzz\n"
+                   "           summaries print [sig:N] next to a class)\n"
+                   "  repro:N  reproducer N (reports print it in their replay commands)\n"
+                   "A bare number is refused: signatures and reproducers are numbered apart.\n"
+                   "Exit 0 the plugin now conforms on it, 1 it still departs, 2 errors.\n");
             return 0;
         }
         if (!strcmp(argv[i], "--db") && i + 1 < argc)
@@ -63,20 +72,19 @@ int cmd_replay(int argc, char **argv)
         else if (argv[i][0] != '-' && !id_text)
             id_text = argv[i];
         else {
-            fprintf(stderr, "divergence replay: unexpected argument '%s'\n"
-                            "usage: divergence replay --db FILE ID [--plugin PATH]\n", argv[i]);
+            fprintf(stderr, "divergence replay: unexpected argument '%s'\n" USAGE, argv[i]);
             return 2;
         }
     }
     if (!id_text) {
-        fprintf(stderr, "usage: divergence replay --db FILE ID [--plugin PATH]\n");
+        fprintf(stderr, USAGE);
         return 2;
     }
-    char *end;
-    errno = 0;
-    long long id = strtoll(id_text, &end, 10);
-    if (errno || *end || id <= 0) {
-        fprintf(stderr, "divergence replay: reproducer id '%s' is not a positive integer\n", id_text);
+    int64_t ref;
+    int by_signature;
+    char msg[1024];
+    if (store_ref_parse(id_text, &by_signature, &ref, msg, sizeof msg)) {
+        fprintf(stderr, "divergence replay: reproducer id %s\n" USAGE, msg);
         return 2;
     }
     if (!db_path)
@@ -89,11 +97,19 @@ int cmd_replay(int argc, char **argv)
     memset(&t, 0, sizeof t);
     divcase c;
     memset(&c, 0, sizeof c);
-    char msg[1024];
     store_reproducer info;
+    long long id = ref;
     if (store_open(db_path, STORE_READONLY, &db, msg, sizeof msg)) {
         fprintf(stderr, "divergence replay: %s\n", msg);
         goto done;
+    }
+    if (by_signature) {
+        int64_t first;
+        if (store_signature_reproducer(db, ref, &first)) {
+            fprintf(stderr, "divergence replay: %s\n", store_errmsg(db));
+            goto done;
+        }
+        id = first;
     }
     if (store_reproducer_load(db, id, &c, &info)) {
         fprintf(stderr, "divergence replay: %s\n", store_errmsg(db));
@@ -102,20 +118,22 @@ int cmd_replay(int argc, char **argv)
     if (!plugin)
         plugin = info.plugin_path;
     if (!plugin[0]) {
-        fprintf(stderr, "divergence replay: reproducer %lld names no plugin build; pass --plugin\n", id);
+        fprintf(stderr, "divergence replay: " STORE_REF_REPRODUCER "%lld names no plugin build; "
+                        "pass --plugin\n", id);
         goto done;
     }
     oracle_rules r;
     oracle_error why;
     if (oracle_rules_resolve(c.variant, c.dtype, &c.attrs, &r, &why)) {
-        fprintf(stderr, "divergence replay: reproducer %lld: %s\n", id, why.text);
+        fprintf(stderr, "divergence replay: " STORE_REF_REPRODUCER "%lld: %s\n", id, why.text);
         goto done;
     }
     oracle_plan p;
     int valid = oracle_plan_shapes(&r, &c.a_shape, &c.b_shape, &p, &why) == ORACLE_OK;
     char attrs[160], sa[96], sb[96];
-    printf("reproducer %lld of signature %lld: %s, %s %s, class %s (recorded in run %lld)\n", id,
-           (long long)info.signature_id, info.implementation, r.variant->name,
+    printf(STORE_REF_REPRODUCER "%lld of " STORE_REF_SIGNATURE "%lld%s: %s, %s %s, class %s "
+           "(recorded in run %lld)\n", id, (long long)info.signature_id,
+           by_signature ? " (its first reproducer)" : "", info.implementation, r.variant->name,
            oracle_dtype_tag(c.dtype), info.cls, (long long)info.run_id);
     printf("  case %s: A %s, B %s, attrs %s\n", c.id, oracle_shape_format(&c.a_shape, sa, sizeof sa),
            oracle_shape_format(&c.b_shape, sb, sizeof sb),
@@ -153,11 +171,17 @@ int cmd_replay(int argc, char **argv)
         goto done;
     }
     if (t.valid && info.element >= 0 && (uint64_t)info.element < t.plan.count && t.wr.computed) {
-        uint64_t ao, bo;
-        oracle_plan_offsets(&t.plan, (uint64_t)info.element, &ao, &bo);
-        show_elem(c.dtype, "recorded", (uint64_t)info.element, oracle_load(c.dtype, c.a, ao),
-                  oracle_load(c.dtype, c.b, bo), &t.expected[info.element],
-                  oracle_load(c.dtype, t.wr.out1, (uint64_t)info.element));
+        uint64_t ao, bo, i = (uint64_t)info.element;
+        oracle_plan_offsets(&t.plan, i, &ao, &bo);
+        verdict_example ex;
+        memset(&ex, 0, sizeof ex);
+        ex.index = i;
+        ex.a = oracle_load(c.dtype, c.a, ao);
+        ex.b = oracle_load(c.dtype, c.b, bo);
+        ex.expected = t.expected[i];
+        ex.actual = oracle_load(c.dtype, t.wr.out1, i);
+        ex.actual2 = oracle_load(c.dtype, t.wr.out2, i); /* the worker ran it twice */
+        show_elem(c.dtype, "recorded", &ex);
     }
     printf("  now: %s\n", conforms ? "conforms" : "still departs from the spec");
     status = conforms ? 0 : 1;

@@ -60,6 +60,16 @@ char *verdict_bits_text(uint32_t dtype, uint64_t bits, char *buf, size_t len)
     return buf;
 }
 
+char *verdict_actual_text(uint32_t dtype, const verdict_example *ex, char *buf, size_t len)
+{
+    char one[VERDICT_TEXT_MAX], two[VERDICT_TEXT_MAX];
+    if (ex->actual2 == ex->actual)
+        return verdict_bits_text(dtype, ex->actual, buf, len);
+    snprintf(buf, len, "%s in run 1, %s in run 2", verdict_bits_text(dtype, ex->actual, one, sizeof one),
+             verdict_bits_text(dtype, ex->actual2, two, sizeof two));
+    return buf;
+}
+
 uint32_t verdict_ulp_bucket(uint64_t ulps)
 {
     if (ulps == UINT64_MAX)
@@ -167,6 +177,7 @@ static void element_example(verdict_example *ex, const divcase *c, const oracle_
     ex->operand_b = oracle_operand_class(c->dtype, ex->b);
     ex->expected = *e;
     ex->actual = actual;
+    ex->actual2 = actual;
 }
 
 /* Judges output elements [first, end); expected[i - first] is element i's
@@ -232,9 +243,11 @@ static void compare_elements(const oracle_rules *r, const divcase *c, const orac
                 t->max_ulps = ulps;
             if (cls == ORACLE_CLASS_WRONG_VALUE)
                 t->ulp_hist[verdict_ulp_bucket(ulps)]++;
-            if (cls == ORACLE_CLASS_NONDETERMINISTIC)
+            if (cls == ORACLE_CLASS_NONDETERMINISTIC) {
+                ex.actual2 = oracle_load(dtype, out->out2 ? out->out2 : out->out1, i);
                 snprintf(ex.note, sizeof ex.note, "run 1 gave 0x%" PRIx64 ", run 2 gave 0x%" PRIx64,
-                         actual, oracle_load(dtype, out->out2 ? out->out2 : out->out1, i));
+                         actual, ex.actual2);
+            }
             add_finding(f, t, &ex);
         }
         continue;

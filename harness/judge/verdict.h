@@ -119,7 +119,11 @@ typedef struct verdict_example {
     uint64_t index;        /* output element; UINT64_MAX for a case-level finding */
     uint64_t a, b;         /* operand bits (element findings) */
     oracle_elem expected;  /* the oracle's answer (element findings) */
-    uint64_t actual;       /* the implementation's bits (element findings) */
+    uint64_t actual;       /* the implementation's bits (element findings;
+                              of run 1 when it ran the case twice) */
+    uint64_t actual2;      /* the bits of run 2: equal to actual but for a
+                              nondeterministic element (ORACLE_CLASS_
+                              NONDETERMINISTIC), whose runs differ */
     uint64_t ulps;         /* ULP (or integer) distance for wrong values */
     uint64_t elements;     /* elements of this case with this signature */
     int accepted;          /* 1: the profile accepts it */
@@ -142,6 +146,16 @@ char *verdict_elem_text(uint32_t dtype, const oracle_elem *e, char *buf, size_t 
 /* The words for a value an implementation gave (or an operand):
  * "1.5 (0x3fc00000)". As verdict_elem_text. */
 char *verdict_bits_text(uint32_t dtype, uint64_t bits, char *buf, size_t len);
+
+/* The words for what an implementation gave for the element of example
+ * `ex` (an element finding), the same in every command's output and in the
+ * store (reproducers.actual): verdict_bits_text of ex->actual, or, when
+ * its two runs differ (ex->actual2 != ex->actual: a nondeterministic
+ * element), both: "-2 (0xc000) in run 1, -3 (0xc001) in run 2". Writes
+ * into buf (len bytes, always NUL-terminated when len > 0;
+ * VERDICT_ACTUAL_MAX is enough) and returns it. */
+#define VERDICT_ACTUAL_MAX (2 * VERDICT_TEXT_MAX + 32)
+char *verdict_actual_text(uint32_t dtype, const verdict_example *ex, char *buf, size_t len);
 
 /* ULP-error histogram buckets of wrong values: bucket 0 holds distance 1
  * (and 0), bucket 1 distance 2, bucket k (1..20) distances 2^(k-1)+1 to

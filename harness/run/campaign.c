@@ -172,9 +172,10 @@ typedef struct shared {
     /* everything below is guarded by lock */
     uint64_t next_case;             /* next case number of this shard */
     uint64_t cases, elements;
-    char (*signatures)[160];        /* this run's signatures */
+    char (*signatures)[160];        /* this run's signatures, as found
+                                       (before minimising, which may
+                                       change the operand classes) */
     uint32_t n_signatures;
-    uint64_t new_signatures, known_signatures;
     verdict_tally tallies[DVG_VARIANT_COUNT][DVG_DTYPE_COUNT];
     int failed;                     /* a harness or store error: stop */
     /* checkpoints: the main thread pauses the jobs between cases */
@@ -641,12 +642,12 @@ static int record_pending(job *j, const divcase *c)
             fprintf(sh->err, "divergence fuzz: minimising a finding: %s\n", j->probe.error);
             return -1;
         }
-        char operand[64] = "", expected[96] = "", actual[96] = "";
+        char operand[64] = "", expected[VERDICT_TEXT_MAX] = "", actual[VERDICT_ACTUAL_MAX] = "";
         if (ex.index != UINT64_MAX) {
             snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(ex.operand_a),
                      oracle_operand_name(ex.operand_b));
             verdict_elem_text(c->dtype, &ex.expected, expected, sizeof expected);
-            verdict_bits_text(c->dtype, ex.actual, actual, sizeof actual);
+            verdict_actual_text(c->dtype, &ex, actual, sizeof actual);
         }
         snprintf(note, sizeof note, "fuzz seed %" PRIu64 ", case %s, minimised: %s%s%.400s",
                  sh->o->seed, c->id, how, ex.note[0] ? "; " : "", ex.note);
@@ -661,16 +662,10 @@ static int record_pending(job *j, const divcase *c)
             .ulps = ex.cls == ORACLE_CLASS_WRONG_VALUE ? ex.ulps : UINT64_MAX,
             .note = note,
         };
-        int64_t sig;
-        int is_new = 0;
         pthread_mutex_lock(&sh->lock);
-        int rc = store_record_finding(sh->db, sh->run_id, &f, &sig, &is_new);
+        int rc = store_record_finding(sh->db, sh->run_id, &f, NULL, NULL);
         if (rc)
             fprintf(sh->err, "divergence fuzz: %s\n", store_errmsg(sh->db));
-        else if (is_new)
-            sh->new_signatures++;
-        else
-            sh->known_signatures++;
         pthread_mutex_unlock(&sh->lock);
         divcase_free(&m);
         if (rc)
@@ -1109,6 +1104,54 @@ static void print_bugs(shared *sh)
             n[0], n[0] == 1 ? "" : "s", n[1], n[1] == 1 ? "" : "s", n[2]);
 }
 
+/* store_select's callback: the run's signatures and those first found
+ * by it. */
+static int on_signature_counts(void *ctx, const store_row *r)
+{
+    int64_t *n = ctx;
+    n[0] = store_row_int(r, 0);
+    n[1] = store_row_int(r, 1);
+    return 0;
+}
+
+/* store_select's callback: a class and the first signature of it that
+ * the run saw. */
+static int on_class_signature(void *ctx, const store_row *r)
+{
+    int64_t *first = ctx;
+    int k = oracle_class_by_name(store_row_text(r, 0) ? store_row_text(r, 0) : "");
+    if (k > 0 && k < ORACLE_CLASS_COUNT)
+        first[k] = store_row_int(r, 1);
+    return 0;
+}
+
+/* "findings: N signatures (M new, K already known)": the distinct
+ * signatures the store holds for the run, M of them first found by it, K
+ * found by a run before it (a resumed run's own earlier findings are new).
+ * first[k] receives the lowest signature id of class k the run saw (0:
+ * none). */
+static void print_signatures(shared *sh, int64_t first[ORACLE_CLASS_COUNT])
+{
+    int64_t n[2] = {0, 0};
+    store_param p = STORE_PARAM_INT(sh->run_id);
+    if (!sh->db ||
+        store_select(sh->db,
+                     "SELECT count(*), count(CASE WHEN s.first_run_id = ?1 THEN 1 END)"
+                     " FROM read_signature_runs g JOIN read_signatures s ON s.id = g.signature_id"
+                     " WHERE g.run_id = ?1",
+                     &p, 1, on_signature_counts, n) ||
+        store_select(sh->db,
+                     "SELECT s.class, min(s.id) FROM read_signature_runs g"
+                     " JOIN read_signatures s ON s.id = g.signature_id WHERE g.run_id = ?1"
+                     " GROUP BY s.class",
+                     &p, 1, on_class_signature, first)) {
+        fprintf(sh->out, "  findings: unknown (%s)\n", store_errmsg(sh->db));
+        return;
+    }
+    fprintf(sh->out, "  findings: %" PRId64 " signatures (%" PRId64 " new, %" PRId64
+                     " already known)\n", n[0], n[1], n[0] - n[1]);
+}
+
 static void print_summary(shared *sh, const char *kind, double secs)
 {
     uint64_t by_class[ORACLE_CLASS_COUNT] = {0};
@@ -1123,15 +1166,25 @@ static void print_summary(shared *sh, const char *kind, double secs)
             sh->cases, sh->elements, secs, secs > 0 ? (double)sh->cases / secs : 0,
             secs > 0 ? (double)sh->elements / secs : 0);
     print_bugs(sh);
-    fprintf(sh->out, "  findings: %" PRIu64 " signatures (%" PRIu64 " new, %" PRIu64
-                     " already known)\n",
-            sh->new_signatures + sh->known_signatures, sh->new_signatures, sh->known_signatures);
+    int64_t first[ORACLE_CLASS_COUNT] = {0};
+    print_signatures(sh, first);
     if (sh->first_finding_at > 0 && sh->started_at > 0)
         fprintf(sh->out, "  first finding after %.3f s (around case %" PRIu64 ")\n",
                 sh->first_finding_at - sh->started_at, sh->first_finding_case);
-    for (int k = 1; k < ORACLE_CLASS_COUNT; k++)
-        if (by_class[k])
-            fprintf(sh->out, "    %-26s %10" PRIu64 "\n", oracle_class_name((uint32_t)k), by_class[k]);
+    int any = 0;
+    for (int k = 1; k < ORACLE_CLASS_COUNT; k++) {
+        if (!by_class[k])
+            continue;
+        fprintf(sh->out, "    %-26s %10" PRIu64, oracle_class_name((uint32_t)k), by_class[k]);
+        if (first[k])
+            fprintf(sh->out, "  [" STORE_REF_SIGNATURE "%" PRId64 "]", first[k]);
+        fputc('\n', sh->out);
+        any |= first[k] != 0;
+    }
+    if (any)
+        fprintf(sh->out, "  'divergence replay --db %s " STORE_REF_SIGNATURE "N' re-runs the first "
+                         "reproducer of signature [" STORE_REF_SIGNATURE "N]\n",
+                sh->session.db_path);
 }
 
 static int shared_init(shared *sh, const campaign_options *o, FILE *out, FILE *err)

@@ -5,7 +5,8 @@
  * conformance cases, the edge-value cross product, seeded random cases and
  * the shape-path cases (harness/cases/shapes.h), judged in a worker; the claim's findings held and recorded with its
  * counts and certificate in one transaction; the run in the store through
- * a run session (harness/run/session.h).
+ * a run session (harness/run/session.h); the certificate, each failing
+ * class with an example and the signature to replay ("[sig:N]").
  */
 #include "harness/run/certify.h"
 
@@ -64,7 +65,7 @@ typedef struct held_finding {
     store_finding f;                /* its pointers are set when it is
                                        recorded (the array moves) */
     int has_expected, has_actual, has_note;
-    char operand[64], expected[128], actual[128];
+    char operand[64], expected[128], actual[VERDICT_ACTUAL_MAX];
     char note[WORKER_MESSAGE_MAX];
 } held_finding;
 
@@ -291,12 +292,12 @@ static const divcase *reproducer_case(certify *cf, const divcase *c, const verdi
 static int sink(void *ctx, const divcase *c, const verdict_example *ex)
 {
     certify *cf = ctx;
-    char operand[64] = "", expected[128] = "", actual[128] = "";
+    char operand[64] = "", expected[128] = "", actual[VERDICT_ACTUAL_MAX] = "";
     if (ex->index != UINT64_MAX) {
         snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(ex->operand_a),
                  oracle_operand_name(ex->operand_b));
         verdict_elem_text(c->dtype, &ex->expected, expected, sizeof expected);
-        verdict_bits_text(c->dtype, ex->actual, actual, sizeof actual);
+        verdict_actual_text(c->dtype, ex, actual, sizeof actual);
     }
     divcase tmp;
     int owned;
@@ -379,11 +380,11 @@ static void print_reproducers(certify *cf)
         fprintf(cf->out, "    %-26s %10" PRIu64 "  ", oracle_class_name((uint32_t)k),
                 cf->tally.counts[k]);
         if (ex->index != UINT64_MAX && ex->elements) {
-            char a[64], b[64], want[128], got[128];
+            char a[64], b[64], want[128], got[VERDICT_ACTUAL_MAX];
             verdict_bits_text(cf->dtype, ex->a, a, sizeof a);
             verdict_bits_text(cf->dtype, ex->b, b, sizeof b);
             verdict_elem_text(cf->dtype, &ex->expected, want, sizeof want);
-            verdict_bits_text(cf->dtype, ex->actual, got, sizeof got);
+            verdict_actual_text(cf->dtype, ex, got, sizeof got);
             fprintf(cf->out, "e.g. %s / %s: expected %s, got %s", a, b, want, got);
             if (k == ORACLE_CLASS_WRONG_VALUE && cf->tally.max_ulps)
                 fprintf(cf->out, " (max %" PRIu64 " ulp)", cf->tally.max_ulps);
@@ -391,7 +392,7 @@ static void print_reproducers(certify *cf)
             fprintf(cf->out, "%s", ex->note);
         }
         if (cf->first_id[k])
-            fprintf(cf->out, "  [signature %" PRId64 "]", cf->first_id[k]);
+            fprintf(cf->out, "  [" STORE_REF_SIGNATURE "%" PRId64 "]", cf->first_id[k]);
         fputc('\n', cf->out);
     }
 }
@@ -743,7 +744,8 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (status != 2) {
         fprintf(out, "%u of %u claims hold; %" PRIu64 " new finding signatures; %.1f s; "
-                     "'divergence replay --db %s ID' re-runs a reproducer\n",
+                     "'divergence replay --db %s " STORE_REF_SIGNATURE "N' re-runs the first "
+                     "reproducer of signature [" STORE_REF_SIGNATURE "N]\n",
                 held, n_claims, cf.new_signatures, secs, db_path);
         if (session_finish(&cf.session, STORE_RUN_COMPLETE)) {
             fprintf(err, "divergence certify: %s\n", store_errmsg(cf.db));

@@ -596,7 +596,7 @@ static int exists(const char *path)
 static int show_finding(void *ctx, const divcase *c, const verdict_example *ex)
 {
     run_state *rs = ctx;
-    char a[80], b[80], want[96], got[80];
+    char a[80], b[80], want[96], got[VERDICT_ACTUAL_MAX];
     if (ex->accepted)
         return 0;
     if (ex->index == UINT64_MAX) {
@@ -608,7 +608,7 @@ static int show_finding(void *ctx, const divcase *c, const verdict_example *ex)
     verdict_bits_text(c->dtype, ex->a, a, sizeof a);
     verdict_bits_text(c->dtype, ex->b, b, sizeof b);
     verdict_elem_text(c->dtype, &ex->expected, want, sizeof want);
-    verdict_bits_text(c->dtype, ex->actual, got, sizeof got);
+    verdict_actual_text(c->dtype, ex, got, sizeof got);
     fprintf(rs->out, "    plugin: %s, %" PRIu64 " element(s), e.g. element %" PRIu64
             ": %s / %s: expected %s, got %s\n", oracle_class_name(ex->cls), ex->elements,
             ex->index, a, b, want, got);

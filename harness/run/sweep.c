@@ -221,12 +221,15 @@ static void print_summary(shared *sh, double secs, uint32_t jobs, const char *ve
         !t->accepted[ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT])
         fprintf(out, "    note: declares flush-to-zero but delivered all %" PRIu64
                      " subnormal results\n", t->subnormal_results);
-    if (verdict_tally_failed(t) || c->unjudged)
+    if (verdict_tally_failed(t) || c->unjudged) {
+        const char *db = sh->o->db_path ? sh->o->db_path : STORE_DEFAULT_PATH;
         fprintf(out, "  per operand class: sqlite3 %s \"SELECT class, operand_class, elements "
-                     "FROM operand_counts WHERE run_id = %" PRId64 "\"; reproducers: divergence "
-                     "query history SIGNATURE, divergence replay --db %s ID\n",
-                sh->o->db_path ? sh->o->db_path : STORE_DEFAULT_PATH, sh->run_id,
-                sh->o->db_path ? sh->o->db_path : STORE_DEFAULT_PATH);
+                     "FROM operand_counts WHERE run_id = %" PRId64 "\"\n", db, sh->run_id);
+        fprintf(out, "  signatures: sqlite3 %s \"SELECT signature_id FROM signature_runs WHERE "
+                     "run_id = %" PRId64 "\"; then divergence query --db %s history "
+                     STORE_REF_SIGNATURE "N, divergence replay --db %s " STORE_REF_SIGNATURE "N\n",
+                db, sh->run_id, db, db);
+    }
 }
 
 static uint32_t default_jobs(void)

@@ -93,7 +93,8 @@ int sweep_commit_chunk(job *jb, uint64_t c, int random)
     const sweep_signature *sigs = sweep_judge_signatures(jb->judge, &n_sigs);
     for (uint32_t i = 0; i < n_sigs; i++) {
         const sweep_signature *s = &sigs[i];
-        char operand[64] = "", expected[128] = "", actual[128] = "", note[WORKER_MESSAGE_MAX + 200];
+        char operand[64] = "", expected[128] = "", actual[VERDICT_ACTUAL_MAX] = "";
+        char note[WORKER_MESSAGE_MAX + 200];
         divcase repro;
         int have = 0;
         store_finding f;
@@ -111,7 +112,7 @@ int sweep_commit_chunk(job *jb, uint64_t c, int random)
                 goto oom;
             have = 1;
             verdict_elem_text(sh->sp.dtype, &s->ex.expected, expected, sizeof expected);
-            verdict_bits_text(sh->sp.dtype, s->ex.actual, actual, sizeof actual);
+            verdict_actual_text(sh->sp.dtype, &s->ex, actual, sizeof actual);
             snprintf(note, sizeof note, "sweep chunk %" PRIu64 ": %" PRIu64 " elements of this "
                      "signature in the chunk; row %u, column %u of its batch%s%.300s", c,
                      s->elements, s->row, s->col, s->ex.note[0] ? "; " : "", s->ex.note);

@@ -4,9 +4,10 @@
  *
  * This file contains store_record_finding (a finding's signature,
  * deduplicated, grouped into its bug when new, its sighting per run, and
- * its case kept as a reproducer up to the per-signature limit) and store_reproducer_load, which gives
+ * its case kept as a reproducer up to the per-signature limit), store_reproducer_load, which gives
  * a reproducer back as a case ready to run again, every field validated
- * before anything is allocated.
+ * before anything is allocated, and the ids people type for them
+ * ("sig:N", "repro:N": store_ref_parse, store_signature_reproducer).
  */
 #include <inttypes.h>
 #include <sqlite3.h>
@@ -390,5 +391,65 @@ done:
         if (info)
             *info = r;
     }
+    return rc;
+}
+
+int store_ref_parse(const char *text, int *is_signature, int64_t *id, char *err, size_t errlen)
+{
+    static const char sig[] = STORE_REF_SIGNATURE, repro[] = STORE_REF_REPRODUCER;
+    int is_sig = !strncmp(text, sig, sizeof sig - 1);
+    int is_repro = !strncmp(text, repro, sizeof repro - 1);
+    const char *digits = is_sig ? text + sizeof sig - 1 : is_repro ? text + sizeof repro - 1 : text;
+    int64_t v = 0;
+    int ok = *digits != '\0';
+    for (const char *p = digits; ok && *p; p++) {
+        if (*p < '0' || *p > '9' || v > (INT64_MAX - (*p - '0')) / 10)
+            ok = 0;
+        else
+            v = v * 10 + (*p - '0');
+    }
+    ok = ok && v > 0;
+    if (ok && (is_sig || is_repro)) {
+        *is_signature = is_sig;
+        *id = v;
+        return 0;
+    }
+    if (err && errlen) {
+        if (ok)
+            snprintf(err, errlen,
+                     "'%s' is a bare number: write " STORE_REF_SIGNATURE "%s for signature %s"
+                     " or " STORE_REF_REPRODUCER "%s for reproducer %s",
+                     text, text, text, text, text);
+        else
+            snprintf(err, errlen,
+                     "'%s' is not " STORE_REF_SIGNATURE "N (a signature) or "
+                     STORE_REF_REPRODUCER "N (a reproducer), N a positive integer", text);
+    }
+    return -1;
+}
+
+int store_signature_reproducer(store *s, int64_t signature_id, int64_t *reproducer_id)
+{
+    sqlite3_stmt *st;
+    int rc = -1;
+    snprintf(s->op_text, sizeof s->op_text, "find signature %" PRId64, signature_id);
+    s->op = s->op_text;
+    s->err[0] = '\0';
+    if (!(st = store_prepare(s, SQL_SIG_FIRST_REPRO)))
+        return -1;
+    sqlite3_bind_int64(st, 1, signature_id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_DONE)
+        store_fail(s, "no such signature");
+    else if (step != SQLITE_ROW)
+        store_fail_db(s);
+    else if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+        store_fail(s, "signature %" PRId64 " keeps no reproducer (%" PRId64 " dropped)",
+                   signature_id, (int64_t)sqlite3_column_int64(st, 1));
+    else {
+        *reproducer_id = sqlite3_column_int64(st, 0);
+        rc = 0;
+    }
+    store_reset_stmt(st);
     return rc;
 }

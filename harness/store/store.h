@@ -329,6 +329,29 @@ typedef struct store_reproducer {
 int store_reproducer_load(store *s, int64_t id, divcase *out, store_reproducer *info);
 
 /* ------------------------------------------------------------------------
+ * The ids people type. Signatures and reproducers are numbered apart, so
+ * everything Divergence prints for `divergence replay` names which one it
+ * means: "sig:N" for signature N, "repro:N" for reproducer N (docs/store.md,
+ * "Ids"). A bare number is refused, never guessed: 14 could be either.
+ * Since schema 4 (added without a schema change).
+ * ---------------------------------------------------------------------- */
+#define STORE_REF_SIGNATURE  "sig:"
+#define STORE_REF_REPRODUCER "repro:"
+
+/* Parses "sig:N" or "repro:N" (N a decimal integer, 1 <= N <= INT64_MAX,
+ * nothing after it). On success *is_signature is 1 for "sig:" and 0 for
+ * "repro:", and *id is N. -1 with the reason in err (errlen bytes,
+ * NUL-terminated, may be NULL) otherwise; a bare number gets a reason that
+ * names both forms. */
+int store_ref_parse(const char *text, int *is_signature, int64_t *id, char *err, size_t errlen);
+
+/* The first reproducer (the lowest id) kept for signature `signature_id`
+ * into *reproducer_id. Fails with "no such signature" or, when it keeps
+ * none (all counted as dropped), "signature N keeps no reproducer (M
+ * dropped)". */
+int store_signature_reproducer(store *s, int64_t signature_id, int64_t *reproducer_id);
+
+/* ------------------------------------------------------------------------
  * Reading: one read-only SQL statement with bound parameters, its rows
  * handed to a callback. Reports and queries use it; their SQL is fixed
  * text, every value a parameter. Since schema 2.

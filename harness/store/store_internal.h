@@ -214,7 +214,10 @@
     X(REPRO_PLUGIN,                                                                     \
       "SELECT b.version, b.path, b.sha256 FROM run_plugins p JOIN plugin_builds b"      \
       " ON b.id = p.plugin_build_id WHERE p.run_id = ?1 AND b.name = ?2"                \
-      " ORDER BY b.id DESC LIMIT 1")
+      " ORDER BY b.id DESC LIMIT 1")                                                    \
+    X(SIG_FIRST_REPRO,                                                                  \
+      "SELECT (SELECT min(r.id) FROM reproducers r WHERE r.signature_id = s.id),"       \
+      " s.reproducers_dropped FROM signatures s WHERE s.id = ?1")
 
 #define SQL_ENUM_(ID, sql) SQL_##ID,
 enum { STORE_SQL_LIST(SQL_ENUM_) SQL_COUNT_ };

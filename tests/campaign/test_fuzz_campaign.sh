@@ -28,7 +28,7 @@ if [ $rc -eq 1 ] && grep -q 'floor-vs-trunc' "$tmp/m.out"; then ok; else bad "mu
 n=$(q "$tmp/m.db" "SELECT count(*) FROM reproducers r JOIN signatures s ON s.id = r.signature_id WHERE s.class = 'floor-vs-trunc' AND r.note LIKE '%minimised: one element%'")
 if [ "${n:-0}" -ge 1 ]; then ok; else bad "no minimised floor-vs-trunc reproducer ($n)"; fi
 id=$(q "$tmp/m.db" "SELECT r.id FROM reproducers r JOIN signatures s ON s.id = r.signature_id WHERE s.class = 'floor-vs-trunc' LIMIT 1")
-"$D" replay --db "$tmp/m.db" "$id" >"$tmp/replay.out" 2>&1
+"$D" replay --db "$tmp/m.db" "repro:$id" >"$tmp/replay.out" 2>&1
 if [ $? -eq 1 ] && grep -q 'still departs' "$tmp/replay.out"; then ok; else bad "replay $id: $(cat "$tmp/replay.out")"; fi
 # A second campaign on the same database: the signature is already known.
 "$D" fuzz --plugin "$M/mutant_trunc_not_floor.so" --cases 3000 --jobs 1 --seed 4 --db "$tmp/m.db" --corpus "$CORPUS" --no-progress >"$tmp/m2.out" 2>&1

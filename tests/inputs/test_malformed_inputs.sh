@@ -74,6 +74,10 @@ input '--plugin PATH is required' import "$tmp"
 input 'usage: divergence replay' replay
 input "reproducer id 'abc'" replay --db "$tmp/x.db" abc
 input "unexpected argument '-5'" replay --db "$tmp/x.db" -5
+input "'14' is a bare number: write sig:14 for signature 14 or repro:14" replay --db "$tmp/x.db" 14
+input "reproducer id 'sig:0'" replay --db "$tmp/x.db" sig:0
+input "reproducer id 'repro:9223372036854775808'" replay --db "$tmp/x.db" repro:9223372036854775808
+input "SIGNATURE 'repro:3'" query --db "$tmp/x.db" history repro:3
 input "say which run" report --format md -o "$tmp/r.md"
 input "\-\-format 'pdf'" report --run 1 --format pdf -o "$tmp/r.pdf"
 input "\-\-run 'first'" report --run first --format md -o "$tmp/r.md"
@@ -234,7 +238,7 @@ db_in() { # FILE PATTERN: every command that opens a database
     expect2 "$2" fuzz --plugin "$P" --seconds 0 --cases 10 --no-progress --db "$f"
     expect2 "$2" import --plugin "$P" --db "$f" "$tmp/corpus/junk"
     if [ "$1" != corrupt.db ]; then # a damaged file may still be read where it is intact
-        expect2 "$2" replay --db "$f" "${repro:-1}"
+        expect2 "$2" replay --db "$f" "repro:${repro:-1}"
         expect2 "$2" report --db "$f" --run 1 --format md -o "$tmp/r.md"
     fi
     expect2 "$2" query --db "$f" runs

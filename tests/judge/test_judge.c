@@ -6,8 +6,8 @@
  * (verdict_outputs) - with no worker and no plugin, and judged; the test
  * asserts the class of every finding, whether the profile or a declared
  * deviation accepts it, the verdict, the tally's fields, verdict_tally_add,
- * the words of verdict_elem_text, and a periodic case judged one period at
- * a time against the same case judged in full.
+ * the words of verdict_elem_text and verdict_actual_text, and a periodic
+ * case judged one period at a time against the same case judged in full.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -251,6 +251,12 @@ static void test_flags(void)
     CHECK(judge(&f, "ftz", 0, 0, &t, &s) == 0);
     CHECK(s.n == 1 && s.ex[0].cls == ORACLE_CLASS_NONDETERMINISTIC && s.ex[0].index == 1);
     CHECK(strstr(s.ex[0].note, "run 2 gave 0x3f800000") != NULL);
+    /* ... and the words for what it gave show both runs' values */
+    CHECK(s.ex[0].actual2 == F32_ONE && s.ex[0].actual != F32_ONE);
+    char got[VERDICT_ACTUAL_MAX], want[VERDICT_ACTUAL_MAX], one[VERDICT_TEXT_MAX];
+    snprintf(want, sizeof want, "%s in run 1, 1 (0x3f800000) in run 2",
+             verdict_bits_text(DVG_DTYPE_F32, s.ex[0].actual, one, sizeof one));
+    CHECK(!strcmp(verdict_actual_text(DVG_DTYPE_F32, &s.ex[0], got, sizeof got), want));
 }
 
 static void test_invalid_input(void)
@@ -415,6 +421,19 @@ static void test_elem_text(void)
     char small[6];
     verdict_bits_text(DVG_DTYPE_F32, 0x3fc00000u, small, sizeof small);
     CHECK(strlen(small) == 5); /* cut, still terminated */
+    /* what an implementation gave: one value, or both runs' when they differ */
+    char got[VERDICT_ACTUAL_MAX];
+    verdict_example ex;
+    memset(&ex, 0, sizeof ex);
+    ex.actual = ex.actual2 = 0xfc;
+    CHECK(!strcmp(verdict_actual_text(DVG_DTYPE_I8, &ex, got, sizeof got), "-4 (0xfc)"));
+    ex.actual2 = 0xfd;
+    CHECK(!strcmp(verdict_actual_text(DVG_DTYPE_I8, &ex, got, sizeof got),
+                  "-4 (0xfc) in run 1, -3 (0xfd) in run 2"));
+    ex.actual = UINT64_C(0x8010000000000001); /* the longest f64 words fit */
+    ex.actual2 = UINT64_C(0xffefffffffffffff);
+    verdict_actual_text(DVG_DTYPE_F64, &ex, got, sizeof got);
+    CHECK(strstr(got, "(0xffefffffffffffff) in run 2") != NULL);
 }
 
 /* A periodic case (verdict_outputs.period): i32, 1-D, 5 periods of P plus

@@ -80,10 +80,10 @@ fi
 # A recorded reproducer replays and still shows the departure.
 id=$(sqlite3 "$tmp/zoo.db" "SELECT r.id FROM reproducers r JOIN signatures s ON s.id = r.signature_id WHERE s.class = 'floor-vs-trunc' LIMIT 1" 2>/dev/null)
 if [ -n "$id" ]; then
-    "$D" replay --db "$tmp/zoo.db" "$id" >"$tmp/replay.out" 2>&1
+    "$D" replay --db "$tmp/zoo.db" "repro:$id" >"$tmp/replay.out" 2>&1
     rc=$?
     if [ $rc -eq 1 ] && grep -q 'still departs' "$tmp/replay.out"; then ok; else bad "replay $id: exit $rc: $(cat "$tmp/replay.out")"; fi
-    "$D" replay --db "$tmp/zoo.db" "$id" --plugin "$REF" >"$tmp/replay2.out" 2>&1
+    "$D" replay --db "$tmp/zoo.db" "repro:$id" --plugin "$REF" >"$tmp/replay2.out" 2>&1
     rc=$?
     if [ $rc -eq 0 ] && grep -q 'now: conforms' "$tmp/replay2.out"; then ok; else bad "replay on reference: exit $rc: $(cat "$tmp/replay2.out")"; fi
 else

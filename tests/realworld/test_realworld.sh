@@ -38,7 +38,7 @@ replays() {
     for spec in "$@"; do
         id=${spec%%:*} rest=${spec#*:}
         cls=${rest%%:*} case=${rest#*:}
-        "$D" replay --db "$db" "$id" >"$tmp/replay.out" 2>&1
+        "$D" replay --db "$db" "repro:$id" >"$tmp/replay.out" 2>&1
         rc=$?
         if [ $rc -eq 1 ] && grep -q "class $cls " "$tmp/replay.out" &&
             grep -q "^  case $case:" "$tmp/replay.out"; then ok; else

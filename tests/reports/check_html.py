@@ -190,7 +190,7 @@ def main():
             got = db.execute("SELECT signature_id FROM reproducers WHERE id = ?", (rid,)).fetchone()
             expect(got is not None and got[0] == sig, "reproducer %d is not of signature %d" % (rid, sig))
             pre = [p.text() for p in div.find_all("pre", "replay")]
-            expect(pre == ["divergence replay --db %s %d" % (shown_db, rid)],
+            expect(pre == ["divergence replay --db %s repro:%d" % (shown_db, rid)],
                    "replay command %r" % (pre,))
 
     # ULP histograms: one figure per claim with wrong values, bars as stored.

@@ -92,7 +92,7 @@ size=$(wc -c <"$tmp/flush.db")
 if [ "$size" -lt 1048576 ]; then ok; else bad "flush: the database has $size bytes"; fi
 # a reproducer replays
 id=$(q "$tmp/flush.db" "SELECT id FROM reproducers LIMIT 1")
-"$D" replay --db "$tmp/flush.db" "$id" --plugin "$M/mutant_flush_subnormals.so" >"$tmp/replay.out" 2>&1
+"$D" replay --db "$tmp/flush.db" "repro:$id" --plugin "$M/mutant_flush_subnormals.so" >"$tmp/replay.out" 2>&1
 if [ $? -eq 1 ] && grep -q 'still departs' "$tmp/replay.out"; then ok; else bad "replay $id: $(cat "$tmp/replay.out")"; fi
 "$D" db check "$tmp/flush.db" >/dev/null 2>&1 && ok || bad "db check flush.db"
 
