@@ -95,7 +95,7 @@ fi
 id=$(sqlite3 "$tmp/zoo.db" "SELECT r.id FROM reproducers r JOIN signatures s ON s.id = r.signature_id
     WHERE s.implementation = 'divergence-mutant-align_a_vs_c' AND r.data_offsets <> '' LIMIT 1" 2>/dev/null)
 if [ -n "$id" ]; then
-    "$D" replay --db "$tmp/zoo.db" "$id" >"$tmp/replay3.out" 2>&1
+    "$D" replay --db "$tmp/zoo.db" "repro:$id" >"$tmp/replay3.out" 2>&1
     rc=$?
     if [ $rc -eq 1 ] && grep -q 'still departs' "$tmp/replay3.out" &&
         grep -q 'data offsets from a 64-byte line: a=' "$tmp/replay3.out"; then ok; else

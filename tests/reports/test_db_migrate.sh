@@ -68,7 +68,7 @@ check "schema 3: certify's and sweep's floor-vs-trunc signatures are one bug, th
 # Version 5 adds data offsets: older reproducers keep the default placement.
 check "schema 4: the reproducers have the default placement after migration" [ "$(sqlite3 v4.db \
     "SELECT count(*) FROM reproducers WHERE data_offsets = ''")" -eq 23 ]
-"$D" replay --db v4.db 1 >replay.out 2>&1
+"$D" replay --db v4.db repro:1 >replay.out 2>&1
 check "a reproducer of schema 4 replays after migration: $(tail -2 replay.out)" \
     grep -q 'floor-vs-trunc' replay.out
 check "schema 1: every signature has a bug" [ "$(sqlite3 v1.db \
