@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Comparison primitives: ULP distance, operand classes, and the
- * classification of one (expected, actual) pair into a difference class.
+ * This file contains the comparison primitives: ULP distance, operand
+ * classes, the values a processor's flush-to-zero and denormals-are-zero
+ * modes give, and the classification of one (expected, actual) pair into a
+ * difference class.
  */
 #include "oracle/compare.h"
 
@@ -132,13 +134,91 @@ static uint64_t as_zero_if_subnormal(uint32_t dtype, uint64_t v)
     return is_subnormal(p) ? p.sign << (oracle_dtype(dtype)->bits - 1) : v;
 }
 
-static uint32_t classify_float(const oracle_rules *r, uint64_t a, uint64_t b,
+/* A finite non-zero float as m * 2^e with m's leading 1 at bit 63. */
+static void normalized(uint32_t dtype, fparts p, uint64_t *m, int32_t *e)
+{
+    uint32_t fb = frac_bits_of(dtype);
+    int32_t bias = (int32_t)(p.exp_max >> 1);
+    uint64_t sig = p.exp ? p.frac | (UINT64_C(1) << fb) : p.frac;
+    int shift = __builtin_clzll(sig);
+    *m = sig << shift;
+    *e = (p.exp ? (int32_t)p.exp : 1) - bias - (int32_t)fb - shift;
+}
+
+int oracle_ftz_zero(const oracle_rules *r, uint64_t a, uint64_t b, uint64_t *zero)
+{
+    uint32_t dtype = r->dtype;
+    if (r->kind != DVG_KIND_FLOAT)
+        return 0;
+    uint64_t mask = oracle_dtype_mask(dtype);
+    fparts pa = split(dtype, a & mask), pb = split(dtype, b & mask);
+    if (pa.exp == pa.exp_max || pb.exp == pb.exp_max || is_zero(pa) || is_zero(pb))
+        return 0;
+    /* |a / b| < 2^emin, emin = 1 - bias, exactly: |a| < 2^emin * |b|. */
+    uint64_t ma, mb;
+    int32_t ea, eb;
+    normalized(dtype, pa, &ma, &ea);
+    normalized(dtype, pb, &mb, &eb);
+    eb += 1 - (int32_t)(pb.exp_max >> 1);
+    if (ea > eb || (ea == eb && ma >= mb))
+        return 0;
+    *zero = (pa.sign ^ pb.sign) << (oracle_dtype(dtype)->bits - 1);
+    return 1;
+}
+
+int oracle_daz_expect(const oracle_rules *r, uint64_t a, uint64_t b, oracle_elem *out)
+{
+    uint32_t dtype = r->dtype;
+    if (r->kind != DVG_KIND_FLOAT)
+        return 0;
+    uint64_t mask = oracle_dtype_mask(dtype);
+    a &= mask;
+    b &= mask;
+    uint64_t a0 = as_zero_if_subnormal(dtype, a), b0 = as_zero_if_subnormal(dtype, b);
+    if (a0 == a && b0 == b)
+        return 0;
+    oracle_expect(r, a0, b0, out);
+    if (out->kind == ORACLE_UNSPECIFIED) {
+        /* The variant leaves x / 0 open (OpenVINO): IEEE's answer, which the
+         * rule keeps as its preferred value; no value is free. */
+        uint64_t ieee = out->alt;
+        int nan = is_nan(split(dtype, ieee));
+        memset(out, 0, sizeof *out);
+        out->kind = nan ? ORACLE_ANY_NAN : ORACLE_EXACT;
+        out->rule = nan ? ORACLE_RULE_FLOAT_ZERO_BY_ZERO : ORACLE_RULE_FLOAT_DIV_ZERO_IEEE;
+        out->bits = ieee;
+    }
+    return 1;
+}
+
+uint32_t oracle_modes_explaining(const oracle_rules *r, uint64_t a, uint64_t b, uint64_t actual)
+{
+    uint32_t modes = 0;
+    uint64_t zero;
+    oracle_elem daz;
+    actual &= oracle_dtype_mask(r->dtype);
+    if (oracle_ftz_zero(r, a, b, &zero) && actual == zero)
+        modes |= ORACLE_MODE_FTZ;
+    if (oracle_daz_expect(r, a, b, &daz) && oracle_elem_accepts(r->dtype, &daz, actual))
+        modes |= ORACLE_MODE_DAZ;
+    return modes;
+}
+
+static uint32_t classify_float(const oracle_rules *r, uint32_t prefer, uint64_t a, uint64_t b,
                                const oracle_elem *e, uint64_t actual, uint64_t *ulps)
 {
     uint32_t dtype = r->dtype;
     fparts pe = split(dtype, e->bits), pa = split(dtype, actual);
     if (e->kind == ORACLE_ANY_NAN)
         return ORACLE_CLASS_NAN_EXPECTED;
+    /* Before nan-unexpected: under denormals-are-zero 0 / subnormal is NaN. */
+    uint32_t modes = oracle_modes_explaining(r, a, b, actual);
+    if (modes & prefer)
+        modes &= prefer;
+    if (modes & ORACLE_MODE_FTZ)
+        return ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT;
+    if (modes & ORACLE_MODE_DAZ)
+        return ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO;
     if (is_nan(pa))
         return ORACLE_CLASS_NAN_UNEXPECTED;
     if (e->kind == ORACLE_EXACT) {
@@ -146,15 +226,6 @@ static uint32_t classify_float(const oracle_rules *r, uint64_t a, uint64_t b,
             return ORACLE_CLASS_WRONG_SIGN_INF;
         if (is_zero(pe) && is_zero(pa))
             return ORACLE_CLASS_WRONG_SIGN_ZERO;
-        if (is_subnormal(pe) && is_zero(pa))
-            return ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT;
-    }
-    uint64_t a0 = as_zero_if_subnormal(dtype, a), b0 = as_zero_if_subnormal(dtype, b);
-    if (a0 != a || b0 != b) {
-        oracle_elem daz;
-        oracle_expect(r, a0, b0, &daz);
-        if (oracle_elem_accepts(dtype, &daz, actual))
-            return ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO;
     }
     *ulps = oracle_ulp_distance(dtype, e->bits, actual);
     return ORACLE_CLASS_WRONG_VALUE;
@@ -179,6 +250,13 @@ static int wrapped_narrower(uint32_t dtype, uint64_t expected, uint64_t actual)
 uint32_t oracle_classify(const oracle_rules *r, uint64_t a, uint64_t b, const oracle_elem *e,
                          uint64_t actual, uint64_t *ulps)
 {
+    return oracle_classify_preferring(r, 0, a, b, e, actual, ulps);
+}
+
+uint32_t oracle_classify_preferring(const oracle_rules *r, uint32_t prefer, uint64_t a,
+                                    uint64_t b, const oracle_elem *e, uint64_t actual,
+                                    uint64_t *ulps)
+{
     uint64_t mask = oracle_dtype_mask(r->dtype);
     uint64_t scratch;
     if (!ulps)
@@ -188,7 +266,7 @@ uint32_t oracle_classify(const oracle_rules *r, uint64_t a, uint64_t b, const or
     if (oracle_elem_accepts(r->dtype, e, actual))
         return ORACLE_CLASS_MATCH;
     if (r->kind == DVG_KIND_FLOAT)
-        return classify_float(r, a & mask, b & mask, e, actual, ulps);
+        return classify_float(r, prefer, a & mask, b & mask, e, actual, ulps);
     if (e->has_alt && e->alt != e->bits && actual == e->alt)
         return ORACLE_CLASS_FLOOR_VS_TRUNC;
     if (wrapped_narrower(r->dtype, e->bits, actual))

@@ -46,7 +46,9 @@
     X(FP_STATE_LEAKED, "fp-state-leaked",                                             \
       "a call left the floating-point environment changed (rounding mode, FTZ/DAZ, traps)") \
     X(SIGNAL_STATE_LEAKED, "signal-state-leaked",                                     \
-      "a call left signal handlers, the signal mask or a timer (alarm) changed")
+      "a call left signal handlers, the signal mask or a timer (alarm) changed")       \
+    X(PADDING_WRITTEN, "padding-written",                                             \
+      "the unused high nibble of an odd-length i4/u4 output's last byte was written")
 
 #define ORACLE_CLASS_ENUM_(ID, name, desc) ORACLE_CLASS_##ID,
 enum { ORACLE_CLASS_LIST(ORACLE_CLASS_ENUM_) ORACLE_CLASS_COUNT };
@@ -82,15 +84,68 @@ uint32_t oracle_operand_class(uint32_t dtype, uint64_t bits);
 const char *oracle_operand_name(uint32_t operand_class);
 
 /*
+ * The two subnormal modes of processors (bits of a mode set), as the
+ * declared deviations DVG_DEV_FLUSH_SUBNORMAL_OUTPUT and
+ * DVG_DEV_SUBNORMAL_INPUT_ZERO and the profiles ftz and daz name them:
+ *   ORACLE_MODE_FTZ  flush-to-zero (x86 MXCSR.FZ, Arm FPCR.FZ): a result
+ *                    whose exact quotient is tiny - non-zero and below the
+ *                    smallest normal in magnitude - may be a zero with the
+ *                    quotient's sign. This covers tininess detected before
+ *                    rounding (x86: 0x00ffffff / 2 flushes although it
+ *                    rounds to 0x00800000) and after it (Arm), which flushes
+ *                    a subset; nothing else (a zero of the other sign, a
+ *                    normal quotient) is a flush.
+ *   ORACLE_MODE_DAZ  denormals-are-zero (x86 MXCSR.DAZ): every subnormal
+ *                    operand is read as a zero of its sign, and the answer
+ *                    is the one for those operands (0 / subnormal is NaN,
+ *                    x / subnormal is inf); where the variant leaves that
+ *                    answer unspecified (OpenVINO's x / 0) it is IEEE 754's,
+ *                    so an unspecified answer never explains a value.
+ * In either mode the exact answer conforms too.
+ */
+#define ORACLE_MODE_FTZ 1u
+#define ORACLE_MODE_DAZ 2u
+
+/*
+ * Flush-to-zero for one element: 1 when the exact quotient of float
+ * operands a, b (r->dtype) is tiny, and then *zero = the zero of the
+ * quotient's sign; 0 otherwise (integers, NaN, infinite or zero operands,
+ * normal quotients).
+ */
+int oracle_ftz_zero(const oracle_rules *r, uint64_t a, uint64_t b, uint64_t *zero);
+
+/*
+ * Denormals-are-zero for one element: 1 when a or b is a subnormal float,
+ * and then *out = the answer with every subnormal operand read as a zero of
+ * its sign (kind ORACLE_EXACT, ORACLE_ANY_NAN or ORACLE_ANY_INF, never
+ * ORACLE_UNSPECIFIED: see ORACLE_MODE_DAZ); 0 otherwise.
+ */
+int oracle_daz_expect(const oracle_rules *r, uint64_t a, uint64_t b, oracle_elem *out);
+
+/* The modes (ORACLE_MODE_* bits) under which a processor gives `actual`
+ * for operands a, b although it is not the answer; 0 when none. */
+uint32_t oracle_modes_explaining(const oracle_rules *r, uint64_t a, uint64_t b,
+                                 uint64_t actual);
+
+/*
  * Classifies one element: `a`, `b` the operands, `e` the oracle's answer,
  * `actual` the implementation's bits. Returns ORACLE_CLASS_MATCH when the
  * result conforms; otherwise the most specific element class, in this
- * order: nan-unexpected / nan-expected, wrong-sign-inf, wrong-sign-zero,
- * flushed-subnormal-output, subnormal-input-as-zero, floor-vs-trunc,
- * int-wrap, wrong-value. *ulps (may be NULL) receives the ULP distance
- * (floats) or the absolute difference (integers) for wrong values, else 0.
+ * order: nan-expected, flushed-subnormal-output, subnormal-input-as-zero
+ * (the value a mode gives: oracle_modes_explaining; flush-to-zero first
+ * when both do), nan-unexpected, wrong-sign-inf, wrong-sign-zero,
+ * floor-vs-trunc, int-wrap, wrong-value. *ulps (may be NULL) receives the
+ * ULP distance (floats) or the absolute difference (integers) for wrong
+ * values, else 0.
  */
 uint32_t oracle_classify(const oracle_rules *r, uint64_t a, uint64_t b,
                          const oracle_elem *e, uint64_t actual, uint64_t *ulps);
+
+/* As oracle_classify, but where both modes explain the value, the class of
+ * the one in `prefer` (ORACLE_MODE_* bits; 0 or both: flush-to-zero). A
+ * judge passes the modes its profile accepts. */
+uint32_t oracle_classify_preferring(const oracle_rules *r, uint32_t prefer, uint64_t a,
+                                    uint64_t b, const oracle_elem *e, uint64_t actual,
+                                    uint64_t *ulps);
 
 #endif /* ORACLE_COMPARE_H */

@@ -8,7 +8,7 @@
  *   --timeout MS        1 .. 3600000 milliseconds per plugin call
  *   --memory-limit MIB  0 .. 2^30 MiB the plugin's worker may add (0: none)
  *   --cpu-limit S       0 .. 86400 CPU seconds per plugin call (0: none)
- *   --profile P         exact, ftz or ulp:N (verdict_profile_parse)
+ *   --profile P         exact, ftz, daz, ftz+daz or ulp:N (verdict_profile_parse)
  *   --sandbox MODE      auto, strict or off (WORKER_SANDBOX_*)
  *   --env K=V           a variable for the plugin, K not empty (at most
  *                       CLI_MAX_ENV)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * divergence certify --plugin PATH [--variant V ...] [--dtype T ...]
- *                    [--profile exact|ftz|ulp:N] [--seed N] [--db FILE]
+ *                    [--profile exact|ftz|daz|ftz+daz|ulp:N] [--seed N] [--db FILE]
  *                    [--cases DIR] [--random N] [--max-elements N]
  *                    [--timeout MS] [--config TEXT] [--shard I/N] [--no-progress]
  *                    [--memory-limit MIB] [--cpu-limit S] [--resume]
@@ -23,7 +23,7 @@ static int usage(FILE *to)
 {
     fprintf(to,
             "usage: divergence certify --plugin PATH [--variant V ...] [--dtype T ...]\n"
-            "         [--profile exact|ftz|ulp:N] [--seed N] [--db FILE] [--cases DIR]\n"
+            "         [--profile exact|ftz|daz|ftz+daz|ulp:N] [--seed N] [--db FILE] [--cases DIR]\n"
             "         [--random N] [--max-elements N] [--shape-tier K] [--timeout MS]\n"
             "         [--config TEXT] [--shard I/N] [--no-progress] [--memory-limit MIB]\n"
             "         [--cpu-limit S] [--resume] [--sandbox auto|strict|off] [--env K=V ...]\n"

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * divergence explain --variant V --dtype T [--attr k=v ...] A B
+ * divergence explain --variant V --dtype T [--attr k=v ...] [--profile P] A B
  *
  * Prints the expected result of one division, the rule that produced it
- * and the spec sentence it comes from.
+ * and the spec sentence it comes from; with a profile whose modes accept
+ * other values (ftz, daz, ftz+daz), those values and why.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/target.h"
 #include "oracle/compare.h"
@@ -32,10 +34,47 @@ static void print_value(const char *label, uint32_t dtype, uint64_t bits, const 
            oracle_value_format(dtype, bits, dec, sizeof dec), suffix);
 }
 
+/* The values the profile's modes accept beyond the answer, one line each;
+ * a line saying so when they accept none here. */
+static void print_modes(const target *t, const verdict_profile *prof, uint64_t a, uint64_t b,
+                        const oracle_elem *e)
+{
+    uint64_t zero;
+    oracle_elem daz;
+    char text[VERDICT_TEXT_MAX];
+    int any = 0;
+    if (!prof->modes)
+        return;
+    if ((prof->modes & ORACLE_MODE_FTZ) && oracle_ftz_zero(&t->rules, a, b, &zero) &&
+        !oracle_elem_accepts(t->dtype, e, zero)) {
+        print_value("ftz", t->dtype, zero,
+                    "  also accepted: the exact quotient is tiny (below the smallest normal), "
+                    "flush-to-zero gives a zero of its sign");
+        any = 1;
+    }
+    if ((prof->modes & ORACLE_MODE_DAZ) && oracle_daz_expect(&t->rules, a, b, &daz) &&
+        !(daz.kind == ORACLE_EXACT && oracle_elem_accepts(t->dtype, e, daz.bits))) {
+        printf("%-10s %s  also accepted: denormals-are-zero reads the subnormal operand%s as "
+               "zero (%s)\n",
+               "daz", verdict_elem_text(t->dtype, &daz, text, sizeof text),
+               oracle_operand_class(t->dtype, a) == ORACLE_OPERAND_SUBNORMAL &&
+                       oracle_operand_class(t->dtype, b) == ORACLE_OPERAND_SUBNORMAL
+                   ? "s"
+                   : "",
+               oracle_rule_info_get(daz.rule)->name);
+        any = 1;
+    }
+    if (!any)
+        printf("%-10s nothing else: profile %s accepts only the expected value here\n", "accepted",
+               prof->name);
+}
+
 static int usage(FILE *to)
 {
-    fprintf(to, "usage: divergence explain --variant V --dtype T [--attr k=v ...] A B\n"
-                "  A and B: hex bits (0x3c00) or values (1.5, -7, inf, nan)\n");
+    fprintf(to, "usage: divergence explain --variant V --dtype T [--attr k=v ...] "
+                "[--profile exact|ftz|daz|ftz+daz] A B\n"
+                "  A and B: hex bits (0x3c00) or values (1.5, -7, inf, nan)\n"
+                "  --profile: also the values its flush-to-zero / denormals-are-zero modes accept\n");
     return 2;
 }
 
@@ -51,6 +90,21 @@ int cmd_explain(int argc, char **argv)
     target t;
     if (target_parse(argc, argv, &t, rest, &n_rest, stderr))
         return 2;
+    verdict_profile prof;
+    char why[160];
+    verdict_profile_parse("exact", &prof, why, sizeof why);
+    cli_shared shared = {.profile = &prof};
+    int kept = 0;
+    for (int i = 0; i < n_rest; i++) {
+        if (!strcmp(rest[i], "--profile") && i + 1 < n_rest) {
+            if (cli_parse_shared("explain", &shared, rest[i], rest[i + 1]) < 0)
+                return 2;
+            i++;
+        } else {
+            rest[kept++] = rest[i];
+        }
+    }
+    n_rest = kept;
     if (n_rest != 2) {
         fprintf(stderr, "divergence explain: expected two operands A B, got %d\n", n_rest);
         return usage(stderr);
@@ -103,6 +157,7 @@ int cmd_explain(int argc, char **argv)
     if (e.kind == ORACLE_EXACT && e.has_alt && e.alt != e.bits)
         print_value(t.rules.int_rounding == DVG_ROUND_FLOOR ? "trunc" : "floor", t.dtype, e.alt,
                     "  (the other rounding: reported as floor-vs-trunc)");
+    print_modes(&t, &prof, a, b, &e);
     if (t.rules.shape_requirement)
         print_requirement("shapes", t.rules.shape_requirement);
     if (t.variant->note)

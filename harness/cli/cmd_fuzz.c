@@ -2,7 +2,7 @@
 /*
  * divergence fuzz   --plugin P [--seconds N] [--cases N] [--jobs J] [--seed S]
  *                   [--shard I/N] [--db F] [--corpus DIR] [--max-elements N]
- *                   [--timeout MS] [--profile exact|ftz|ulp:N] [--no-progress]
+ *                   [--timeout MS] [--profile exact|ftz|daz|ftz+daz|ulp:N] [--no-progress]
  *                   [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]
  * divergence import --plugin P [--db F] [--max-elements N] [--memory-limit MIB]
  *                   [--cpu-limit S] FILE|DIR...
@@ -20,7 +20,7 @@
 static const char fuzz_usage[] =
     "usage: divergence fuzz --plugin P [--seconds N] [--cases N] [--jobs J] [--seed S]\n"
     "         [--shard I/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
-    "         [--profile exact|ftz|ulp:N] [--stop-on-finding] [--no-progress]\n"
+    "         [--profile exact|ftz|daz|ftz+daz|ulp:N] [--stop-on-finding] [--no-progress]\n"
     "         [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]\n"
     "         [--sandbox auto|strict|off] [--env K=V ...]\n"
     "--sandbox: the plugin's isolation (auto, strict: all layers or exit 2, off);\n"

@@ -22,7 +22,7 @@ static int usage(FILE *to)
     fprintf(to,
             "usage: divergence sweep --plugin PATH --dtype f16|bf16|i16|u16|i8|u8|i4|u4|f32|f64\n"
             "         [--variant V] [--attr k=v ...] [--jobs J] [--shard I/N] [--db FILE]\n"
-            "         [--resume] [--profile exact|ftz|ulp:N] [--random N] [--seed N]\n"
+            "         [--resume] [--profile exact|ftz|daz|ftz+daz|ulp:N] [--random N] [--seed N]\n"
             "         [--timeout MS] [--config TEXT] [--max-failures N] [--batch-pairs N]\n"
             "         [--nondet-every N] [--pin] [--no-progress]\n"
             "         [--sandbox auto|strict|off] [--env K=V ...]\n"

@@ -18,16 +18,15 @@
 
 int verdict_profile_parse(const char *text, verdict_profile *p, char *err, size_t errlen)
 {
+    static const uint32_t modes[] = {0, ORACLE_MODE_FTZ, ORACLE_MODE_DAZ,
+                                     ORACLE_MODE_FTZ | ORACLE_MODE_DAZ};
     memset(p, 0, sizeof p[0]);
-    if (!strcmp(text, "exact")) {
-        snprintf(p->name, sizeof p->name, "exact");
-        return 0;
-    }
-    if (!strcmp(text, "ftz")) {
-        snprintf(p->name, sizeof p->name, "ftz");
-        p->accept_ftz = 1;
-        return 0;
-    }
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (!strcmp(text, verdict_modes_name(modes[i]))) {
+            snprintf(p->name, sizeof p->name, "%s", text);
+            p->modes = modes[i];
+            return 0;
+        }
     if (!strncmp(text, "ulp:", 4)) {
         char *end;
         unsigned long long n = strtoull(text + 4, &end, 10);
@@ -37,8 +36,25 @@ int verdict_profile_parse(const char *text, verdict_profile *p, char *err, size_
             return 0;
         }
     }
-    snprintf(err, errlen, "profile '%s': expected exact, ftz or ulp:N (1 <= N <= 2^32)", text);
+    snprintf(err, errlen,
+             "profile '%s': expected exact, ftz, daz, ftz+daz or ulp:N (1 <= N <= 2^32)", text);
     return -1;
+}
+
+uint32_t verdict_declared_modes(uint64_t declared)
+{
+    return ((declared & DVG_DEV_FLUSH_SUBNORMAL_OUTPUT) ? ORACLE_MODE_FTZ : 0) |
+           ((declared & DVG_DEV_SUBNORMAL_INPUT_ZERO) ? ORACLE_MODE_DAZ : 0);
+}
+
+const char *verdict_modes_name(uint32_t modes)
+{
+    switch (modes & (ORACLE_MODE_FTZ | ORACLE_MODE_DAZ)) {
+    case ORACLE_MODE_FTZ: return "ftz";
+    case ORACLE_MODE_DAZ: return "daz";
+    case ORACLE_MODE_FTZ | ORACLE_MODE_DAZ: return "ftz+daz";
+    default: return "exact";
+    }
 }
 
 char *verdict_elem_text(uint32_t dtype, const oracle_elem *e, char *buf, size_t len)
@@ -138,10 +154,11 @@ static void case_level(case_findings *f, verdict_tally *t, uint32_t cls, const c
 static int accepted_by(uint32_t cls, uint64_t ulps, uint32_t kind, const verdict_profile *prof,
                        uint64_t declared)
 {
+    uint32_t modes = prof->modes | verdict_declared_modes(declared);
     if (cls == ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT)
-        return prof->accept_ftz || (declared & DVG_DEV_FLUSH_SUBNORMAL_OUTPUT);
+        return (modes & ORACLE_MODE_FTZ) != 0;
     if (cls == ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO)
-        return prof->accept_ftz || (declared & DVG_DEV_SUBNORMAL_INPUT_ZERO);
+        return (modes & ORACLE_MODE_DAZ) != 0;
     if (cls == ORACLE_CLASS_WRONG_VALUE && kind == DVG_KIND_FLOAT)
         return prof->ulp_tolerance && ulps <= prof->ulp_tolerance;
     return 0;
@@ -229,8 +246,9 @@ static void compare_elements(const oracle_rules *r, const divcase *c, const orac
         } else {
             uint64_t ao, bo;
             oracle_plan_offsets(p, i, &ao, &bo); /* only for differing elements */
-            cls = oracle_classify(r, oracle_load(dtype, c->a, ao), oracle_load(dtype, c->b, bo), e,
-                                  actual, &ulps);
+            cls = oracle_classify_preferring(r, prof->modes | verdict_declared_modes(declared),
+                                             oracle_load(dtype, c->a, ao),
+                                             oracle_load(dtype, c->b, bo), e, actual, &ulps);
             if (cls == ORACLE_CLASS_MATCH)
                 continue;
         }
@@ -336,6 +354,10 @@ int verdict_case(const oracle_rules *r, const divcase *c, int valid, const oracl
                 case_level(f, t, ORACLE_CLASS_INPUT_MUTATED, "an input's bytes changed during compute");
             if (out->side & VERDICT_SIDE_SLACK)
                 case_level(f, t, ORACLE_CLASS_OOB_WRITE, "a byte before the output changed");
+            if (out->side & VERDICT_SIDE_PADDING)
+                case_level(f, t, ORACLE_CLASS_PADDING_WRITTEN,
+                           "the unused high nibble of C's last byte changed (an odd number of "
+                           "4-bit elements: the byte's low nibble is the last element)");
         }
         break;
     case VERDICT_OUT_INVALID_INPUT:
@@ -422,11 +444,13 @@ const char *verdict_certificate(const verdict_tally *t, const verdict_profile *p
     if (incomplete)
         return "INCOMPLETE";
     if (verdict_tally_accepted(t)) {
-        const char *name = prof->name;
-        if (!prof->accept_ftz && !prof->ulp_tolerance &&
-            (declared & (DVG_DEV_FLUSH_SUBNORMAL_OUTPUT | DVG_DEV_SUBNORMAL_INPUT_ZERO)))
-            name = "ftz (declared)";
-        snprintf(buf, len, "CONFORMANT under profile %s", name);
+        uint32_t used = (t->accepted[ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT] ? ORACLE_MODE_FTZ : 0) |
+                        (t->accepted[ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO] ? ORACLE_MODE_DAZ : 0);
+        if ((used & ~prof->modes) && (used & verdict_declared_modes(declared)) && !prof->ulp_tolerance)
+            snprintf(buf, len, "CONFORMANT under profile %s (declared)",
+                     verdict_modes_name(used | prof->modes));
+        else
+            snprintf(buf, len, "CONFORMANT under profile %s", prof->name);
         return buf;
     }
     return "CONFORMANT";

@@ -69,6 +69,8 @@ enum {
 #define VERDICT_SIDE_SLACK        2u /* a byte before the output changed */
 #define VERDICT_SIDE_FP_STATE     4u /* a call left the FP environment changed */
 #define VERDICT_SIDE_SIGNAL_STATE 8u /* a call left signal state changed */
+#define VERDICT_SIDE_PADDING     16u /* i4/u4 with an odd count: the unused high
+                                        nibble of C's last byte changed */
 
 /*
  * What an implementation produced for one case: plain data, filled by
@@ -103,14 +105,24 @@ typedef struct verdict_outputs {
 
 /* A tolerance profile: what differences a certificate accepts. */
 typedef struct verdict_profile {
-    char name[32];          /* "exact", "ftz", "ulp:2" */
-    int accept_ftz;         /* flushed subnormal outputs, subnormal inputs read as 0 */
+    char name[32];          /* "exact", "ftz", "daz", "ftz+daz", "ulp:2" */
+    uint32_t modes;         /* ORACLE_MODE_* whose values it accepts
+                               (oracle/compare.h): ftz flushed-subnormal-output,
+                               daz subnormal-input-as-zero */
     uint64_t ulp_tolerance; /* float wrong values within this many ULPs (0: none) */
 } verdict_profile;
 
-/* Parses "exact", "ftz" or "ulp:N" (1 <= N <= 2^32). 0, or -1 with the
- * reason in err. */
+/* Parses "exact", "ftz" (flush-to-zero), "daz" (denormals-are-zero),
+ * "ftz+daz" (both) or "ulp:N" (1 <= N <= 2^32). 0, or -1 with the reason
+ * in err. */
 int verdict_profile_parse(const char *text, verdict_profile *p, char *err, size_t errlen);
+
+/* The modes (ORACLE_MODE_*) the descriptor's DVG_DEV_* bits declare. */
+uint32_t verdict_declared_modes(uint64_t declared);
+
+/* The name of the profile of `modes` (ORACLE_MODE_* bits): "ftz", "daz",
+ * "ftz+daz", or "exact" for none. Static text. */
+const char *verdict_modes_name(uint32_t modes);
 
 /* One example of a difference. */
 typedef struct verdict_example {
@@ -225,8 +237,10 @@ int verdict_tally_accepted(const verdict_tally *t);
  * UNSUPPORTED (unsupported in half its cases or more), CRASHED (a crash,
  * hang, out-of-bounds access or mutated input), NONCONFORMANT, INCOMPLETE
  * (with `incomplete`: part was not judged), "CONFORMANT under profile X"
- * (accepted differences; "ftz (declared)" when only declared deviations
- * made them acceptable; written into buf, len bytes) or CONFORMANT. */
+ * (accepted differences; "ftz (declared)", "daz (declared)" or "ftz+daz
+ * (declared)" - the modes whose values were accepted - when declared
+ * deviations made them acceptable beyond the profile; written into buf,
+ * len bytes) or CONFORMANT. */
 const char *verdict_certificate(const verdict_tally *t, const verdict_profile *prof,
                                 uint64_t declared, int incomplete, char *buf, size_t len);
 

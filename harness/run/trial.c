@@ -60,6 +60,8 @@ void trial_outputs_from_worker(const worker_result *wr, verdict_outputs *out)
         out->side |= VERDICT_SIDE_FP_STATE;
     if (wr->side_effects & WORKER_SIDE_SIGNAL_STATE)
         out->side |= VERDICT_SIDE_SIGNAL_STATE;
+    if (wr->side_effects & WORKER_SIDE_PAD_NIBBLE)
+        out->side |= VERDICT_SIDE_PADDING;
     out->leak[0] = 0;
     if (out->side & (VERDICT_SIDE_FP_STATE | VERDICT_SIDE_SIGNAL_STATE)) {
         char leak[WORKER_MESSAGE_MAX];

@@ -191,8 +191,9 @@ enum { WORKER_LOAD_LIST(WORKER_LOAD_ENUM_) WORKER_LOAD_COUNT_ };
 #define WORKER_SIDE_INPUT_B    2u /* B's bytes changed */
 #define WORKER_SIDE_SLACK      4u /* a byte in the page before the output changed */
 #define WORKER_SIDE_PAD_NIBBLE 8u /* i4/u4 with an odd count: the unused high
-                                     nibble of the last byte changed (reported,
-                                     not an outcome) */
+                                     nibble of the last byte changed (not an
+                                     outcome: the judge reports it as
+                                     padding-written) */
 #define WORKER_SIDE_FP_STATE  16u /* a call left the FP environment changed
                                      (worker_result.fp_changed says what) */
 #define WORKER_SIDE_SIGNAL_STATE 32u /* a call left signal handlers, the signal

@@ -23,7 +23,8 @@
  *    strings and its instance.
  *  - Tensors are dense and row-major (the last dimension varies fastest).
  *    Sub-byte types (i4, u4) are packed two per byte, low nibble first:
- *    element 2k is bits 0..3 of byte k, element 2k+1 bits 4..7.
+ *    element 2k is bits 0..3 of byte k, element 2k+1 bits 4..7. With an
+ *    odd count the last byte's bits 4..7 are padding, owned by the host.
  *
  * Since: 1.0 for every declaration unless marked otherwise.
  *
@@ -169,9 +170,24 @@ typedef struct dvg_claim {
 /*
  * Declared deviations: bits of dvg_descriptor.deviations. An implementation
  * that declares one is certified under the matching profile ("conformant
- * under profile ftz"), and the harness checks that the declaration is true.
+ * under profile ftz (declared)"), which accepts what the processor mode
+ * does and nothing else, and the harness reports a declaration a claim
+ * never exercises.
+ *   FLUSH_SUBNORMAL_OUTPUT  flush-to-zero (x86 MXCSR.FZ, Arm FPCR.FZ): a
+ *                           result whose exact quotient is tiny (non-zero,
+ *                           below the smallest normal), before or after
+ *                           rounding, may be the zero of the quotient's sign
+ *                           (x86 flushes 0x00ffffff / 2, which rounds to the
+ *                           smallest normal). Profile ftz.
+ *   SUBNORMAL_INPUT_ZERO    denormals-are-zero (x86 MXCSR.DAZ): a result may
+ *                           be the one for every subnormal operand read as a
+ *                           zero of its sign (0 / subnormal is NaN, x /
+ *                           subnormal is inf; IEEE's answer where the variant
+ *                           leaves x / 0 unspecified). Profile daz.
+ * (Earlier Divergence builds accepted a flushed result only where the
+ * rounded result was subnormal, and no x86 kernel with FTZ on held.)
  */
-#define DVG_DEV_FLUSH_SUBNORMAL_OUTPUT (1u << 0) /* subnormal results become ±0 */
+#define DVG_DEV_FLUSH_SUBNORMAL_OUTPUT (1u << 0) /* tiny results become ±0 */
 #define DVG_DEV_SUBNORMAL_INPUT_ZERO   (1u << 1) /* subnormal operands read as ±0 */
 #define DVG_DEV_NAN_CANONICAL          (1u << 2) /* every NaN result is one fixed
                                                     pattern (informational) */
@@ -221,7 +237,11 @@ typedef struct dvg_descriptor {
      * Computes C = A / B element-wise under `variant` and `attrs`. The host
      * has set c->dtype, c->rank, c->shape to the expected output and
      * c->data/c->nbytes to a buffer of exactly that many bytes. The plugin
-     * writes every element of C and nothing else.
+     * writes every element of C and nothing else. For i4/u4 with an odd
+     * number of elements "nothing else" includes the high nibble of C's
+     * last byte, which holds no element: the plugin leaves it as it found
+     * it (read the byte, replace the low nibble); changing it is the
+     * finding padding-written (a departure, in every profile).
      */
     int32_t (*compute)(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,
                        const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c);

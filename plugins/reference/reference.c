@@ -149,7 +149,8 @@ static int shape_count(uint32_t rank, const int64_t *dims, int64_t *n)
 /* A mutant whose arithmetic differs runs the scalar code only (see
  * "Vector runs" below); one that changes result bits gets them changed
  * after the vector runs as well. */
-#if defined(MUTANT_FDIV) || defined(MUTANT_IDIV) || defined(MUTANT_INT_GUARD)
+#if defined(MUTANT_FDIV) || defined(MUTANT_IDIV) || defined(MUTANT_INT_GUARD) || \
+    defined(MUTANT_NARROW) || defined(MUTANT_MXCSR)
 #undef REFERENCE_SIMD
 #define REFERENCE_SIMD 0
 #endif
@@ -158,6 +159,15 @@ static int shape_count(uint32_t rank, const int64_t *dims, int64_t *n)
 #endif
 #ifndef MUTANT_FDIV /* float quotient x / y in host arithmetic */
 #define MUTANT_FDIV(x, y) ((x) / (y))
+#endif
+#ifndef MUTANT_NARROW /* f16/bf16: the double quotient rounded to the format */
+#define MUTANT_NARROW(d, frac_bits, exp_bits) narrow((d), (frac_bits), (exp_bits))
+#endif
+#ifndef MUTANT_MXCSR /* x86: MXCSR while computing (FTZ and DAZ cleared) */
+#define MUTANT_MXCSR(csr) (csr)
+#endif
+#ifndef MUTANT_DEVIATIONS /* descriptor.deviations */
+#define MUTANT_DEVIATIONS 0
 #endif
 #ifndef MUTANT_FBITS /* float result bits before the store */
 #define MUTANT_FBITS(bits, frac_bits, exp_bits) (bits)
@@ -281,13 +291,13 @@ static inline uint64_t div_f64(double x, double y)
 static inline uint16_t div_f16(uint16_t x, uint16_t y)
 {
     double q = MUTANT_FDIV(widen(x, 10, 5), widen(y, 10, 5));
-    return (uint16_t)MUTANT_FBITS(narrow(q, 10, 5), 10, 5);
+    return (uint16_t)MUTANT_FBITS(MUTANT_NARROW(q, 10, 5), 10, 5);
 }
 
 static inline uint16_t div_bf16(uint16_t x, uint16_t y)
 {
     double q = MUTANT_FDIV(widen(x, 7, 8), widen(y, 7, 8));
-    return (uint16_t)MUTANT_FBITS(narrow(q, 7, 8), 7, 8);
+    return (uint16_t)MUTANT_FBITS(MUTANT_NARROW(q, 7, 8), 7, 8);
 }
 
 /* ------------------------------------------------------------------------
@@ -998,7 +1008,7 @@ static void fp_enter(fp_state *s)
     fesetround(FE_TONEAREST);
 #if defined(__x86_64__)
     s->mxcsr = _mm_getcsr();
-    _mm_setcsr(s->mxcsr & ~(0x8000u | 0x0040u)); /* FTZ, DAZ */
+    _mm_setcsr(MUTANT_MXCSR(s->mxcsr & ~(0x8000u | 0x0040u))); /* FTZ, DAZ */
 #elif defined(__aarch64__)
     __asm__ __volatile__("mrs %0, fpcr" : "=r"(s->fpcr));
     __asm__ __volatile__("msr fpcr, %0" ::"r"(s->fpcr & ~((UINT64_C(1) << 24) | /* FZ */
@@ -1145,7 +1155,7 @@ static const dvg_descriptor descriptor = {
     N_CLAIMS,
     0,
     claims,
-    0, /* no deviations */
+    MUTANT_DEVIATIONS, /* none */
     0,
     ref_open,
     ref_output_shape,

@@ -203,6 +203,116 @@ static void test_flushed_subnormal(void)
     CHECK(judge(&f, "exact", DVG_DEV_SUBNORMAL_INPUT_ZERO, 0, &t, &s) == 0);
 }
 
+/* The values of a processor's flush-to-zero and denormals-are-zero modes
+ * (issue 17), each accepted by its profile or declaration and no other:
+ *   0: 0x00ffffff / 2 -> 0: tiny before rounding, rounds to the smallest
+ *      normal (x86 FZ flushes it)
+ *   1: 0 / 0x00000001 -> NaN: DAZ reads 0 / 0
+ *   2: 0x00000001 / 1 -> 0: both modes give it
+ *   3: 1 / 0x00400000 -> inf: DAZ reads 1 / 0
+ *   4: 1 / 3, exact */
+static void test_ftz_daz(void)
+{
+    fixture f;
+    verdict_tally t;
+    seen s;
+    char buf[96];
+    verdict_profile exact, ftz, daz, both;
+    verdict_profile_parse("exact", &exact, buf, sizeof buf);
+    verdict_profile_parse("ftz", &ftz, buf, sizeof buf);
+    verdict_profile_parse("daz", &daz, buf, sizeof buf);
+    verdict_profile_parse("ftz+daz", &both, buf, sizeof buf);
+    CHECK(ftz.modes == ORACLE_MODE_FTZ && daz.modes == ORACLE_MODE_DAZ &&
+          both.modes == (ORACLE_MODE_FTZ | ORACLE_MODE_DAZ) && exact.modes == 0);
+    CHECK(verdict_profile_parse("fz", &exact, buf, sizeof buf) == -1 && strstr(buf, "ftz+daz"));
+    verdict_profile_parse("exact", &exact, buf, sizeof buf);
+    uint64_t a[5] = {0x00ffffff, 0, 1, F32_ONE, F32_ONE},
+             b[5] = {F32_TWO, 1, F32_ONE, 0x00400000, F32_THREE};
+    setup(&f, DVG_VARIANT_ONNX_DIV_14, DVG_DTYPE_F32, a, 5, b, 5);
+    CHECK(f.e[0].bits == F32_MIN_NORMAL && f.e[1].bits == 0 && f.e[2].bits == 1 &&
+          f.e[3].bits == 0x7f000000);
+    oracle_store(DVG_DTYPE_F32, f.out, 0, 0);
+    oracle_store(DVG_DTYPE_F32, f.out, 1, 0xffc00000);
+    oracle_store(DVG_DTYPE_F32, f.out, 2, 0);
+    oracle_store(DVG_DTYPE_F32, f.out, 3, 0x7f800000);
+    CHECK(judge(&f, "exact", 0, 0, &t, &s) == 0);
+    CHECK(t.counts[ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT] == 2 &&
+          t.counts[ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO] == 2 && !verdict_tally_accepted(&t));
+    /* ftz: the flushes, not the operands read as zero */
+    CHECK(judge(&f, "ftz", 0, 0, &t, &s) == 0);
+    CHECK(t.accepted[ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT] == 2 &&
+          t.counts[ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO] == 2);
+    /* daz: element 2 is the value DAZ gives, element 0 stays a failure */
+    CHECK(judge(&f, "daz", 0, 0, &t, &s) == 0);
+    CHECK(t.accepted[ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO] == 3 &&
+          t.counts[ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT] == 1 && t.class_cases[0] == 0);
+    /* both: conformant, by profile or by declaration */
+    CHECK(judge(&f, "ftz+daz", 0, 0, &t, &s) == 1);
+    CHECK(!strcmp(verdict_certificate(&t, &both, 0, 0, buf, sizeof buf),
+                  "CONFORMANT under profile ftz+daz"));
+    uint64_t decl = DVG_DEV_FLUSH_SUBNORMAL_OUTPUT | DVG_DEV_SUBNORMAL_INPUT_ZERO;
+    CHECK(judge(&f, "exact", decl, 0, &t, &s) == 1);
+    CHECK(!strcmp(verdict_certificate(&t, &exact, decl, 0, buf, sizeof buf),
+                  "CONFORMANT under profile ftz+daz (declared)"));
+    CHECK(judge(&f, "ftz", DVG_DEV_SUBNORMAL_INPUT_ZERO, 0, &t, &s) == 1);
+    CHECK(!strcmp(verdict_certificate(&t, &ftz, DVG_DEV_SUBNORMAL_INPUT_ZERO, 0, buf, sizeof buf),
+                  "CONFORMANT under profile ftz+daz (declared)"));
+    /* ... and nothing else changed: one wrong normal result fails */
+    oracle_store(DVG_DTYPE_F32, f.out, 4, f.e[4].bits + 1);
+    CHECK(judge(&f, "ftz+daz", decl, 0, &t, &s) == 0);
+    CHECK(t.counts[ORACLE_CLASS_WRONG_VALUE] == 1 && verdict_tally_failed(&t));
+    CHECK(!strcmp(verdict_certificate(&t, &both, decl, 0, buf, sizeof buf), "NONCONFORMANT"));
+    /* a flush to the zero of the other sign is no flush */
+    oracle_store(DVG_DTYPE_F32, f.out, 4, f.e[4].bits);
+    oracle_store(DVG_DTYPE_F32, f.out, 0, 0x80000000);
+    CHECK(judge(&f, "ftz+daz", decl, 0, &t, &s) == 0);
+    CHECK(t.counts[ORACLE_CLASS_WRONG_VALUE] == 1);
+}
+
+/* Issue 18.1: OpenVINO leaves x / 0 undefined, so reading a subnormal
+ * divisor as zero explains IEEE's inf only. A bf16 kernel that truncates
+ * 3 / 0x007f (0x7f42) to 0x7f41 is a wrong value under every profile. */
+static void test_daz_undefined_divisor(void)
+{
+    fixture f;
+    verdict_tally t;
+    seen s;
+    uint64_t a[1] = {0x4040}, b[1] = {0x007f};
+    setup(&f, DVG_VARIANT_OPENVINO_DIVIDE_1, DVG_DTYPE_BF16, a, 1, b, 1);
+    CHECK(f.e[0].kind == ORACLE_EXACT && f.e[0].bits == 0x7f42);
+    oracle_store(DVG_DTYPE_BF16, f.out, 0, 0x7f41);
+    CHECK(judge(&f, "exact", 0, 0, &t, &s) == 0);
+    CHECK(s.n == 1 && s.ex[0].cls == ORACLE_CLASS_WRONG_VALUE && s.ex[0].ulps == 1);
+    CHECK(judge(&f, "ftz+daz", DVG_DEV_SUBNORMAL_INPUT_ZERO, 0, &t, &s) == 0);
+    CHECK(s.n == 1 && s.ex[0].cls == ORACLE_CLASS_WRONG_VALUE && !s.ex[0].accepted);
+    /* what DAZ does give, inf, is accepted */
+    oracle_store(DVG_DTYPE_BF16, f.out, 0, 0x7f80);
+    CHECK(judge(&f, "daz", 0, 0, &t, &s) == 1);
+    CHECK(s.n == 1 && s.ex[0].cls == ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO && s.ex[0].accepted);
+}
+
+/* An odd number of i4 elements: the high nibble of C's last byte is not an
+ * element; writing it is the finding padding-written, under every profile. */
+static void test_padding_written(void)
+{
+    fixture f;
+    verdict_tally t;
+    seen s;
+    char buf[96];
+    verdict_profile both;
+    verdict_profile_parse("ftz+daz", &both, buf, sizeof buf);
+    uint64_t a[3] = {6, 5, 7}, b[3] = {3, 1, 2};
+    setup(&f, DVG_VARIANT_SONNX_DIV, DVG_DTYPE_I4, a, 3, b, 3);
+    CHECK(judge(&f, "exact", 0, 0, &t, &s) == 1);
+    f.o.side = VERDICT_SIDE_PADDING;
+    CHECK(judge(&f, "ftz+daz", 0, 0, &t, &s) == 0);
+    CHECK(s.n == 1 && s.ex[0].cls == ORACLE_CLASS_PADDING_WRITTEN && !s.ex[0].accepted);
+    CHECK(strstr(s.ex[0].note, "high nibble") != NULL && s.ex[0].index == UINT64_MAX);
+    CHECK(t.counts[ORACLE_CLASS_PADDING_WRITTEN] == 1 && only(&t, ORACLE_CLASS_PADDING_WRITTEN));
+    CHECK(!strcmp(verdict_certificate(&t, &both, 0, 0, buf, sizeof buf), "NONCONFORMANT"));
+    CHECK(!strcmp(oracle_class_name(ORACLE_CLASS_PADDING_WRITTEN), "padding-written"));
+}
+
 /* Integer x / 0: unspecified, any value conforms unless the descriptor
  * declares the value. */
 static void test_int_div_zero(void)
@@ -526,6 +636,9 @@ int main(void)
     test_one_ulp();
     test_nan_expected();
     test_flushed_subnormal();
+    test_ftz_daz();
+    test_daz_undefined_divisor();
+    test_padding_written();
     test_int_div_zero();
     test_flags();
     test_invalid_input();

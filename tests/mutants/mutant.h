@@ -44,6 +44,13 @@
 #define MUTANT_OUTER_PRODUCT     21  /* A (n,1) / B (1,m) or (m), m > 16 not a multiple of 16 */
 #define MUTANT_RANK8_STRIDE      22  /* rank 8 with an operand broadcast: the last element wrong */
 #define MUTANT_ALIGN_A_VS_C      23  /* A as large as C, A's offset mod 16 not C's: one element wrong */
+/* Hardware modes, declared (issue 17): CONFORMANT under their profile. */
+#define MUTANT_HW_DAZ            24  /* divides with MXCSR.DAZ set, declares it */
+#define MUTANT_HW_FTZ            25  /* divides with MXCSR.FZ set, declares it */
+#define MUTANT_ARM_FTZ           26  /* flush-to-zero with tininess after rounding, declared */
+#define MUTANT_FTZ_WRONG_NORMAL  27  /* HW_FTZ, and results in [1, 2) off by one ULP */
+#define MUTANT_BF16_TRUNCATES    28  /* bf16 quotients truncated, not rounded */
+#define MUTANT_WRITES_PADDING    29  /* odd i4/u4 count: writes the high nibble of C's last byte */
 
 /* Raw bits of element i of a tensor whose elements are `bits` wide. */
 static inline uint64_t mutant_elem_get(uint32_t bits, const uint8_t *p, int64_t i)
@@ -337,6 +344,80 @@ static inline void mutant_align(const dvg_tensor *a, dvg_tensor *c, int64_t coun
         mutant_corrupt(c, (int64_t)(peel / (bits / 8)));
 }
 #define MUTANT_AFTER(variant, a, b, c, count) mutant_align((a), (c), (count))
+#elif DVG_MUTANT == MUTANT_HW_DAZ
+/* x86 only: f32 and f64 divide in SSE with MXCSR.DAZ (bit 6); f16 and bf16
+ * are widened in integer code and keep their subnormals. */
+#define MUTANT_MXCSR(csr) ((csr) | 0x0040u)
+#define MUTANT_DEVIATIONS DVG_DEV_SUBNORMAL_INPUT_ZERO
+
+#elif DVG_MUTANT == MUTANT_HW_FTZ || DVG_MUTANT == MUTANT_FTZ_WRONG_NORMAL
+/* x86 only: MXCSR.FZ (bit 15) flushes a result that is tiny before
+ * rounding, 0x00ffffff / 2 included. f16 and bf16 round a double quotient
+ * in integer code: not flushed. */
+#define MUTANT_MXCSR(csr) ((csr) | 0x8000u)
+#define MUTANT_DEVIATIONS DVG_DEV_FLUSH_SUBNORMAL_OUTPUT
+#if DVG_MUTANT == MUTANT_FTZ_WRONG_NORMAL
+/* ... and a normal result in [1, 2) other than 1 is one ULP off. */
+static inline uint64_t mutant_off_in_one_two(uint64_t bits, int frac, int ebits)
+{
+    uint64_t fmask = (UINT64_C(1) << frac) - 1, bias = (UINT64_C(1) << (ebits - 1)) - 1;
+    return ((bits >> frac) & ((UINT64_C(1) << ebits) - 1)) == bias && (bits & fmask) ? bits ^ 1
+                                                                                      : bits;
+}
+#define MUTANT_FBITS(bits, frac, ebits) mutant_off_in_one_two((bits), (frac), (ebits))
+#endif
+
+#elif DVG_MUTANT == MUTANT_ARM_FTZ
+/* Arm's FPCR.FZ, in software: a result is flushed when it is tiny after
+ * rounding, i.e. the quotient rounded to the format's precision with an
+ * unbounded exponent is below the smallest normal. Scaling the dividend by
+ * 2^p (exact: |x| < 4 wherever it matters) rounds the quotient at the
+ * precision alone. 0x00ffffff / 2 flushes here too; a quotient in
+ * [2^-126 - 2^-151, 2^-126) rounds to 2^-126 and is not flushed (x86 flushes
+ * it). f16 and bf16 divide in double: never tiny there. */
+static inline float mutant_arm_ftz_f32(float x, float y)
+{
+    float q = x / y;
+    if (q != 0 && fabsf(q) <= 0x1p-126f && fabsf((x * 0x1p24f) / y) < 0x1p-102f)
+        return copysignf(0.0f, q);
+    return q;
+}
+static inline double mutant_arm_ftz_f64(double x, double y)
+{
+    double q = x / y;
+    if (q != 0 && fabs(q) <= 0x1p-1022 && fabs((x * 0x1p53) / y) < 0x1p-969)
+        return copysign(0.0, q);
+    return q;
+}
+#define MUTANT_FDIV(x, y) \
+    _Generic((x), float: mutant_arm_ftz_f32, default: mutant_arm_ftz_f64)((x), (y))
+#define MUTANT_DEVIATIONS DVG_DEV_FLUSH_SUBNORMAL_OUTPUT
+
+#elif DVG_MUTANT == MUTANT_BF16_TRUNCATES
+/* bf16: the double quotient truncated toward zero to bf16's 8 significant
+ * bits before it is rounded (so rounding has nothing left to do): 3 / 0x007f
+ * gives 0x7f41 instead of 0x7f42 (issue 18.1). f16 is rounded as it should. */
+static inline double mutant_truncate_bf16(double d, int frac, int ebits)
+{
+    uint64_t x;
+    if (frac != 7 || ebits != 8)
+        return d;
+    memcpy(&x, &d, sizeof x);
+    x &= ~((UINT64_C(1) << (52 - frac)) - 1);
+    memcpy(&d, &x, sizeof d);
+    return d;
+}
+#define MUTANT_NARROW(d, frac, ebits) narrow(mutant_truncate_bf16((d), (frac), (ebits)), (frac), (ebits))
+
+#elif DVG_MUTANT == MUTANT_WRITES_PADDING
+/* An odd number of 4-bit elements: the last byte's high nibble is no
+ * element, and this kernel writes it. */
+static inline void mutant_write_padding(dvg_tensor *c, int64_t count)
+{
+    if (dtype_bits[c->dtype] == 4 && (count & 1))
+        ((uint8_t *)c->data)[c->nbytes - 1] ^= 0xF0u;
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_write_padding((c), (count))
 
 #else
 #error "unknown DVG_MUTANT"

@@ -63,6 +63,34 @@ for m in remainder_17:'inner 17, rank [3-8]' row_bcast_32k1:'row broadcast (B on
     if [ "$n" -ge 1 ] 2>/dev/null && printf '%s\n' "$src" | grep -q -- "$want"; then ok; else
         bad "$name: no reproducer whose source names /$want/ ($n reproducers)"; fi
 done
+# Hardware modes, declared (issue 17): an x86 kernel with MXCSR.DAZ or MXCSR.FZ
+# set, and one that flushes as Arm does (tininess after rounding), hold under
+# the profile of what they declare; one more wrong value and they do not.
+if [ "$(uname -m)" = x86_64 ]; then
+    certify hw_daz 0 'CONFORMANT under profile daz (declared)' --variant onnx-div-13 --dtype f32
+    certify hw_daz 0 'CONFORMANT under profile daz (declared)' --variant onnx-div-7 --dtype f64
+    # OpenVINO leaves x / 0 undefined: DAZ's x / subnormal is still IEEE's inf
+    certify hw_daz 0 'CONFORMANT under profile daz (declared)' --variant openvino-divide-1 --dtype f32
+    certify hw_ftz 0 'CONFORMANT under profile ftz (declared)' --variant onnx-div-13 --dtype f32
+    certify hw_ftz 0 'CONFORMANT under profile ftz (declared)' --variant onnx-div-7 --dtype f64
+    # f16 and bf16 round in integer code: the declaration is never exercised
+    certify hw_ftz 0 'declares flush-to-zero but delivered all' --variant onnx-div-13 --dtype bf16
+    certify ftz_wrong_normal 1 '^    wrong-value ' --variant onnx-div-13 --dtype f32
+fi
+certify arm_ftz 0 'CONFORMANT under profile ftz (declared)' --variant onnx-div-13 --dtype f32
+certify arm_ftz 0 'CONFORMANT under profile ftz (declared)' --variant sonnx-div --dtype f64
+# Issue 18.1: a bf16 kernel that truncates (3 / 0x007f: 0x7f41, not 0x7f42)
+# gives wrong values; reading the subnormal divisor as zero explains none.
+certify bf16_truncates 1 '^    wrong-value ' --variant openvino-divide-1 --dtype bf16 --profile daz
+if grep -q '^    subnormal-input-as-zero ' "$tmp/bf16_truncates.out"; then
+    bad "bf16_truncates: truncated quotients reported as subnormal-input-as-zero"
+    sed -n 1,12p "$tmp/bf16_truncates.out" >&2
+else ok; fi
+# An odd number of 4-bit elements: the padding nibble of C's last byte is
+# not the kernel's to write (include/divergence/iut.h).
+certify writes_padding 1 '^    padding-written ' --variant sonnx-div --dtype i4
+certify writes_padding 1 '^    padding-written ' --variant openvino-divide-1 --dtype u4
+
 # Certificates name the class, and the run is in the database.
 certify crash_int_min 1 'CRASHED' --variant onnx-div-7 --dtype i64
 

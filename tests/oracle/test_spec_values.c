@@ -260,7 +260,7 @@ int main(void)
     {
         oracle_rules f32 = rules(DVG_VARIANT_ONNX_DIV_7, DVG_DTYPE_F32, NULL, NULL);
         uint64_t ulps;
-        oracle_elem e;
+        oracle_elem e, e2;
         CHECK(oracle_ulp_distance(DVG_DTYPE_F32, 0x3f800000, 0x3f800001) == 1);
         CHECK(oracle_ulp_distance(DVG_DTYPE_F32, 0x80000001, 0x00000001) == 2);
         CHECK(oracle_ulp_distance(DVG_DTYPE_F32, 0x80000000, 0x00000000) == 0);
@@ -282,6 +282,55 @@ int main(void)
         CHECK(oracle_classify(&f32, 0x3f800000, 0x00400000, &e, 0x7f800000, NULL) == ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO);
         oracle_expect(&f32, 0x80000000, 0x3f800000, &e); /* -0 / 1 */
         CHECK(oracle_classify(&f32, 0x80000000, 0x3f800000, &e, 0, NULL) == ORACLE_CLASS_WRONG_SIGN_ZERO);
+        /* Flush-to-zero: a zero of the quotient's sign wherever the exact
+         * quotient is tiny, before rounding (x86) or after (Arm), and nowhere
+         * else. 0x00ffffff / 2 rounds to the smallest normal but is tiny. */
+        uint64_t z;
+        oracle_expect(&f32, 0x00ffffff, 0x40000000, &e);
+        CHECK(e.kind == ORACLE_EXACT && e.bits == 0x00800000);
+        CHECK(oracle_ftz_zero(&f32, 0x00ffffff, 0x40000000, &z) == 1 && z == 0);
+        CHECK(oracle_classify(&f32, 0x00ffffff, 0x40000000, &e, 0, NULL) == ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT);
+        CHECK(oracle_classify(&f32, 0x00ffffff, 0x40000000, &e, 0x80000000, &ulps) == ORACLE_CLASS_WRONG_VALUE);
+        oracle_expect(&f32, 0x80ffffff, 0x40000000, &e); /* the sign of the quotient */
+        CHECK(oracle_ftz_zero(&f32, 0x80ffffff, 0x40000000, &z) == 1 && z == 0x80000000);
+        CHECK(oracle_classify(&f32, 0x80ffffff, 0x40000000, &e, 0x80000000, NULL) == ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT);
+        /* 0x01000000 / 2 is exactly the smallest normal: not tiny */
+        CHECK(oracle_ftz_zero(&f32, 0x01000000, 0x40000000, &z) == 0);
+        oracle_expect(&f32, 0x01000000, 0x40000000, &e);
+        CHECK(oracle_classify(&f32, 0x01000000, 0x40000000, &e, 0, &ulps) == ORACLE_CLASS_WRONG_VALUE);
+        /* Just below and just above 2^-126, exactly (checked with fractions). */
+        CHECK(oracle_ftz_zero(&f32, 0x00ffffff, 0x40000001, &z) == 1);
+        CHECK(oracle_ftz_zero(&f32, 0x00800000, 0x3f7fffff, &z) == 0); /* above 2^-126 */
+        CHECK(oracle_ftz_zero(&f32, 0x00800000, 0x3f800001, &z) == 1); /* below it */
+        CHECK(oracle_ftz_zero(&f32, 0x3f800000, 0x7f800000, &z) == 0); /* 1 / inf = 0: exact */
+        CHECK(oracle_ftz_zero(&f32, 0, 0x3f800000, &z) == 0);
+        oracle_rules f64 = rules(DVG_VARIANT_ONNX_DIV_7, DVG_DTYPE_F64, NULL, NULL);
+        CHECK(oracle_ftz_zero(&f64, UINT64_C(0x001fffffffffffff), UINT64_C(0x4000000000000000), &z) == 1);
+        CHECK(oracle_ftz_zero(&f64, UINT64_C(0x0020000000000000), UINT64_C(0x4000000000000000), &z) == 0);
+        CHECK(oracle_ftz_zero(&f64, 1, UINT64_C(0x7fefffffffffffff), &z) == 1);
+        /* Denormals-are-zero: the answer for the operands read as zero. */
+        oracle_expect(&f32, 0, 0x00000001, &e); /* 0 / subnormal = 0; DAZ: 0 / 0 = NaN */
+        CHECK(oracle_daz_expect(&f32, 0, 0x00000001, &e2) == 1 && e2.kind == ORACLE_ANY_NAN);
+        CHECK(oracle_classify(&f32, 0, 0x00000001, &e, 0xffc00000, NULL) == ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO);
+        oracle_expect(&f32, 0x00000001, 0x3f800000, &e); /* subnormal / 1; DAZ: 0 */
+        CHECK(oracle_modes_explaining(&f32, 0x00000001, 0x3f800000, 0) == (ORACLE_MODE_FTZ | ORACLE_MODE_DAZ));
+        CHECK(oracle_classify_preferring(&f32, ORACLE_MODE_DAZ, 0x00000001, 0x3f800000, &e, 0, NULL) ==
+              ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO);
+        CHECK(oracle_classify_preferring(&f32, ORACLE_MODE_FTZ, 0x00000001, 0x3f800000, &e, 0, NULL) ==
+              ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT);
+        CHECK(oracle_daz_expect(&f32, 0x3f800000, 0x40000000, &e2) == 0);
+        /* OpenVINO leaves x / 0 undefined: DAZ explains IEEE's inf only, not
+         * any value (issue 18.1: bf16 3 / 0x007f truncated to 0x7f41). */
+        oracle_rules ovb = rules(DVG_VARIANT_OPENVINO_DIVIDE_1, DVG_DTYPE_BF16, NULL, NULL);
+        oracle_expect(&ovb, 0x4040, 0x007f, &e);
+        CHECK(e.kind == ORACLE_EXACT && e.bits == 0x7f42);
+        CHECK(oracle_daz_expect(&ovb, 0x4040, 0x007f, &e2) == 1 && e2.kind == ORACLE_EXACT &&
+              e2.bits == 0x7f80);
+        CHECK(oracle_classify(&ovb, 0x4040, 0x007f, &e, 0x7f41, &ulps) == ORACLE_CLASS_WRONG_VALUE && ulps == 1);
+        CHECK(oracle_classify(&ovb, 0x4040, 0x007f, &e, 0x7f80, NULL) == ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO);
+        oracle_expect(&ovb, 0, 0x0001, &e); /* DAZ: 0 / 0, IEEE's NaN */
+        CHECK(oracle_classify(&ovb, 0, 0x0001, &e, 0x7fc0, NULL) == ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO);
+        CHECK(oracle_classify(&ovb, 0, 0x0001, &e, 0x3f80, NULL) == ORACLE_CLASS_WRONG_VALUE);
         oracle_rules i32 = rules(DVG_VARIANT_ONNX_DIV_7, DVG_DTYPE_I32, NULL, NULL);
         oracle_expect(&i32, (uint32_t)-7, 2, &e);
         CHECK(oracle_classify(&i32, (uint32_t)-7, 2, &e, (uint32_t)-4, &ulps) == ORACLE_CLASS_FLOOR_VS_TRUNC);

@@ -12,8 +12,9 @@
  * computed by the kernel and judged twice: by sweep_judge_batch and by
  * verdict_case over the whole batch with oracle_expect_tensor. Every field
  * of the two tallies and the elements per signature (class, operand
- * classes) must be equal, under the exact, ftz and ulp:1 profiles, with
- * and without declared deviations, and with simulated unwritten and
+ * classes) must be equal, under the exact, ftz, daz, ftz+daz and ulp:1
+ * profiles (the kernels include the zoo's x86 MXCSR.DAZ and MXCSR.FZ ones
+ * and an Arm-style flush), with and without declared deviations, and with simulated unwritten and
  * nondeterministic elements from a second run.
  *
  * Usage: test_sweep_judge PATH/reference.so MUTANT_DIR
@@ -288,10 +289,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_sweep_judge REFERENCE.so MUTANT_DIR\n");
         return 2;
     }
-    static const char *const names[] = {"reference",        "flush_subnormals", "trunc_not_floor",
-                                        "floor_not_trunc",  "nan_to_num",       "wrong_inf_sign",
-                                        "recip_mul",        "int_via_double"};
-    plugin plugins[8];
+    static const char *const names[] = {"reference",       "flush_subnormals", "trunc_not_floor",
+                                        "floor_not_trunc", "nan_to_num",       "wrong_inf_sign",
+                                        "recip_mul",       "int_via_double",   "hw_daz",
+                                        "hw_ftz",          "arm_ftz",          "bf16_truncates"};
+    plugin plugins[12];
     uint32_t n_plugins = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[1024];
@@ -309,11 +311,13 @@ int main(int argc, char **argv)
     }
     oracle_fastpath_selfcheck();
     judge = sweep_judge_new(UINT64_C(1) << 18);
-    verdict_profile profiles[3];
+    verdict_profile profiles[5];
     char err[128];
     verdict_profile_parse("exact", &profiles[0], err, sizeof err);
     verdict_profile_parse("ftz", &profiles[1], err, sizeof err);
     verdict_profile_parse("ulp:1", &profiles[2], err, sizeof err);
+    verdict_profile_parse("daz", &profiles[3], err, sizeof err);
+    verdict_profile_parse("ftz+daz", &profiles[4], err, sizeof err);
     static const uint32_t dtypes[] = {DVG_DTYPE_I8,  DVG_DTYPE_U8,  DVG_DTYPE_I4, DVG_DTYPE_U4,
                                       DVG_DTYPE_I16, DVG_DTYPE_U16, DVG_DTYPE_F16,
                                       DVG_DTYPE_BF16, DVG_DTYPE_F32, DVG_DTYPE_F64};
@@ -345,6 +349,8 @@ int main(int argc, char **argv)
                     at.int_rounding = DVG_ROUND_TRUNC;
                 }
                 for (uint32_t pi = 0; pi < n_plugins; pi++) {
+                    if (pi >= 8 && d->kind != DVG_KIND_FLOAT)
+                        continue; /* the mode mutants are the reference for integers */
                     /* rows: every one (8 and 4 bits), a sample otherwise */
                     uint32_t k = d->bits <= 8 ? (1u << d->bits) : 4;
                     uint32_t rounds = d->bits == 16 ? 4 : 3;
@@ -357,10 +363,11 @@ int main(int argc, char **argv)
                             fixed[2] = 1;
                             fixed[3] = 0xFFFF;
                         }
-                        int prof = (int)(round % 3);
-                        uint64_t declared = round == 1 ? DVG_DEV_FLUSH_SUBNORMAL_OUTPUT |
-                                                             DVG_DEV_INT_DIV_ZERO_VALUE
-                                                       : 0;
+                        int prof = (int)((round + pi) % 5);
+                        uint64_t declared = round == 1   ? DVG_DEV_FLUSH_SUBNORMAL_OUTPUT |
+                                                               DVG_DEV_INT_DIV_ZERO_VALUE
+                                            : round == 3 ? DVG_DEV_SUBNORMAL_INPUT_ZERO
+                                                         : 0;
                         one_batch(&plugins[pi], v->id, &at, dtype, fixed, k, cols, n,
                                   &profiles[prof], declared, round == 2, flat);
                     }
