@@ -5,6 +5,7 @@
  * seed, limits, profile and sandbox flags, and the resume key a run
  * records.
  */
+#include "harness/cases/shapes.h"
 #include "harness/cli/cli.h"
 
 #include <errno.h>
@@ -111,7 +112,9 @@ int cli_parse_shared(const char *cmd, const cli_shared *s, const char *flag, con
         rc = verdict_profile_parse(val, s->profile, why, sizeof why);
         if (rc)
             fprintf(stderr, "divergence %s: %s\n", cmd, why);
-    } else if (s->sandbox && !strcmp(flag, "--sandbox"))
+    } else if (s->shape_tier && !strcmp(flag, "--shape-tier"))
+        rc = parse_u32(cmd, flag, val, 0, SHAPES_MAX_TIER, s->shape_tier);
+    else if (s->sandbox && !strcmp(flag, "--sandbox"))
         rc = parse_sandbox(cmd, val, s->sandbox);
     else if (s->env && s->n_env && !strcmp(flag, "--env"))
         rc = parse_env(cmd, val, s->env, s->n_env);

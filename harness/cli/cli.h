@@ -8,6 +8,7 @@
  *   --timeout MS        1 .. 3600000 milliseconds per plugin call
  *   --memory-limit MIB  0 .. 2^30 MiB the plugin's worker may add (0: none)
  *   --cpu-limit S       0 .. 86400 CPU seconds per plugin call (0: none)
+ *   --shape-tier K      0 .. 24: shape-path cases up to 2^K + 1 elements
  *   --profile P         exact, ftz, daz, ftz+daz or ulp:N (verdict_profile_parse)
  *   --sandbox MODE      auto, strict or off (WORKER_SANDBOX_*)
  *   --env K=V           a variable for the plugin, K not empty (at most
@@ -44,6 +45,7 @@ typedef struct cli_shared {
     uint32_t *cpu_limit_s;               /* --cpu-limit S */
     verdict_profile *profile;            /* --profile P */
     int32_t *sandbox;                    /* --sandbox MODE (WORKER_SANDBOX_*) */
+    uint32_t *shape_tier;                /* --shape-tier K, 0 .. SHAPES_MAX_TIER */
     const char **env;                    /* --env K=V: appended to env[*n_env], */
     uint32_t *n_env;                     /* CLI_MAX_ENV at most (both or neither) */
 } cli_shared;

@@ -46,7 +46,7 @@ static int usage(FILE *to)
 static const char *const with_value[] = {
     "--plugin", "--db", "--cases", "--config", "--variant", "--dtype", "--profile", "--seed",
     "--random", "--max-elements", "--shard", "--timeout", "--memory-limit", "--cpu-limit",
-    "--sandbox", "--env", NULL};
+    "--sandbox", "--env", "--shape-tier", NULL};
 
 int cmd_certify(int argc, char **argv)
 {
@@ -57,6 +57,7 @@ int cmd_certify(int argc, char **argv)
                                .shard_count = &o.shard_count, .timeout_ms = &o.timeout_ms,
                                .memory_limit = &o.memory_limit, .cpu_limit_s = &o.cpu_limit_s,
                                .profile = &o.profile, .sandbox = &o.sandbox, .env = env,
+                               .shape_tier = &o.shape_tier,
                                .n_env = &o.n_env};
     o.env = env;
     for (int i = 1; i < argc; i++) {
@@ -122,16 +123,12 @@ int cmd_certify(int argc, char **argv)
             if (cli_parse_u64("certify", a, val, 1, 1u << 24, &n))
                 return 2;
             o.max_elements = (uint32_t)n;
-        } else if (!strcmp(a, "--shape-tier")) {
-            if (cli_parse_u64("certify", a, val, 0, SHAPES_MAX_TIER, &n))
-                return 2;
-            o.shape_paths = n > 0;
-            o.shape_tier = (uint32_t)n;
         } else {
             fprintf(stderr, "divergence certify: unknown option '%s'\n", a);
             return usage(stderr);
         }
     }
+    o.shape_paths = o.shape_tier > 0;
     if (!o.plugin_path) {
         fprintf(stderr, "divergence certify: --plugin PATH is required\n");
         return usage(stderr);

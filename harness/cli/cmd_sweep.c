@@ -4,7 +4,8 @@
  *                  [--variant V] [--attr k=v ...] [--jobs J] [--shard I/N]
  *                  [--db FILE] [--resume] [--profile P] [--random N] [--seed N]
  *                  [--timeout MS] [--config TEXT] [--max-failures N]
- *                  [--batch-pairs N] [--nondet-every N] [--pin] [--no-progress]
+ *                  [--batch-pairs N] [--nondet-every N] [--shape-tier K] [--pin]
+ *                  [--no-progress]
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@ static int usage(FILE *to)
             "         [--variant V] [--attr k=v ...] [--jobs J] [--shard I/N] [--db FILE]\n"
             "         [--resume] [--profile exact|ftz|daz|ftz+daz|ulp:N] [--random N] [--seed N]\n"
             "         [--timeout MS] [--config TEXT] [--max-failures N] [--batch-pairs N]\n"
-            "         [--nondet-every N] [--pin] [--no-progress]\n"
+            "         [--nondet-every N] [--shape-tier K] [--pin] [--no-progress]\n"
             "         [--sandbox auto|strict|off] [--env K=V ...]\n"
             "Every operand pair of the dtype (f32, f64: every pair of the edge table plus\n"
             "--random N seeded random pairs, default 16777216), in large batches through\n"
@@ -32,6 +33,8 @@ static int usage(FILE *to)
             "--variant: default the plugin's first claim with the dtype. --shard I/N: the\n"
             "chunks c with c %% N == I. --resume: continue the newest unfinished sweep with\n"
             "the same settings and plugin build (a killed sweep), or start one.\n"
+            "--shape-tier K: after the pairs, the shape-path cases of the claim up to 2^K + 1\n"
+            "elements (default 12; 0: none), docs/shapes.md\n"
             "exit: 0 every pair conforms, 1 not (or the sweep stopped), 2 usage or\n"
             "environment error\n");
     return 2;
@@ -41,7 +44,7 @@ static int usage(FILE *to)
 static const char *const with_value[] = {
     "--plugin", "--db", "--config", "--dtype", "--variant", "--attr", "--profile", "--jobs",
     "--random", "--seed", "--timeout", "--max-failures", "--batch-pairs", "--nondet-every",
-    "--shard", "--sandbox", "--env", NULL};
+    "--shard", "--sandbox", "--env", "--shape-tier", NULL};
 
 int cmd_sweep(int argc, char **argv)
 {
@@ -51,6 +54,7 @@ int cmd_sweep(int argc, char **argv)
     const cli_shared shared = {.seed = &o.seed, .shard_index = &o.shard_index,
                                .shard_count = &o.shard_count, .timeout_ms = &o.timeout_ms,
                                .profile = &o.profile, .sandbox = &o.sandbox, .env = env,
+                               .shape_tier = &o.shape_tier,
                                .n_env = &o.n_env};
     o.env = env;
     const char *variant_name = NULL;

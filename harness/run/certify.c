@@ -38,7 +38,6 @@
 #define CERTIFY_SHAPE_STOP 16u
 
 /* Cases larger than this are stored as a 1-element (or narrowed) case. */
-#define FULL_CASE_BYTES (64u << 10)
 
 void certify_options_default(certify_options *o)
 {
@@ -271,23 +270,6 @@ static int wanted(const uint32_t *list, uint32_t n, uint32_t v)
     return 0;
 }
 
-/* The case a finding is stored with: the case itself when small, else the
- * single element (1-D) or the narrowed crash. *owned tells the caller to
- * free it. */
-static const divcase *reproducer_case(certify *cf, const divcase *c, const verdict_example *ex,
-                                      divcase *tmp, int *owned)
-{
-    *owned = 0;
-    if (c->a_bytes + c->b_bytes <= FULL_CASE_BYTES || !cf->trial.valid)
-        return c;
-    if (ex->index != UINT64_MAX &&
-        !narrow_subcase(c, cf->current_plan, &c->attrs, ex->index, 1, tmp)) {
-        snprintf(tmp->id, sizeof tmp->id, "%.60s[%" PRIu64 "]", c->id, ex->index);
-        *owned = 1;
-        return tmp;
-    }
-    return c;
-}
 
 static int sink(void *ctx, const divcase *c, const verdict_example *ex)
 {
@@ -301,7 +283,7 @@ static int sink(void *ctx, const divcase *c, const verdict_example *ex)
     }
     divcase tmp;
     int owned;
-    const divcase *rc = reproducer_case(cf, c, ex, &tmp, &owned);
+    const divcase *rc = trial_reproducer_case(&cf->trial, c, ex, &tmp, &owned);
     store_finding f = {
         .implementation = cf->info->name,
         .cls = ex->cls,

@@ -34,6 +34,7 @@ void sweep_options_default(sweep_options *o)
     o->max_failures = 8;
     o->batch_pairs = DEFAULT_BATCH_PAIRS;
     o->nondet_every = 64;
+    o->shape_tier = SWEEP_PATHS_TIER;
     o->pin = 0;
     o->progress = isatty(2);
 }
@@ -174,6 +175,12 @@ static int resume_chunk(void *ctx, uint64_t chunk, uint64_t pairs, uint64_t unju
 {
     shared *sh = ((resume_ctx *)ctx)->sh;
     counts c;
+    if (chunk == sh->sp.n_chunks && sweep_chunk_in_shard(sh->o, chunk) && pairs == 0 &&
+        !sweep_counts_parse(tally, &c) && c.unjudged == unjudged) {
+        sh->paths_done = 1; /* the shape paths (sweep_paths.c) */
+        sh->paths = c;
+        return 0;
+    }
     if (chunk >= sh->sp.n_chunks || !sweep_chunk_in_shard(sh->o, chunk) || pairs != sweep_chunk_pairs(&sh->sp, chunk) ||
         sweep_counts_parse(tally, &c) || c.unjudged != unjudged)
         return -1;
@@ -210,6 +217,20 @@ static void print_summary(shared *sh, double secs, uint32_t jobs, const char *ve
             fprintf(out, ", max %" PRIu64 " ulp", t->max_ulps);
         fprintf(out, ", in %" PRIu64 " batches\n", c->batches[k]);
     }
+    if (sh->paths_done) {
+        const verdict_tally *pt = &sh->paths.t;
+        char pv[96];
+        fprintf(out, "  shape paths (harness/cases/shapes.h, up to 2^%u + 1 elements): %" PRIu64
+                     " cases, %" PRIu64 " elements%s: %s\n",
+                sh->o->shape_tier, pt->cases, pt->elements,
+                sh->paths_walked ? "" : " (by the run before --resume)",
+                verdict_certificate(pt, &sh->o->profile, sh->declared, 0, pv, sizeof pv));
+        for (int k = 1; k < ORACLE_CLASS_COUNT; k++)
+            if (pt->counts[k] || pt->accepted[k])
+                fprintf(out, "    %-26s %12" PRIu64 " elements%s, in %" PRIu64 " cases\n",
+                        oracle_class_name((uint32_t)k), pt->counts[k] + pt->accepted[k],
+                        pt->accepted[k] ? " (accepted)" : "", sh->paths.batches[k]);
+    }
     if (t->any_inf_positive + t->any_inf_negative)
         fprintf(out, "    note: x/0 'inf' without a sign: %" PRIu64 " times +inf, %" PRIu64
                      " times -inf\n", t->any_inf_positive, t->any_inf_negative);
@@ -221,7 +242,7 @@ static void print_summary(shared *sh, double secs, uint32_t jobs, const char *ve
         !t->accepted[ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT])
         fprintf(out, "    note: declares flush-to-zero but delivered all %" PRIu64
                      " subnormal results\n", t->subnormal_results);
-    if (verdict_tally_failed(t) || c->unjudged) {
+    if (verdict_tally_failed(t) || verdict_tally_failed(&sh->paths.t) || c->unjudged) {
         const char *db = sh->o->db_path ? sh->o->db_path : STORE_DEFAULT_PATH;
         fprintf(out, "  per operand class: sqlite3 %s \"SELECT class, operand_class, elements "
                      "FROM operand_counts WHERE run_id = %" PRId64 "\"\n", db, sh->run_id);
@@ -321,13 +342,13 @@ static int open_run(shared *sh, int *resumed, FILE *err)
     snprintf(sh->plan, sizeof sh->plan,
              "sweep/1 plugin=%s sha256=%s variant=%s dtype=%s attrs=[%s] layout=%s space=%s "
              "n=%u k=%u rows_per_chunk=%" PRIu64 " chunks=%" PRIu64 " random=%" PRIu64
-             " seed=%" PRIu64 " shard=%u/%u profile=%s nondet_every=%u config=[%.200s]",
+             " seed=%" PRIu64 " shard=%u/%u profile=%s nondet_every=%u paths=%u config=[%.200s]",
              sh->info->name, sh->session.sha256, oracle_variant_get(sh->variant)->name,
              oracle_dtype_tag(o->dtype), sh->attrs_text, sweep_layout_names[sh->sp.layout],
              sh->sp.structured ? "structured" : "exhaustive", sh->sp.n, sh->sp.k,
              sh->sp.rows_per_chunk, sh->sp.n_chunks, sh->sp.random_pairs,
              sh->sp.structured ? o->seed : 0, o->shard_count > 1 ? o->shard_index : 0,
-             o->shard_count > 1 ? o->shard_count : 1, o->profile.name, o->nondet_every,
+             o->shard_count > 1 ? o->shard_count : 1, o->profile.name, o->nondet_every, o->shape_tier,
              o->config ? o->config : "");
     if (o->resume) {
         int64_t sid, rid;
@@ -370,6 +391,8 @@ static int open_run(shared *sh, int *resumed, FILE *err)
     for (uint64_t c = sh->sp.product_chunks; c < sh->sp.n_chunks; c++)
         if (sweep_chunk_in_shard(o, c))
             si.random_pairs += sweep_chunk_pairs(&sh->sp, c);
+    if (o->shape_tier && sweep_chunk_in_shard(o, sh->sp.n_chunks))
+        si.chunks++; /* the shape paths */
     if (store_sweep_begin(sh->db, sh->run_id, &si, &sh->sweep_id)) {
         fprintf(err, "divergence sweep: %s\n", store_errmsg(sh->db));
         return -1;
@@ -548,15 +571,24 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
     double secs = run_jobs(&sh, jobs, n_jobs, err);
     if (sh.failed)
         goto done;
-    /* the verdict: every chunk of the shard done, or stopped */
+    double paths_secs = 0;
+    if (!sh.stopped && sweep_walk_paths(&sh, jobs[0].w, &paths_secs))
+        goto done;
+    secs += paths_secs;
+    /* the verdict: every chunk of the shard done, or stopped; the pairs'
+     * counts and the shape paths' together */
     char vbuf[96];
-    const char *verdict = verdict_certificate(&sh.total.t, &o->profile, sh.declared,
-                                              sh.total.unjudged != 0, vbuf, sizeof vbuf);
+    counts all = sh.total;
+    sweep_counts_add(&all, &sh.paths);
+    const char *verdict = verdict_certificate(&all.t, &o->profile, sh.declared,
+                                              all.unjudged != 0, vbuf, sizeof vbuf);
     if (sh.stopped) {
         if (record_stop(&sh, err))
             goto done;
-        verdict = verdict_certificate(&sh.total.t, &o->profile, sh.declared,
-                                      sh.total.unjudged != 0, vbuf, sizeof vbuf);
+        all = sh.total;
+        sweep_counts_add(&all, &sh.paths);
+        verdict = verdict_certificate(&all.t, &o->profile, sh.declared, all.unjudged != 0, vbuf,
+                                      sizeof vbuf);
         fprintf(out, "  stopped: %s (%" PRIu64 " failing batches, %" PRIu64 " hangs)\n",
                 sh.stop_reason ? sh.stop_reason : "", sh.total.failures, sh.total.hangs);
     }

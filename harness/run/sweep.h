@@ -65,6 +65,10 @@
 
 #define SWEEP_MAX_ATTRS 8
 
+/* The default largest size tier of a sweep's shape paths: 2^12 + 1
+ * elements (the sweep's own batches are the large cases). */
+#define SWEEP_PATHS_TIER 12u
+
 typedef struct sweep_options {
     const char *plugin_path;    /* required */
     const char *config;         /* open() config; NULL: "" */
@@ -85,6 +89,8 @@ typedef struct sweep_options {
     uint32_t max_failures;      /* batches that crash, hang, ... before the sweep stops */
     uint32_t batch_pairs;       /* target pairs per batch; 0: 2^19 */
     uint32_t nondet_every;      /* batches 0, N, 2N, ... of a chunk run twice; 0: never */
+    uint32_t shape_tier;        /* the shape paths after the pairs, up to 2^K + 1
+                                   elements (sweep_paths.c); 0: none */
     int pin;                    /* 1: each job and its worker on one CPU (jobs <= CPUs);
                                    measured slower here, so off by default */
     uint32_t stop_after_chunks; /* tests: stop (as if killed) after this many chunks; 0: no */

@@ -166,6 +166,10 @@ struct shared {
     int narrowed;                /* a crash was narrowed already */
     const char *stop_reason;
     uint64_t new_signatures;     /* guarded by store_lock */
+    /* the shape paths (sweep_paths.c), after the jobs */
+    int paths_done;              /* recorded, now or by an earlier session */
+    int paths_walked;            /* walked by this session */
+    counts paths;                /* what this session's walk counted */
 };
 
 
@@ -195,5 +199,11 @@ void sweep_job_free(job *jb);
 /* A job's thread: takes the next chunk of the shard not done until none
  * is left, the sweep stopped or failed. arg: the job. */
 void *sweep_job_main(void *arg);
+
+/* Judges the shape-path cases of the sweep's (variant, dtype) in worker w
+ * and records them as chunk sp.n_chunks, unless an earlier session did or
+ * that chunk is another shard's. *secs: the time it took. 0, or -1 with the
+ * reason on sh->err (sweep_paths.c). */
+int sweep_walk_paths(shared *sh, worker *w, double *secs);
 
 #endif /* HARNESS_SWEEP_INTERNAL_H */

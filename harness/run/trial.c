@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "harness/base/alloc.h"
+#include "harness/worker/narrow.h"
 #include "harness/cases/gen.h"
 #include "oracle/dtype.h"
 
@@ -196,4 +197,18 @@ const char *trial_report_sandbox(const char *cmd, uint32_t layers, FILE *out, FI
                      "process's rights (files, network, terminal, the database); its results "
                      "are not evidence\n", cmd);
     return buf;
+}
+
+const divcase *trial_reproducer_case(const trial *t, const divcase *c, const verdict_example *ex,
+                                     divcase *tmp, int *owned)
+{
+    *owned = 0;
+    if (c->a_bytes + c->b_bytes <= TRIAL_FULL_CASE_BYTES || !t->valid)
+        return c;
+    if (ex->index != UINT64_MAX && !narrow_subcase(c, &t->plan, &c->attrs, ex->index, 1, tmp)) {
+        snprintf(tmp->id, sizeof tmp->id, "%.60s[%" PRIu64 "]", c->id, ex->index);
+        *owned = 1;
+        return tmp;
+    }
+    return c;
 }

@@ -70,4 +70,16 @@ void trial_sandbox_options(worker_options *wo, int32_t sandbox, const char *cons
 const char *trial_report_sandbox(const char *cmd, uint32_t layers, FILE *out, FILE *err,
                                  char *buf, size_t cap);
 
+/* Operand bytes up to which a finding keeps its whole case. */
+#define TRIAL_FULL_CASE_BYTES (64u << 10)
+
+/*
+ * The case a finding of t's last case c (judged by trial_run) is stored
+ * with: c itself when small or invalid, else the single element of the
+ * example (1-D, narrow_subcase) in *tmp, with *owned set: the caller frees
+ * it (divcase_free). Never NULL.
+ */
+const divcase *trial_reproducer_case(const trial *t, const divcase *c, const verdict_example *ex,
+                                     divcase *tmp, int *owned);
+
 #endif /* HARNESS_TRIAL_H */

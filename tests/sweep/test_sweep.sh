@@ -82,6 +82,15 @@ has input input-mutated
 sweep hang 1 --plugin "$M/mutant_hang.so" --dtype i4 --timeout 300
 has hang "stopped: a batch hung"
 
+# The shape paths after the pairs (sweep_paths.c): remainder_17 is right on
+# every i8 pair of the sweep's layout and wrong on a 17-wide tail of rank 3.
+sweep paths 1 --plugin "$M/mutant_remainder_17.so" --dtype i8
+has paths "shape paths (harness/cases/shapes.h, up to 2^12 + 1 elements): [0-9]* cases, [0-9]* elements: NONCONFORMANT"
+n=$(q "$tmp/paths.db" "SELECT count(*) FROM reproducers WHERE note LIKE 'sweep shape path: inner 17%'")
+if [ "${n:-0}" -ge 1 ]; then ok; else bad "paths: no reproducer naming its path 'inner 17'"; fi
+sweep nopaths 0 --plugin "$M/mutant_remainder_17.so" --dtype i8 --shape-tier 0
+if grep -q "shape paths" "$tmp/nopaths.out"; then bad "nopaths: --shape-tier 0 walked them"; else ok; fi
+
 # 3. Deduplicated and small: a kernel that flushes every subnormal.
 n=$(q "$tmp/flush.db" "SELECT sum(elements) FROM operand_counts WHERE class = 'flushed-subnormal-output'")
 c=$(q "$tmp/flush.db" "SELECT elements FROM counts WHERE class = 'flushed-subnormal-output'")
