@@ -4,7 +4,8 @@
 # that are no plugin at all, libraries that do not load. `divergence
 # certify`, `fuzz` and `plugins` must each give exactly one line on stderr
 # naming the file and what is wrong with it, nothing on stdout, exit 2,
-# and create no database.
+# and create no database. (A 10 s load timeout: none of them hangs, and a
+# loaded machine must not turn a slow load into "hang in load".)
 # Usage: test_malformed_plugins.sh DIVERGENCE HOSTILE_PLUGIN_DIR
 set -u
 D=$1 P=$2
@@ -21,8 +22,8 @@ malformed() {
     for cmd in certify fuzz plugins; do
         rm -f "$tmp/x.db"
         case $cmd in
-        certify) "$D" certify --plugin "$path" --db "$tmp/x.db" --no-progress --timeout 1000 ;;
-        fuzz) "$D" fuzz --plugin "$path" --db "$tmp/x.db" --no-progress --timeout 1000 \
+        certify) "$D" certify --plugin "$path" --db "$tmp/x.db" --no-progress --timeout 10000 ;;
+        fuzz) "$D" fuzz --plugin "$path" --db "$tmp/x.db" --no-progress --timeout 10000 \
                   --seconds 0 --cases 10 --jobs 2 ;;
         plugins) "$D" plugins "$path" ;;
         esac >"$tmp/out" 2>"$tmp/err"
