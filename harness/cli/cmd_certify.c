@@ -32,7 +32,7 @@ static int usage(FILE *to)
             "shards of one seed, merged with 'divergence db merge', equal the unsharded run\n"
             "--memory-limit MIB: address space the plugin's worker may add (default 8192,\n"
             "0: none); --cpu-limit S: CPU seconds per plugin call (default 300, 0: none)\n"
-            "--sandbox: the plugin's isolation (README, \"The sandbox\"): auto (default) every\n"
+            "--sandbox: the plugin's isolation (docs/sandbox.md): auto (default) every\n"
             "layer the kernel allows, strict all of them or exit 2, off none (debugging);\n"
             "--env K=V: a variable for the plugin besides the allowlist (PATH, LANG, LC_*,\n"
             "TZ, LD_LIBRARY_PATH, OMP_*, MKL_*, DNNL_*, ...)\n"

@@ -272,7 +272,7 @@ typedef struct worker_options {
      * it when the environment has DIVERGENCE_NO_ZYGOTE set to anything but
      * "" or "0". */
     int32_t no_zygote;
-    /* The kernel's isolation of the child (README "The sandbox"):
+    /* The kernel's isolation of the child (docs/sandbox.md, "The sandbox"):
      * WORKER_SANDBOX_AUTO (0, the default) every layer the kernel allows,
      * WORKER_SANDBOX_STRICT every layer or a load error (WORKER_LOAD_SETUP)
      * naming the missing one, WORKER_SANDBOX_OFF none (debugging).

@@ -25,7 +25,7 @@
     X(WRITEFD) X(TRUNCARENA) X(SIGHANDLER) X(ALARM) X(SIGMASK) X(THREAD_SPIN)   \
     X(THREAD_CRASH) X(ROUND) X(FTZ) X(TRAPS) X(ATTACKPARENT) X(EXEC) X(CPU)     \
     X(SLEEP) X(SLOW)                                                             \
-    /* the sandbox (README.md, "The sandbox attacks"; test_sandbox.sh) */       \
+    /* the sandbox (docs/sandbox.md; test_sandbox.sh) */       \
     X(PROCMEM) X(TIOCSTI) X(DBATTACK) X(PGKILL) X(ESCAPE)                        \
     /* loading, open, output_shape */                                            \
     X(CTOR_EXIT) X(CTOR_ABORT) X(CTOR_HANG) X(SLEEPOPEN) X(CRASHOPEN)           \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The sandbox attacks of issue 13 (README.md, "The sandbox"), each a hostile
+# The sandbox attacks of issue 13 (docs/sandbox.md, "The sandbox"), each a hostile
 # plugin (hostile.h: procmem, tiocsti, dbattack, pgkill, escape), each
 # through certify, a short fuzz and a sweep of i8 (onnx-div-14):
 #   procmem   overwrite "NONCONFORMANT" in the harness through /proc/PID/mem
