@@ -56,7 +56,7 @@ accepted() {
     for spec in "$@"; do
         id=${spec%%:*} rest=${spec#*:}
         cls=${rest%%:*} case=${rest#*:}
-        "$D" replay --db "$db" "$id" >"$tmp/replay.out" 2>&1
+        "$D" replay --db "$db" "repro:$id" >"$tmp/replay.out" 2>&1
         rc=$?
         if [ $rc -eq 0 ] && grep -q "class $cls " "$tmp/replay.out" &&
             grep -q "^  case $case:" "$tmp/replay.out" && grep -q "now: conforms" "$tmp/replay.out"
