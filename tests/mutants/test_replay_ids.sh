@@ -19,11 +19,12 @@ db=$tmp/ids.db
 q() { sqlite3 "$db" "$1"; }
 
 # Many signatures first (nondeterministic: some 24, and many reproducers),
-# then a mutant with three classes.
+# then a mutant with two classes (wrong-value, subnormal-input-as-zero) in
+# each of two dtypes: four class lines.
 "$D" certify --plugin "$M/mutant_nondeterministic.so" --db "$db" --no-progress --seed 11 \
     --variant openvino-divide-1 --dtype f32 >"$tmp/nondet.out" 2>&1
 "$D" certify --plugin "$M/mutant_recip_mul.so" --db "$db" --no-progress --seed 11 \
-    --variant onnx-div-7 --dtype f32 >"$tmp/cert.out" 2>&1
+    --variant onnx-div-7 --dtype f32 --dtype f64 >"$tmp/cert.out" 2>&1
 if [ $? -eq 1 ]; then ok; else bad "certify recip_mul: $(cat "$tmp/cert.out")"; fi
 if grep -q "replay --db $db sig:N" "$tmp/cert.out"; then ok; else
     bad "the certificate's last line does not say how to replay sig:N: $(tail -1 "$tmp/cert.out")"; fi
