@@ -8,19 +8,21 @@
 #include <stdint.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Optional, as with libFuzzer: the target's one-time setup. */
+__attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #ifdef __AFL_COMPILER
 #include <unistd.h>
 
 __AFL_FUZZ_INIT();
 
-int main(void)
+int main(int argc, char **argv)
 {
-    /* One empty input first: the target's one-time setup (loading the
-     * plugin, the oracle's self-check) runs before the fork server starts,
-     * not once per forked child. */
-    static const uint8_t empty[1];
-    LLVMFuzzerTestOneInput(empty, 0);
+    /* The target's one-time setup (loading the plugin, the oracle's
+     * self-check) runs before the fork server starts, not once per forked
+     * child. */
+    if (LLVMFuzzerInitialize)
+        LLVMFuzzerInitialize(&argc, &argv);
     __AFL_INIT();
     unsigned char *buf = __AFL_FUZZ_TESTCASE_BUF;
     while (__AFL_LOOP(100000)) {

@@ -12,7 +12,8 @@
  * lines work. Each input is copied into a buffer of exactly its size, so
  * a sanitizer build sees reads past its end. Prints how many inputs ran;
  * exits 0, 2 when a path cannot be read; a finding traps (the process dies
- * on SIGILL/SIGABRT: non-zero for any caller).
+ * on SIGILL/SIGABRT: non-zero for any caller). The target's
+ * LLVMFuzzerInitialize, when it has one, runs first, as libFuzzer runs it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +24,9 @@
 #include <sys/stat.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Optional, as with libFuzzer: the target's one-time setup, called once
+ * before the first input. */
+__attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #define REPLAY_MAX_DEPTH 8
 
@@ -122,6 +126,8 @@ static int run_path(const char *path, int depth)
 int main(int argc, char **argv)
 {
     int paths = 0, rc = 0;
+    if (LLVMFuzzerInitialize)
+        LLVMFuzzerInitialize(&argc, &argv);
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] == '-')
             continue;

@@ -45,6 +45,7 @@
 #include "oracle/rules.h"
 #include "oracle/shape.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FUZZ_DIV_DEFAULT_MAX_ELEMENTS 256u
@@ -349,11 +350,29 @@ static void check_case(fuzz_div_state *st, divcase *c)
                         t.counts[k]);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The one-time setup, done on first use: LLVMFuzzerInitialize calls it
+ * before the engine starts (libFuzzer, AFL++'s drivers, driver_replay.c),
+ * so a missing plugin stops the run at once and AFL++'s fork server forks
+ * a process that has already loaded the plugin. */
+static fuzz_div_state *fuzz_div_state_get(void)
 {
     static fuzz_div_state *st;
     if (!st)
         st = fuzz_div_setup();
+    return st;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_div_state_get();
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_div_state *st = fuzz_div_state_get();
     divcase c;
     if (fuzz_decode(data, size, &st->lim, &c))
         return 0; /* out of memory: not the plugin's fault */

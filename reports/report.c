@@ -49,10 +49,16 @@ int report_latest_run(store *s, const char *name, int64_t *run_id, char *err, si
         " UNION ALL SELECT run_id FROM read_counts WHERE implementation = ?1"
         " UNION ALL SELECT g.run_id FROM read_signature_runs g JOIN read_signatures s"
         "  ON s.id = g.signature_id WHERE s.implementation = ?1)";
+    static const char *const any_sql = "SELECT max(id) FROM read_runs";
     store_param p = STORE_PARAM_TEXT(name);
     int64_t id = 0;
-    if (store_select(s, sql, &p, 1, on_max, &id)) {
+    if (name ? store_select(s, sql, &p, 1, on_max, &id)
+             : store_select(s, any_sql, NULL, 0, on_max, &id)) {
         snprintf(err, errlen, "%s", store_errmsg(s));
+        return -1;
+    }
+    if (!id && !name) {
+        snprintf(err, errlen, "%s: the database holds no run", store_path(s));
         return -1;
     }
     if (!id) {

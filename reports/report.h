@@ -37,8 +37,9 @@ int report_format_parse(const char *name, report_format *out);
 
 /*
  * The newest run (highest id) that loaded a build of plugin `name` or
- * holds certificates, counts or findings of it. 0 with *run_id, or -1
- * with the reason in err ("no run of plugin X" when there is none).
+ * holds certificates, counts or findings of it; with `name` NULL, the
+ * newest run of the database. 0 with *run_id, or -1 with the reason in
+ * err ("no run of plugin X" / "the database holds no run").
  */
 int report_latest_run(store *s, const char *name, int64_t *run_id, char *err, size_t errlen);
 

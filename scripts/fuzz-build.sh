@@ -15,7 +15,11 @@
 # (fuzz/coverage-ignore.txt).
 #
 # Usage: scripts/fuzz-build.sh [libfuzzer|asan|afl|all]   (default all)
-# Needs clang-14 (Debian 12's clang-14) and, for afl, Debian's afl++.
+# FUZZ_PLUGINS="reference mutant_skip_last ..." builds those plugins only
+# (scripts/test.sh: the ones the engines test runs).
+# Needs clang-14 and libfuzzer-14-dev and, for afl, afl++ (Debian 12's
+# packages; scripts/setup.sh installs them). F16C is detected with CPUID,
+# which clang-14 compiles (oracle/rowcheck.c, plugins/reference).
 set -eu
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -23,6 +27,10 @@ jobs=$(nproc)
 ignore="$(pwd)/fuzz/coverage-ignore.txt"
 
 plugins_and_mutants() {
+    if [ -n "${FUZZ_PLUGINS:-}" ]; then
+        echo "$FUZZ_PLUGINS"
+        return
+    fi
     echo reference
     sed -n '/^set(DVG_MUTANTS/,/)/p' tests/mutants/CMakeLists.txt |
         tr -s ' ()\n' '\n' | grep -v -e '^set$' -e '^DVG_MUTANTS$' -e '^$' | sed 's/^/mutant_/'

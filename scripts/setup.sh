@@ -10,8 +10,9 @@ cd "$(dirname "$0")/.."
 PACKAGES="build-essential cmake ninja-build pkg-config libsqlite3-dev sqlite3 libmpfr-dev libgmp-dev
   libseccomp-dev parallel chromium libxml2-utils python3"
 # clang-14: the second compiler every change must build warning-free with
-# (scripts/build-clang.sh) and the fuzzing engines' compiler.
-PACKAGES="$PACKAGES clang-14"
+# (scripts/build-clang.sh) and the fuzzing engines' compiler; libfuzzer-14-dev
+# and afl++: the engines (scripts/fuzz-build.sh, the `engines` tests).
+PACKAGES="$PACKAGES clang-14 libfuzzer-14-dev afl++"
 # The libraries plugins/ certifies (XNNPACK, oneDNN, Eigen, libtorch), and for
 # `divergence onnx-tests`: protobuf-c, ONNX's onnx.proto and its test data.
 PACKAGES="$PACKAGES libxnnpack-dev libpthreadpool-dev libdnnl-dev libeigen3-dev libtorch-dev

@@ -4,12 +4,16 @@
 # every warning an error (gcc in build/, clang in build-clang/: compiled,
 # not run), replays the fuzz corpora under ASan and UBSan and runs the
 # whole suite a second time under them (build-asan/,
-# scripts/test-sanitizers.sh), then runs ctest (its summary line is the
-# last thing printed).
+# scripts/test-sanitizers.sh), builds the fuzzing engines' binaries
+# (libFuzzer in build-fuzz/, AFL++ in build-afl/: the reference and the two
+# mutants the engines test runs), then runs ctest with the engines test
+# required (its summary line is the last thing printed).
 set -eu
 cd "$(dirname "$0")/.."
 CMAKE_ARGS="-DDVG_WERROR=ON ${CMAKE_ARGS:-}" sh scripts/setup.sh
 sh scripts/build-clang.sh
 sh scripts/fuzz-asan-replay.sh
 sh scripts/test-sanitizers.sh
-ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" ${CTEST_ARGS:-}
+FUZZ_PLUGINS="reference mutant_floor_not_trunc mutant_skip_last" sh scripts/fuzz-build.sh libfuzzer
+FUZZ_PLUGINS="reference mutant_floor_not_trunc mutant_skip_last" sh scripts/fuzz-build.sh afl
+DVG_REQUIRE_ENGINES=1 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" ${CTEST_ARGS:-}

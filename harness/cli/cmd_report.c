@@ -31,9 +31,9 @@ static int usage(FILE *to)
     fprintf(to,
             "usage: divergence report [--db FILE] [--run N | --plugin NAME --latest]\n"
             "         [--format html|junit|md|json] [-o PATH]\n"
-            "Writes the report of one run: --run N, or the newest run of --plugin NAME\n"
-            "(--latest; also the default when --run is not given). --plugin limits the\n"
-            "report to that implementation. Format html (default), JUnit XML, Markdown or\n"
+            "Writes the report of one run: --run N, or the newest run (--latest, the\n"
+            "default): of --plugin NAME when given, else of the database. --plugin limits\n"
+            "the report to that implementation. Format html (default), JUnit XML, Markdown or\n"
             "JSON; -o PATH (default: standard output) is replaced atomically; it must be a\n"
             "regular file or a new path (not a FIFO, symbolic link, device or directory).\n"
             "exit: 0 written, 2 usage or environment error\n");
@@ -207,10 +207,6 @@ int cmd_report(int argc, char **argv)
     if (run_id && latest) {
         fprintf(stderr, "divergence report: --run and --latest exclude each other\n");
         return 2;
-    }
-    if (!run_id && !plugin) {
-        fprintf(stderr, "divergence report: say which run: --run N or --plugin NAME --latest\n");
-        return usage(stderr);
     }
     /* Before anything is read: a PATH that may not be replaced is refused
      * at once (and checked again before the rename). */

@@ -78,7 +78,9 @@ input "'14' is a bare number: write sig:14 for signature 14 or repro:14" replay 
 input "reproducer id 'sig:0'" replay --db "$tmp/x.db" sig:0
 input "reproducer id 'repro:9223372036854775808'" replay --db "$tmp/x.db" repro:9223372036854775808
 input "SIGNATURE 'repro:3'" query --db "$tmp/x.db" history repro:3
-input "say which run" report --format md -o "$tmp/r.md"
+# Without --run, report takes the newest run of the database (issue 15):
+# --run with --latest is what is still refused.
+input "\-\-run and \-\-latest exclude each other" report --run 1 --latest --format md -o "$tmp/r.md"
 input "\-\-format 'pdf'" report --run 1 --format pdf -o "$tmp/r.pdf"
 input "\-\-run 'first'" report --run first --format md -o "$tmp/r.md"
 input 'usage: divergence query' query

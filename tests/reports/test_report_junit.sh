@@ -21,6 +21,13 @@ check "the fixed plugin holds" [ $? -eq 0 ]
 check "report run 1: $(cat err.txt)" [ $? -eq 0 ]
 "$D" report --db j.db --plugin fixcheck-div --latest --format junit -o r2.xml 2>err.txt
 check "report of fixcheck-div: $(cat err.txt)" [ $? -eq 0 ]
+# Neither --run nor --plugin: the newest run of the database (run 2), as
+# the usage line says.
+"$D" report --db j.db --format junit -o r3.xml 2>err.txt
+check "report without --run: $(cat err.txt)" [ $? -eq 0 ]
+"$D" report --db j.db --run 2 --format junit -o r4.xml 2>err.txt
+check "report run 2: $(cat err.txt)" [ $? -eq 0 ]
+check "report without --run is run 2's" cmp -s r3.xml r4.xml
 for f in r1.xml r2.xml; do
     xmllint --noout --schema "$S/junit.xsd" "$f" 2>xmllint.err
     check "$f valid against junit.xsd: $(cat xmllint.err)" [ $? -eq 0 ]

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: MIT
+# bash completion for divergence(1): its commands and each command's flags
+# (from the commands' usage texts), file names for paths, and the values of
+# the flags that take a word from a short list.
+_divergence()
+{
+    local cur prev cmd
+    COMPREPLY=()
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
+    local commands="certify plugins sweep fuzz import replay report query db explain oracle cases onnx-tests"
+    if [ "$COMP_CWORD" -eq 1 ]; then
+        COMPREPLY=($(compgen -W "$commands --help" -- "$cur"))
+        return
+    fi
+    cmd=${COMP_WORDS[1]}
+
+    case $prev in
+    --plugin)
+        case $cmd in
+        report|query) return ;;  # a plugin's name, not a path
+        esac
+        COMPREPLY=($(compgen -f -X '!*.so' -- "$cur") $(compgen -d -- "$cur"))
+        return ;;
+    --db|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --cases|--corpus|--dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --profile) COMPREPLY=($(compgen -W "exact ftz daz ftz+daz ulp:" -- "$cur")); return ;;
+    --sandbox) COMPREPLY=($(compgen -W "auto strict off" -- "$cur")); return ;;
+    --format) COMPREPLY=($(compgen -W "html junit md json" -- "$cur")); return ;;
+    --variant)
+        COMPREPLY=($(compgen -W "onnx-div-1 onnx-div-6 onnx-div-7 onnx-div-13 onnx-div-14
+            openvino-divide-1 sonnx-div" -- "$cur"))
+        return ;;
+    --dtype)
+        COMPREPLY=($(compgen -W "f16 bf16 f32 f64 i4 i8 i16 i32 i64 u4 u8 u16 u32 u64" -- "$cur"))
+        return ;;
+    --seed|--random|--max-elements|--shape-tier|--timeout|--config|--shard|--memory-limit|\
+    --cpu-limit|--env|--attr|--seconds|--jobs|--batch-pairs|--nondet-every|--max-failures|\
+    --run|--since)
+        return ;;
+    esac
+
+    local flags=""
+    case $cmd in
+    certify) flags="--plugin --variant --dtype --profile --seed --db --cases --random
+        --max-elements --shape-tier --timeout --config --shard --no-progress --memory-limit
+        --cpu-limit --resume --sandbox --env" ;;
+    sweep) flags="--plugin --dtype --variant --attr --jobs --shard --db --resume --profile
+        --random --seed --timeout --config --max-failures --batch-pairs --nondet-every --pin
+        --no-progress --sandbox --env" ;;
+    fuzz) flags="--plugin --seconds --cases --jobs --seed --shard --db --corpus --max-elements
+        --timeout --profile --stop-on-finding --no-progress --memory-limit --cpu-limit --resume
+        --pin --no-pin --sandbox --env" ;;
+    import) flags="--plugin --db --max-elements --memory-limit --cpu-limit" ;;
+    replay) flags="--db --plugin" ;;
+    report) flags="--db --run --plugin --latest --format -o" ;;
+    query)
+        flags="--db --json --plugin --since"
+        [ "$COMP_CWORD" -ge 2 ] && case $cur in -*) ;; *)
+            COMPREPLY=($(compgen -W "runs new bugs fixed history regressions diff" -- "$cur"))
+            return ;;
+        esac ;;
+    db)
+        if [ "$COMP_CWORD" -eq 2 ]; then
+            COMPREPLY=($(compgen -W "merge check migrate" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -f -- "$cur"))
+        fi
+        return ;;
+    explain) flags="--variant --dtype --attr --profile" ;;
+    oracle) flags="--variant --dtype --attr --exact" ;;
+    cases) flags="--dir --matrix --check --max-elements" ;;
+    onnx-tests) flags="--plugin --config --timeout --verbose" ;;
+    plugins) COMPREPLY=($(compgen -f -X '!*.so' -- "$cur") $(compgen -d -- "$cur")); return ;;
+    esac
+    case $cur in
+    -*) COMPREPLY=($(compgen -W "$flags --help" -- "$cur")) ;;
+    *) COMPREPLY=($(compgen -f -- "$cur")) ;;
+    esac
+}
+complete -F _divergence divergence
