@@ -94,6 +94,11 @@ typedef struct diff {
     int hazard_first[DIFF_HAZ_COUNT]; /* index into sigs, -1: none */
     diff_sig sigs[DIFF_MAX_SIGS];
     uint32_t n_sigs;
+    /* per class, an element of it on which a plugin does not compute at
+     * all, run alone (diff_outcome): what each plugin does there */
+    diff_sig outcome[DIFF_HAZ_COUNT];
+    int outcome_noted[DIFF_HAZ_COUNT];
+    uint32_t outcome_tries[DIFF_HAZ_COUNT];
     uint64_t new_signatures;
     int store_failed;
 } diff;
@@ -306,6 +311,79 @@ static int compare_outputs(diff *d, const divcase *c)
     return 0;
 }
 
+/* What plugin k did with the case it ran last, as a table cell: its
+ * value of element i, or how it ended ("failure (error status)",
+ * "crash (SIGFPE)", "hang", ...). */
+static void outcome_text(const diff *d, uint32_t k, uint64_t i, char *buf, size_t cap)
+{
+    const worker_result *wr = &d->p[k].t.wr;
+    if (wr->outcome == WORKER_OUT_OK && d->p[k].t.out.computed) {
+        verdict_bits_text(wr->dtype, oracle_load(wr->dtype, wr->out1, i), buf, cap);
+        return;
+    }
+    const char *name = worker_outcome_name(wr->outcome), *sig = strstr(wr->message, "SIG");
+    if (wr->outcome == WORKER_OUT_FAILURE || wr->outcome == WORKER_OUT_BAD_STATUS)
+        snprintf(buf, cap, "%s (error status)", name);
+    else if (wr->outcome == WORKER_OUT_CRASH && sig)
+        snprintf(buf, cap, "%s (%.*s)", name, (int)strcspn(sig, " ,:)"), sig);
+    else
+        snprintf(buf, cap, "%s", name);
+}
+
+/* A plugin did not compute case c: for each class of element whose result
+ * a spec leaves free (at most a few tries per class and pair), its first
+ * element is run alone on every plugin, and when some plugin still does
+ * not compute it, what each does is kept for the table ("x/0 for i32:
+ * reference 0, libtorch failure (error status)"). Departures found here
+ * are not recorded again. 0, or -1 on an error. */
+static int diff_outcome(diff *d, const divcase *c)
+{
+    const trial *t0 = &d->p[0].t;
+    divcase one[DIFF_HAZ_COUNT];
+    uint32_t hz[DIFF_HAZ_COUNT], n = 0;
+    int seen[DIFF_HAZ_COUNT] = {0};
+    for (uint64_t i = 0; i < t0->plan.count && n < DIFF_HAZ_COUNT; i++) {
+        uint64_t period = t0->out.period;
+        const oracle_elem *e = &t0->expected[period ? i % period : i];
+        if (e->kind == ORACLE_EXACT && e->rule != ORACLE_RULE_INT_DIV_ZERO &&
+            e->rule != ORACLE_RULE_INT_MIN_BY_MINUS_ONE)
+            continue;
+        uint32_t h = hazard_of(&t0->rules, e, 0);
+        if (seen[h] || d->outcome_noted[h] || d->outcome_tries[h] >= 3)
+            continue;
+        seen[h] = 1;
+        if (narrow_subcase(c, &t0->plan, &c->attrs, i, 1, &one[n]))
+            return -1;
+        d->outcome_tries[h]++;
+        hz[n++] = h;
+    }
+    int rc = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        int failed = 0;
+        for (uint32_t k = 0; k < d->n && rc == 0; k++) {
+            if (trial_run(&d->p[k].t, &one[j], NULL, NULL, NULL) < 0) {
+                fprintf(d->err, "divergence diff: %s: %s\n", d->p[k].info->name,
+                        d->p[k].t.error);
+                rc = -1;
+                break;
+            }
+            failed |= d->p[k].t.wr.outcome != WORKER_OUT_OK || !d->p[k].t.out.computed;
+        }
+        if (rc == 0 && failed) {
+            diff_sig *g = &d->outcome[hz[j]];
+            memset(g, 0, sizeof *g);
+            g->hazard = hz[j];
+            g->a = oracle_load(c->dtype, one[j].a, 0);
+            g->b = oracle_load(c->dtype, one[j].b, 0);
+            for (uint32_t k = 0; k < d->n; k++)
+                outcome_text(d, k, 0, g->given[k], sizeof g->given[k]);
+            d->outcome_noted[hz[j]] = 1;
+        }
+        divcase_free(&one[j]);
+    }
+    return rc;
+}
+
 /* Runs case c through every plugin and compares. 0, or -1 on an error. */
 static int run_case(diff *d, const divcase *c)
 {
@@ -320,7 +398,14 @@ static int run_case(diff *d, const divcase *c)
         pl->departed_cases += v == 0;
     }
     d->cases_run++;
-    return compare_outputs(d, c);
+    if (compare_outputs(d, c))
+        return -1;
+    if (!d->p[0].t.valid)
+        return 0;
+    for (uint32_t k = 0; k < d->n; k++)
+        if (d->p[k].t.wr.outcome != WORKER_OUT_OK || !d->p[k].t.out.computed)
+            return diff_outcome(d, c);
+    return 0;
 }
 
 /* The pairs of edge values whose result a spec leaves free (or that a
@@ -381,6 +466,18 @@ static void print_pair(diff *d)
         for (uint32_t k = 0; k < d->n; k++)
             fprintf(d->out, "      %-32s %s\n", d->p[k].info->name, s->given[k]);
     }
+    for (int h = 0; h < DIFF_HAZ_COUNT; h++) {
+        if (!d->outcome_noted[h])
+            continue;
+        const diff_sig *s = &d->outcome[h];
+        char a[VERDICT_TEXT_MAX], b[VERDICT_TEXT_MAX];
+        verdict_bits_text(d->dtype, s->a, a, sizeof a);
+        verdict_bits_text(d->dtype, s->b, b, sizeof b);
+        fprintf(d->out, "    where %s, a plugin does not compute  e.g. %s / %s alone:\n",
+                diff_hazard_name((uint32_t)h), a, b);
+        for (uint32_t k = 0; k < d->n; k++)
+            fprintf(d->out, "      %-32s %s\n", d->p[k].info->name, s->given[k]);
+    }
     for (uint32_t s = 0; s < d->n_sigs; s++) {
         const diff_sig *g = &d->sigs[s];
         char a[VERDICT_TEXT_MAX], b[VERDICT_TEXT_MAX];
@@ -409,6 +506,8 @@ static int diff_pair(diff *d)
     for (int h = 0; h < DIFF_HAZ_COUNT; h++)
         d->hazard_first[h] = -1;
     d->n_sigs = 0;
+    memset(d->outcome_noted, 0, sizeof d->outcome_noted);
+    memset(d->outcome_tries, 0, sizeof d->outcome_tries);
     for (uint32_t k = 0; k < d->n; k++) {
         d->p[k].departed_cases = 0;
         d->p[k].first_text[0] = 0;

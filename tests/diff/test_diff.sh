@@ -35,6 +35,16 @@ given() {
         /^    [a-zA-Z]/ && !/^    hazard / { inhz = 0 }' "$tmp/$1.out"
 }
 
+# where_given NAME VARIANT HAZARD PLUGIN: what PLUGIN does in the "where
+# HAZARD, a plugin does not compute" rows
+where_given() {
+    awk -v v="$2" -v h="$3," -v p="$4" '
+        /^  [a-z]/ { inpair = ($1 == v) }
+        inpair && /^    where / { inhz = ($2 == h); next }
+        inpair && inhz && /^      / && $1 == p { $1 = ""; sub(/^ /, ""); print; exit }
+        /^    [a-zA-Z]/ && !/^    where / { inhz = 0 }' "$tmp/$1.out"
+}
+
 # expect NAME VARIANT HAZARD PLUGIN VALUE
 expect() {
     got=$(given "$1" "$2" "$3" "$4")
@@ -87,6 +97,13 @@ run crash 1 --plugin "$REF" --plugin "$OTHER" --plugin "$M/mutant_crash_int_min.
     --variant onnx-div-14 --dtype i32
 if grep -q "^    DEPARTS $C: .*crash" "$tmp/crash.out"; then ok; else
     bad "crash: no departure of $C"; cat "$tmp/crash.out" >&2; fi
+# ... and where it does not compute, what each plugin does there.
+got=$(where_given crash onnx-div-14 int-div-zero $C)
+[ "$got" = "crash (SIGFPE)" ] && ok || bad "crash: x/0 row of $C: '$got', want 'crash (SIGFPE)'"
+got=$(where_given crash onnx-div-14 int-div-zero $O)
+[ "$got" = "-1 (0xffffffff)" ] && ok || bad "crash: x/0 row of $O: '$got', want -1"
+got=$(where_given crash onnx-div-14 int-min-neg-one $R)
+[ "$got" = "-2147483648 (0x80000000)" ] && ok || bad "crash: INT_MIN/-1 row of $R: '$got'"
 if grep "^    DEPARTS" "$tmp/crash.out" | grep -v -q "DEPARTS $C:"; then
     bad "crash: a departure attributed to another plugin"; else ok; fi
 
