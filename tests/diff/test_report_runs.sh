@@ -5,6 +5,8 @@
 # implementation's verdicts with the run they come from (a later run's
 # replacing an earlier one's), the hazard table each plugin's value, the
 # database path (with < > & in it) escaped in HTML, and JSON that parses.
+# With chromium installed the page is also opened headless: it renders,
+# logs nothing (no CSP refusal), and the DOM holds the hazard rows.
 # Usage: test_report_runs.sh DIVERGENCE REFERENCE_SO DIFF_DIR MUTANT_DIR
 set -u
 D=$1 REF=$2 OTHER=$3/mutant_other_unspecified.so M=$4
@@ -44,6 +46,16 @@ if grep -q 'a<b>&c' "$top/p.html"; then bad "html: raw path in the page"; else o
 n=$(grep -c '<tr class="hazard">' "$top/p.html")
 [ "$n" -ge 2 ] && ok || bad "html: $n hazard rows"
 grep -q 'class="v-nonconformant"' "$top/p.html" && ok || bad "html: no nonconformant cell"
+if command -v chromium >/dev/null 2>&1; then
+    chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+        --disable-component-update --disable-sync --no-first-run --disable-extensions \
+        --disable-default-apps --user-data-dir="$top/chrome" --enable-logging=stderr --v=0 \
+        --dump-dom "file://$top/p.html" >"$top/dom.html" 2>"$top/chrome.err"
+    n=$(grep -c '<tr class="hazard">' "$top/dom.html")
+    [ "$n" -ge 2 ] && ok || bad "chromium: $n hazard rows in the DOM"
+    if grep -E 'CONSOLE|Uncaught|Refused to|Content Security Policy' "$top/chrome.err"; then
+        bad "chromium: console messages"; else ok; fi
+fi
 
 "$D" report --db "$db" --runs 2,4 --format json -o "$top/p.json" && ok || bad "json: exit $?"
 if command -v python3 >/dev/null 2>&1; then
