@@ -6,7 +6,8 @@
  * divergence diff --plugin A --plugin B [--plugin C ...] [--variant V ...]
  *                 [--dtype T ...] [--profile P] [--seed N] [--db FILE]
  *                 [--cases DIR] [--random N] [--max-elements N]
- *                 [--timeout MS] [--sandbox auto|strict|off] [--env K=V ...]
+ *                 [--timeout MS] [--partial] [--sandbox auto|strict|off]
+ *                 [--env K=V ...]
  */
 #include <string.h>
 
@@ -23,7 +24,8 @@ static int usage(FILE *to)
             "usage: divergence diff --plugin A --plugin B [--plugin C ...] [--variant V ...]\n"
             "         [--dtype T ...] [--profile exact|ftz|daz|ftz+daz|ulp:N] [--seed N]\n"
             "         [--db FILE] [--cases DIR] [--random N] [--max-elements N]\n"
-            "         [--timeout MS] [--sandbox auto|strict|off] [--env K=V ...]\n"
+            "         [--timeout MS] [--partial] [--sandbox auto|strict|off] [--env K=V ...]\n"
+            "--partial: also the pairs only some (two or more) claim, among those\n"
             "The same cases through every plugin (2 to 8), each in its own worker, on the\n"
             "(variant, dtype) pairs they all claim; prints per pair what each plugin gives\n"
             "where they all conform but differ (portability hazards: int-div-zero,\n"
@@ -53,6 +55,10 @@ int cmd_diff(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
+        }
+        if (!strcmp(a, "--partial")) {
+            o.partial = 1;
+            continue;
         }
         if (a[0] != '-') {
             fprintf(stderr, "divergence diff: unexpected argument '%s'\n", a);

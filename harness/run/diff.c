@@ -84,6 +84,11 @@ typedef struct diff {
     diff_plugin p[DIFF_MAX_PLUGINS];
     uint32_t n;
     char set_name[DIFF_MAX_PLUGINS * (WORKER_NAME_MAX + 1)];
+    /* the plugins compared on the pair: all of them, or with --partial
+     * those that claim it; pair_name their names joined by '|' */
+    diff_plugin *a[DIFF_MAX_PLUGINS];
+    uint32_t na;
+    char pair_name[DIFF_MAX_PLUGINS * (WORKER_NAME_MAX + 1)];
     run_session session;
     store *db;
     int64_t run_id;
@@ -197,8 +202,8 @@ static void given_text(const diff *d, const diff_sig *s, char *buf, size_t cap)
 {
     size_t at = 0;
     buf[0] = 0;
-    for (uint32_t k = 0; k < d->n && at < cap; k++) {
-        int w = snprintf(buf + at, cap - at, "%s%s: %s", k ? "; " : "", d->p[k].info->name,
+    for (uint32_t k = 0; k < d->na && at < cap; k++) {
+        int w = snprintf(buf + at, cap - at, "%s%s: %s", k ? "; " : "", d->a[k]->info->name,
                          s->given[k]);
         if (w < 0)
             break;
@@ -220,7 +225,7 @@ static int new_sig(diff *d, const divcase *c, const oracle_plan *p, uint64_t i, 
              oracle_operand_name(s->operand_b));
     given_text(d, s, given, sizeof given);
     store_finding f = {
-        .implementation = d->set_name,
+        .implementation = d->pair_name,
         .class_name = diff_hazard_name(s->hazard),
         .operand_class = operand,
         .c = owned ? &one : c,
@@ -242,14 +247,14 @@ static int new_sig(diff *d, const divcase *c, const oracle_plan *p, uint64_t i, 
 /* Compares the plugins' outputs of the case just run, element by element. */
 static int compare_outputs(diff *d, const divcase *c)
 {
-    const trial *t0 = &d->p[0].t;
+    const trial *t0 = &d->a[0]->t;
     if (!t0->valid)
         return 0;
     const oracle_plan *p = &t0->plan;
     const oracle_rules *r = &t0->rules;
     uint32_t dtype = c->dtype;
-    for (uint32_t k = 0; k < d->n; k++) {
-        const trial *t = &d->p[k].t;
+    for (uint32_t k = 0; k < d->na; k++) {
+        const trial *t = &d->a[k]->t;
         if (t->wr.outcome != WORKER_OUT_OK || !t->out.computed)
             return 0; /* a case-level outcome: its departure is reported */
     }
@@ -261,8 +266,8 @@ static int compare_outputs(diff *d, const divcase *c)
         uint64_t a = oracle_load(dtype, c->a, ao), b = oracle_load(dtype, c->b, bo);
         uint64_t v[DIFF_MAX_PLUGINS];
         int all_ok = 1, same = 1, declared = 0;
-        for (uint32_t k = 0; k < d->n; k++) {
-            const trial *t = &d->p[k].t;
+        for (uint32_t k = 0; k < d->na; k++) {
+            const trial *t = &d->a[k]->t;
             uint32_t cls;
             v[k] = oracle_load(dtype, t->out.out1, i);
             if ((t->out.flags && t->out.flags[i]) ||
@@ -301,7 +306,7 @@ static int compare_outputs(diff *d, const divcase *c)
         g->a = a;
         g->b = b;
         verdict_elem_text(dtype, e, g->expected, sizeof g->expected);
-        for (uint32_t k = 0; k < d->n; k++)
+        for (uint32_t k = 0; k < d->na; k++)
             verdict_bits_text(dtype, v[k], g->given[k], sizeof g->given[k]);
         if (d->hazard_first[hz] < 0)
             d->hazard_first[hz] = (int)s;
@@ -316,8 +321,8 @@ static int compare_outputs(diff *d, const divcase *c)
  * "crash (SIGFPE)", "hang", ...). */
 static void outcome_text(const diff *d, uint32_t k, uint64_t i, char *buf, size_t cap)
 {
-    const worker_result *wr = &d->p[k].t.wr;
-    if (wr->outcome == WORKER_OUT_OK && d->p[k].t.out.computed) {
+    const worker_result *wr = &d->a[k]->t.wr;
+    if (wr->outcome == WORKER_OUT_OK && d->a[k]->t.out.computed) {
         verdict_bits_text(wr->dtype, oracle_load(wr->dtype, wr->out1, i), buf, cap);
         return;
     }
@@ -338,7 +343,7 @@ static void outcome_text(const diff *d, uint32_t k, uint64_t i, char *buf, size_
  * are not recorded again. 0, or -1 on an error. */
 static int diff_outcome(diff *d, const divcase *c)
 {
-    const trial *t0 = &d->p[0].t;
+    const trial *t0 = &d->a[0]->t;
     divcase one[DIFF_HAZ_COUNT];
     uint32_t hz[DIFF_HAZ_COUNT], n = 0;
     int seen[DIFF_HAZ_COUNT] = {0};
@@ -360,14 +365,14 @@ static int diff_outcome(diff *d, const divcase *c)
     int rc = 0;
     for (uint32_t j = 0; j < n; j++) {
         int failed = 0;
-        for (uint32_t k = 0; k < d->n && rc == 0; k++) {
-            if (trial_run(&d->p[k].t, &one[j], NULL, NULL, NULL) < 0) {
-                fprintf(d->err, "divergence diff: %s: %s\n", d->p[k].info->name,
-                        d->p[k].t.error);
+        for (uint32_t k = 0; k < d->na && rc == 0; k++) {
+            if (trial_run(&d->a[k]->t, &one[j], NULL, NULL, NULL) < 0) {
+                fprintf(d->err, "divergence diff: %s: %s\n", d->a[k]->info->name,
+                        d->a[k]->t.error);
                 rc = -1;
                 break;
             }
-            failed |= d->p[k].t.wr.outcome != WORKER_OUT_OK || !d->p[k].t.out.computed;
+            failed |= d->a[k]->t.wr.outcome != WORKER_OUT_OK || !d->a[k]->t.out.computed;
         }
         if (rc == 0 && failed) {
             diff_sig *g = &d->outcome[hz[j]];
@@ -375,7 +380,7 @@ static int diff_outcome(diff *d, const divcase *c)
             g->hazard = hz[j];
             g->a = oracle_load(c->dtype, one[j].a, 0);
             g->b = oracle_load(c->dtype, one[j].b, 0);
-            for (uint32_t k = 0; k < d->n; k++)
+            for (uint32_t k = 0; k < d->na; k++)
                 outcome_text(d, k, 0, g->given[k], sizeof g->given[k]);
             d->outcome_noted[hz[j]] = 1;
         }
@@ -387,8 +392,8 @@ static int diff_outcome(diff *d, const divcase *c)
 /* Runs case c through every plugin and compares. 0, or -1 on an error. */
 static int run_case(diff *d, const divcase *c)
 {
-    for (uint32_t k = 0; k < d->n; k++) {
-        diff_plugin *pl = &d->p[k];
+    for (uint32_t k = 0; k < d->na; k++) {
+        diff_plugin *pl = d->a[k];
         int v = trial_run(&pl->t, c, NULL, departure_sink, pl);
         if (v < 0) {
             if (!d->store_failed)
@@ -400,10 +405,10 @@ static int run_case(diff *d, const divcase *c)
     d->cases_run++;
     if (compare_outputs(d, c))
         return -1;
-    if (!d->p[0].t.valid)
+    if (!d->a[0]->t.valid)
         return 0;
-    for (uint32_t k = 0; k < d->n; k++)
-        if (d->p[k].t.wr.outcome != WORKER_OUT_OK || !d->p[k].t.out.computed)
+    for (uint32_t k = 0; k < d->na; k++)
+        if (d->a[k]->t.wr.outcome != WORKER_OUT_OK || !d->a[k]->t.out.computed)
             return diff_outcome(d, c);
     return 0;
 }
@@ -449,11 +454,13 @@ static void print_pair(diff *d)
     for (int h = 0; h < DIFF_HAZ_COUNT; h++)
         hazards += d->hazard_elems[h];
     uint64_t departing = 0;
-    for (uint32_t k = 0; k < d->n; k++)
-        departing += d->p[k].departed_cases != 0;
+    for (uint32_t k = 0; k < d->na; k++)
+        departing += d->a[k]->departed_cases != 0;
     fprintf(d->out, "  %-18s %-5s %6" PRIu64 " cases %8" PRIu64 " elements: %" PRIu64
                     " agree, %" PRIu64 " hazards, %" PRIu64 " departing plugins\n",
             v->name, tag, d->cases_run, d->elements, d->agree, hazards, departing);
+    if (d->na < d->n)
+        fprintf(d->out, "    compared: %s (the plugins that claim it)\n", d->pair_name);
     for (int h = 0; h < DIFF_HAZ_COUNT; h++) {
         if (d->hazard_first[h] < 0)
             continue;
@@ -463,8 +470,8 @@ static void print_pair(diff *d)
         verdict_bits_text(d->dtype, s->b, b, sizeof b);
         fprintf(d->out, "    hazard %-24s %8" PRIu64 " elements  e.g. %s / %s (oracle: %s):\n",
                 diff_hazard_name((uint32_t)h), d->hazard_elems[h], a, b, s->expected);
-        for (uint32_t k = 0; k < d->n; k++)
-            fprintf(d->out, "      %-32s %s\n", d->p[k].info->name, s->given[k]);
+        for (uint32_t k = 0; k < d->na; k++)
+            fprintf(d->out, "      %-32s %s\n", d->a[k]->info->name, s->given[k]);
     }
     for (int h = 0; h < DIFF_HAZ_COUNT; h++) {
         if (!d->outcome_noted[h])
@@ -475,8 +482,8 @@ static void print_pair(diff *d)
         verdict_bits_text(d->dtype, s->b, b, sizeof b);
         fprintf(d->out, "    where %s, a plugin does not compute  e.g. %s / %s alone:\n",
                 diff_hazard_name((uint32_t)h), a, b);
-        for (uint32_t k = 0; k < d->n; k++)
-            fprintf(d->out, "      %-32s %s\n", d->p[k].info->name, s->given[k]);
+        for (uint32_t k = 0; k < d->na; k++)
+            fprintf(d->out, "      %-32s %s\n", d->a[k]->info->name, s->given[k]);
     }
     for (uint32_t s = 0; s < d->n_sigs; s++) {
         const diff_sig *g = &d->sigs[s];
@@ -488,11 +495,11 @@ static void print_pair(diff *d)
                 diff_hazard_name(g->hazard), oracle_operand_name(g->operand_a),
                 oracle_operand_name(g->operand_b), a, b, g->elements, g->sig_id);
     }
-    for (uint32_t k = 0; k < d->n; k++)
-        if (d->p[k].departed_cases)
+    for (uint32_t k = 0; k < d->na; k++)
+        if (d->a[k]->departed_cases)
             fprintf(d->out, "    DEPARTS %s: %" PRIu64 " cases, first %s: %s\n",
-                    d->p[k].info->name, d->p[k].departed_cases,
-                    oracle_class_name(d->p[k].first_cls), d->p[k].first_text);
+                    d->a[k]->info->name, d->a[k]->departed_cases,
+                    oracle_class_name(d->a[k]->first_cls), d->a[k]->first_text);
 }
 
 /* Compares one pair. Returns 1 when a plugin departs, 0 when none does,
@@ -508,9 +515,9 @@ static int diff_pair(diff *d)
     d->n_sigs = 0;
     memset(d->outcome_noted, 0, sizeof d->outcome_noted);
     memset(d->outcome_tries, 0, sizeof d->outcome_tries);
-    for (uint32_t k = 0; k < d->n; k++) {
-        d->p[k].departed_cases = 0;
-        d->p[k].first_text[0] = 0;
+    for (uint32_t k = 0; k < d->na; k++) {
+        d->a[k]->departed_cases = 0;
+        d->a[k]->first_text[0] = 0;
     }
     if (store_begin(d->db))
         goto store_error;
@@ -562,12 +569,12 @@ static int diff_pair(diff *d)
     }
     /* The set tested this pair: its hazards that this run did not see are
      * fixed. */
-    if (store_mark_fixed(d->db, d->run_id, d->set_name, d->variant, d->dtype, NULL) ||
+    if (store_mark_fixed(d->db, d->run_id, d->pair_name, d->variant, d->dtype, NULL) ||
         store_commit(d->db))
         goto store_error;
     print_pair(d);
-    for (uint32_t k = 0; k < d->n; k++)
-        if (d->p[k].departed_cases)
+    for (uint32_t k = 0; k < d->na; k++)
+        if (d->a[k]->departed_cases)
             return 1;
     return 0;
 store_error:
@@ -615,6 +622,7 @@ int diff_run(const diff_options *o, FILE *out, FILE *err)
     d->out = out;
     d->err = err;
     int status = 2;
+    uint32_t (*shared)[3] = NULL;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     oracle_fastpath_selfcheck();
@@ -631,21 +639,37 @@ int diff_run(const diff_options *o, FILE *out, FILE *err)
     for (uint32_t k = 0; k < d->n; k++)
         at += (size_t)snprintf(d->set_name + at, sizeof d->set_name - at, "%s%s", k ? "|" : "",
                                d->p[k].info->name);
-    /* the pairs every plugin claims, in the first plugin's order */
-    uint32_t shared[WORKER_MAX_CLAIMS][2], n_shared = 0;
-    const worker_info *first = d->p[0].info;
-    for (uint32_t i = 0; i < first->n_claims; i++) {
-        uint32_t var = first->claims[i].variant, dt = first->claims[i].dtype;
-        int all = wanted(o->variants, o->n_variants, var) && wanted(o->dtypes, o->n_dtypes, dt) &&
-                  oracle_variant_has_dtype(oracle_variant_get(var), dt);
-        for (uint32_t k = 1; k < d->n && all; k++)
-            all = claims(&d->p[k], var, dt);
-        if (all) {
+    /* the pairs every plugin claims (--partial: at least two), in the
+     * order the plugins claim them; shared[i][2]: the mask of claimers */
+    shared = dvg_calloc(DIFF_MAX_PLUGINS * WORKER_MAX_CLAIMS, sizeof *shared);
+    uint32_t n_shared = 0;
+    if (!shared) {
+        fprintf(err, "divergence diff: out of memory\n");
+        goto done;
+    }
+    for (uint32_t f = 0; f < d->n; f++)
+        for (uint32_t i = 0; i < d->p[f].info->n_claims; i++) {
+            uint32_t var = d->p[f].info->claims[i].variant, dt = d->p[f].info->claims[i].dtype;
+            if (!wanted(o->variants, o->n_variants, var) || !wanted(o->dtypes, o->n_dtypes, dt) ||
+                !oracle_variant_has_dtype(oracle_variant_get(var), dt))
+                continue;
+            uint32_t mask = 0, count = 0, j = 0;
+            for (uint32_t k = 0; k < d->n; k++)
+                if (claims(&d->p[k], var, dt)) {
+                    mask |= 1u << k;
+                    count++;
+                }
+            if (mask & ((1u << f) - 1))
+                continue; /* listed with an earlier plugin's claims */
+            while (j < n_shared && !(shared[j][0] == var && shared[j][1] == dt))
+                j++;
+            if (j < n_shared || count < (o->partial ? 2 : d->n))
+                continue;
             shared[n_shared][0] = var;
             shared[n_shared][1] = dt;
+            shared[n_shared][2] = mask;
             n_shared++;
         }
-    }
     if (!n_shared) {
         fprintf(err, "divergence diff: the plugins claim no (variant, dtype) pair in common%s\n",
                 o->n_variants || o->n_dtypes ? " that the filters select" : "");
@@ -692,6 +716,14 @@ int diff_run(const diff_options *o, FILE *out, FILE *err)
     for (uint32_t i = 0; i < n_shared; i++) {
         d->variant = shared[i][0];
         d->dtype = shared[i][1];
+        d->na = 0;
+        size_t len = 0;
+        for (uint32_t k = 0; k < d->n; k++)
+            if (shared[i][2] & (1u << k)) {
+                len += (size_t)snprintf(d->pair_name + len, sizeof d->pair_name - len, "%s%s",
+                                        d->na ? "|" : "", d->p[k].info->name);
+                d->a[d->na++] = &d->p[k];
+            }
         int r = diff_pair(d);
         if (r < 0) {
             status = 2;
@@ -720,6 +752,7 @@ done:
         worker_free(d->p[k].w);
     }
     casefile_set_free(d->cases);
+    dvg_free(shared);
     dvg_free(d);
     return status;
 }

@@ -4,7 +4,8 @@
  * (`divergence diff`). The same cases - the conformance cases of cases/,
  * the edge-value cross product, seeded random cases and one case per
  * unspecified class built on purpose - go through every plugin, each in
- * its own worker, on the (variant, dtype) pairs they all claim. Each
+ * its own worker, on the (variant, dtype) pairs they all claim (with
+ * `partial`, on every pair two of them claim, among those). Each
  * output element is classified:
  *   agree      every plugin gave the same bits;
  *   hazard     every plugin conforms (the one judge, verdict_element) but
@@ -57,6 +58,10 @@ typedef struct diff_options {
     uint32_t random_cases;         /* per pair */
     uint32_t max_elements;         /* per random case */
     uint32_t timeout_ms;           /* per plugin call */
+    int partial;                   /* 1: also the pairs that only some (at
+                                      least two) claim, each compared among
+                                      those; its hazards are findings of
+                                      that subset */
     int32_t sandbox;               /* WORKER_SANDBOX_* */
     const char *const *env;        /* --env K=V (borrowed), n_env of them */
     uint32_t n_env;

@@ -63,5 +63,19 @@ rc=$?
 want "$tmp/f.out" hazard_given declared-deviation divergence-reference "*(0x*"
 want "$tmp/f.out" hazard_given declared-deviation xnnpack "*(0x*"
 
+# --partial: f64, which XNNPACK does not claim, is compared among the
+# others; f32 among all three. Without it, f64 is left out.
+"$D" diff --partial --plugin "$P/reference.so" --plugin "$P/xnnpack.so" --plugin "$P/eigen.so" \
+    --variant onnx-div-7 --dtype f32 --dtype f64 --random 5 --timeout 20000 \
+    --db "$tmp/p.db" >"$tmp/p.out" 2>&1
+grep -A1 "^  onnx-div-7 *f64 " "$tmp/p.out" | grep -q "compared: divergence-reference|eigen (" &&
+    ok || { bad "--partial: f64 not compared among reference and eigen"; cat "$tmp/p.out"; }
+grep -A1 "^  onnx-div-7 *f32 " "$tmp/p.out" | grep -q "compared:" &&
+    bad "--partial: f32 compared among a subset" || ok
+"$D" diff --plugin "$P/reference.so" --plugin "$P/xnnpack.so" --plugin "$P/eigen.so" \
+    --variant onnx-div-7 --dtype f32 --dtype f64 --random 5 --timeout 20000 \
+    --db "$tmp/p.db" >"$tmp/q.out" 2>&1
+grep -q "^  onnx-div-7 *f64 " "$tmp/q.out" && bad "without --partial: f64 compared" || ok
+
 echo "diff realworld: $pass passed, $fail failed"
 [ $fail -eq 0 ]
