@@ -53,4 +53,28 @@ int report_latest_run(store *s, const char *name, int64_t *run_id, char *err, si
 int report_write(store *s, const char *db_path, int64_t run_id, const char *implementation,
                  report_format fmt, FILE *out, char *err, size_t errlen);
 
+/* The most runs one report of several runs shows. */
+#define REPORT_MAX_RUNS 64
+
+/*
+ * The runs of `--latest-per-plugin`: for each implementation that has
+ * certificates, its newest run that holds some (in the order the
+ * implementations were first certified), then the newest run of kind
+ * diff, if any. At most max into runs[], their number into *n. 0, or -1
+ * with the reason in err (the store failed; none at all).
+ */
+int report_latest_runs(store *s, int64_t *runs, size_t max, size_t *n, char *err, size_t errlen);
+
+/*
+ * Writes one report of the n runs runs[] (1 <= n <= REPORT_MAX_RUNS) in
+ * format fmt (HTML, Markdown or JSON; JUnit is refused): the matrix of
+ * implementations x (variant, dtype) with each certificate's verdict and
+ * counts (a later run's certificate of a claim replaces an earlier one's),
+ * what each plugin set does where the specs leave room (the findings of
+ * the diff runs) and the command that renders each run's own report.
+ * Returns 0, or -1 with the reason in err.
+ */
+int report_write_runs(store *s, const char *db_path, const int64_t *runs, size_t n,
+                      report_format fmt, FILE *out, char *err, size_t errlen);
+
 #endif /* REPORTS_REPORT_H */

@@ -13,6 +13,16 @@
 #include "reports/model.h"
 
 void report_html(const report_model *m, FILE *f);
+
+/* The HTML report's style sheet (report_html.c), shared by the page of
+ * several runs (report_runs.c). */
+extern const char report_html_style[];
+
+/* The page of several runs (report_runs.c): models m[0..n), one per run,
+ * in the order given; fmt REPORT_HTML, REPORT_MARKDOWN or REPORT_JSON. */
+void report_runs_html(const report_model *const *m, size_t n, FILE *f);
+void report_runs_markdown(const report_model *const *m, size_t n, FILE *f);
+void report_runs_json(const report_model *const *m, size_t n, FILE *f);
 int report_junit(const report_model *m, FILE *f);
 void report_markdown(const report_model *m, FILE *f);
 void report_json(const report_model *m, FILE *f);

@@ -17,7 +17,7 @@
 #define DVG_VERSION "unknown"
 #endif
 
-static const char style[] =
+const char report_html_style[] =
     "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:0 16px;"
     "color:#1b1f24;background:#fff}"
     "h1{font-size:24px;margin:20px 0 4px}h2{font-size:19px;margin:28px 0 8px;"
@@ -567,7 +567,7 @@ void report_html(const report_model *m, FILE *f)
              m->run.id);
     esc_html(f, title);
     fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n"
-               "<h1>Divergence certificate</h1>\n", style);
+               "<h1>Divergence certificate</h1>\n", report_html_style);
     for (size_t i = 0; i < n_impls; i++) {
         fputs("<p class=\"subject\">", f);
         el(f, "span", "subject-name", impls[i]);

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: MIT
 # The main job: set-up and build, then certify every plugin that was built
 # (the bundled reference kernel first), writing divergence.db in the
-# repository root and the certificates to reports/out/certificates.txt.
+# repository root and the certificates to reports/out/certificates.txt;
+# then `divergence diff` of all of them (reports/out/diff.txt: where
+# conformant kernels still disagree) and one page of every library side by
+# side (reports/out/all.html, `divergence report --latest-per-plugin`).
 # The plugins are the reference kernel and the adapters of XNNPACK, oneDNN,
 # Eigen, libtorch and ONNX Runtime (plugins/; docs/findings.md says what
 # their certificates show); a plugin that crashes crashes in its worker.
@@ -48,5 +51,23 @@ for plugin in "$BUILD_DIR"/plugins/reference.so $(ls "$BUILD_DIR"/plugins/*.so |
     esac
 done
 echo "Summary:$summary" | tee -a "$out"
-echo "Database: $DB; certificates: $out"
+# Every plugin on each pair two or more of them claim: exit 1 (a plugin departs from
+# the oracle) is a finding, 2 a failure of the job.
+plugins=""
+for plugin in "$BUILD_DIR"/plugins/reference.so $(ls "$BUILD_DIR"/plugins/*.so | grep -v '/reference\.so$' || true); do
+    plugins="$plugins --plugin $plugin"
+done
+rc=0
+# shellcheck disable=SC2086 # one word per flag and path
+"$BUILD_DIR"/divergence diff --partial $plugins --db "$DB" --timeout "$TIMEOUT_MS" \
+    >reports/out/diff.txt 2>&1 || rc=$?
+if [ $rc -gt 1 ]; then
+    echo "certify-all: divergence diff failed (exit $rc); see reports/out/diff.txt" >&2
+    status=1
+fi
+if ! "$BUILD_DIR"/divergence report --db "$DB" --latest-per-plugin -o reports/out/all.html; then
+    echo "certify-all: the page of every library failed" >&2
+    status=1
+fi
+echo "Database: $DB; certificates: $out; diff: reports/out/diff.txt; every library: reports/out/all.html"
 exit $status

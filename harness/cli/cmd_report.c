@@ -2,6 +2,8 @@
 /*
  * divergence report [--db FILE] [--run N | --plugin NAME --latest]
  *                   [--format html|junit|md|json] [-o PATH]
+ * divergence report [--db FILE] --runs R1,R2,... | --latest-per-plugin
+ *                   [--format html|md|json] [-o PATH]
  *
  * This file contains the `report` command: it reads the store (read-only:
  * a report never creates, changes or migrates a database) and writes one
@@ -36,6 +38,12 @@ static int usage(FILE *to)
             "the report to that implementation. Format html (default), JUnit XML, Markdown or\n"
             "JSON; -o PATH (default: standard output) is replaced atomically; it must be a\n"
             "regular file or a new path (not a FIFO, symbolic link, device or directory).\n"
+            "       divergence report [--db FILE] --runs R1,R2,... | --latest-per-plugin\n"
+            "         [--format html|md|json] [-o PATH]\n"
+            "One page of several runs: the matrix of implementations x (variant, dtype)\n"
+            "with each certificate, and what each plugin set of the diff runs does where\n"
+            "the specs leave room; --latest-per-plugin: the newest certificates of each\n"
+            "implementation and the newest diff run.\n"
             "exit: 0 written, 2 usage or environment error\n");
     return 2;
 }
@@ -44,7 +52,7 @@ static int usage(FILE *to)
 static int takes_value(const char *a)
 {
     static const char *const with_value[] = {"--db", "--plugin", "--format", "-o", "--output",
-                                             "--run"};
+                                             "--run", "--runs"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (!strcmp(a, with_value[i]))
             return 1;
@@ -60,6 +68,26 @@ static int parse_run(const char *text, int64_t *out)
         return -1;
     *out = v;
     return 0;
+}
+
+/* --runs R1,R2,...: the run ids into runs[] (at most REPORT_MAX_RUNS),
+ * their number into *n. 0, or -1. */
+static int parse_runs(const char *text, int64_t *runs, size_t *n)
+{
+    char one[32];
+    *n = 0;
+    for (const char *p = text;;) {
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof one || *n == REPORT_MAX_RUNS)
+            return -1;
+        memcpy(one, p, len);
+        one[len] = '\0';
+        if (parse_run(one, &runs[(*n)++]))
+            return -1;
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
 }
 
 /* What is at `path` when it is something a report may not replace: NULL
@@ -155,7 +183,9 @@ int cmd_report(int argc, char **argv)
     const char *db_path = STORE_DEFAULT_PATH, *plugin = NULL, *out_path = "-";
     const char *format = "html";
     int64_t run_id = 0;
-    int latest = 0, status = 2;
+    int latest = 0, per_plugin = 0, status = 2;
+    int64_t runs[REPORT_MAX_RUNS];
+    size_t n_runs = 0;
     report_format fmt;
     store *s = NULL;
     FILE *out = NULL;
@@ -169,6 +199,10 @@ int cmd_report(int argc, char **argv)
         }
         if (!strcmp(a, "--latest")) {
             latest = 1;
+            continue;
+        }
+        if (!strcmp(a, "--latest-per-plugin")) {
+            per_plugin = 1;
             continue;
         }
         if (a[0] != '-') {
@@ -192,7 +226,13 @@ int cmd_report(int argc, char **argv)
             format = val;
         else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
             out_path = val;
-        else if (!strcmp(a, "--run")) {
+        else if (!strcmp(a, "--runs")) {
+            if (parse_runs(val, runs, &n_runs)) {
+                fprintf(stderr, "divergence report: --runs '%s': expected run ids R1,R2,... "
+                                "(at most %d)\n", val, REPORT_MAX_RUNS);
+                return 2;
+            }
+        } else if (!strcmp(a, "--run")) {
             if (parse_run(val, &run_id)) {
                 fprintf(stderr, "divergence report: --run '%s': expected a run id\n", val);
                 return 2;
@@ -208,6 +248,16 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "divergence report: --run and --latest exclude each other\n");
         return 2;
     }
+    int several = n_runs || per_plugin;
+    if (several && (run_id || latest || plugin || (n_runs && per_plugin))) {
+        fprintf(stderr, "divergence report: --runs or --latest-per-plugin alone: not with "
+                        "--run, --latest, --plugin or each other\n");
+        return 2;
+    }
+    if (several && fmt == REPORT_JUNIT) {
+        fprintf(stderr, "divergence report: the report of several runs is html, md or json\n");
+        return 2;
+    }
     /* Before anything is read: a PATH that may not be replaced is refused
      * at once (and checked again before the rename). */
     if (strcmp(out_path, "-") && check_output(out_path))
@@ -218,7 +268,11 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "divergence report: %s\n", err);
         goto done;
     }
-    if (!run_id && report_latest_run(s, plugin, &run_id, err, sizeof err)) {
+    if (per_plugin && report_latest_runs(s, runs, REPORT_MAX_RUNS, &n_runs, err, sizeof err)) {
+        fprintf(stderr, "divergence report: %s\n", err);
+        goto done;
+    }
+    if (!several && !run_id && report_latest_run(s, plugin, &run_id, err, sizeof err)) {
         fprintf(stderr, "divergence report: %s\n", err);
         goto done;
     }
@@ -228,7 +282,8 @@ int cmd_report(int argc, char **argv)
         if (!(out = open_temporary(out_path, tmp, sizeof tmp)))
             goto done;
     }
-    if (report_write(s, db_path, run_id, plugin, fmt, out, err, sizeof err)) {
+    if (several ? report_write_runs(s, db_path, runs, n_runs, fmt, out, err, sizeof err)
+                : report_write(s, db_path, run_id, plugin, fmt, out, err, sizeof err)) {
         fprintf(stderr, "divergence report: %s\n", err);
         goto done;
     }

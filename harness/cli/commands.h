@@ -12,6 +12,7 @@ int cmd_explain(int argc, char **argv);
 int cmd_oracle(int argc, char **argv);
 int cmd_cases(int argc, char **argv);
 int cmd_certify(int argc, char **argv);
+int cmd_diff(int argc, char **argv);      /* harness/cli/cmd_diff.c */
 int cmd_plugins(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv); /* harness/cli/cmd_report.c */

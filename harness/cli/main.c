@@ -14,6 +14,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"certify", cmd_certify, "certify a plugin against every variant and dtype it claims"},
+    {"diff", cmd_diff, "the same cases through several plugins: where conformant kernels still disagree"},
     {"plugins", cmd_plugins, "load plugins in a worker and show their descriptors"},
     {"sweep", cmd_sweep, "every operand pair of a small dtype (f32/f64: the edge table and random pairs), in batches, judged against the oracle"},
     {"fuzz", cmd_fuzz, "fuzzing campaign: generated and mutated cases on every core, findings minimised into the store"},

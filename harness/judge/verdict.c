@@ -164,6 +164,20 @@ static int accepted_by(uint32_t cls, uint64_t ulps, uint32_t kind, const verdict
     return 0;
 }
 
+int verdict_element(const oracle_rules *r, uint64_t a, uint64_t b, const oracle_elem *e,
+                    uint64_t actual, const verdict_profile *prof, uint64_t declared,
+                    uint32_t *cls)
+{
+    uint64_t ulps = 0;
+    uint32_t k = ORACLE_CLASS_MATCH;
+    if (!oracle_elem_accepts(r->dtype, e, actual))
+        k = oracle_classify_preferring(r, prof->modes | verdict_declared_modes(declared), a, b, e,
+                                       actual, &ulps);
+    if (cls)
+        *cls = k;
+    return k == ORACLE_CLASS_MATCH || accepted_by(k, ulps, r->kind, prof, declared);
+}
+
 /* Outcomes that end a case before any element is compared. */
 static uint32_t outcome_class(uint32_t outcome)
 {

@@ -226,6 +226,20 @@ int verdict_case(const oracle_rules *r, const divcase *c, int valid, const oracl
                  const verdict_profile *prof, uint64_t declared, int64_t int_div_zero_value,
                  verdict_tally *t, verdict_sink sink, void *ctx);
 
+/*
+ * Judges one element alone, as verdict_case judges it (without the element
+ * flags and the declared integer x/0 value): operands a, b, the oracle's
+ * answer *e, the implementation's bits `actual`. Returns 1 when it
+ * conforms, with *cls (may be NULL) ORACLE_CLASS_MATCH when the oracle
+ * accepts the value itself, or the class of a difference that the profile
+ * or the declared deviations accept (a declared flush, say); 0 when it
+ * departs, with *cls its class. For `divergence diff`, which compares
+ * conformant implementations element by element.
+ */
+int verdict_element(const oracle_rules *r, uint64_t a, uint64_t b, const oracle_elem *e,
+                    uint64_t actual, const verdict_profile *prof, uint64_t declared,
+                    uint32_t *cls);
+
 /* 1 when the tally has a finding the profile does not accept. */
 int verdict_tally_failed(const verdict_tally *t);
 

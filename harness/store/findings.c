@@ -72,7 +72,7 @@ static const char *finding_locus(const store_finding *f)
 static int group_signature(store *s, int64_t sig, int64_t run_id, const store_finding *f,
                            const char *dname)
 {
-    const char *cls = oracle_class_name(f->cls), *locus = finding_locus(f);
+    const char *cls = f->class_name ? f->class_name : oracle_class_name(f->cls), *locus = finding_locus(f);
     sqlite3_stmt *st;
     if (!strcmp(locus, "broadcast")) {
         /* The implementation's arithmetic bug of this class, if any,
@@ -163,8 +163,10 @@ int store_record_finding(store *s, int64_t run_id, const store_finding *f,
     if (store_need_text(s, "implementation", f->implementation) ||
         store_name_ids(s, f->c->variant, f->c->dtype, &vname, &dname) || check_case(s, f->c))
         return -1;
-    if (f->cls == ORACLE_CLASS_MATCH || f->cls >= ORACLE_CLASS_COUNT)
+    if (!f->class_name && (f->cls == ORACLE_CLASS_MATCH || f->cls >= ORACLE_CLASS_COUNT))
         return store_fail(s, "class %" PRIu32 " is not a difference", f->cls);
+    if (f->class_name && !f->class_name[0])
+        return store_fail(s, "class name is empty");
     if (!f->operand_class)
         return store_fail(s, "operand class is missing");
     if (store_begin_op(s, "record finding"))
@@ -174,7 +176,7 @@ int store_record_finding(store *s, int64_t run_id, const store_finding *f,
     store_bind_text(st, 1, f->implementation);
     store_bind_text(st, 2, vname);
     store_bind_text(st, 3, dname);
-    store_bind_text(st, 4, oracle_class_name(f->cls));
+    store_bind_text(st, 4, f->class_name ? f->class_name : oracle_class_name(f->cls));
     store_bind_text(st, 5, f->operand_class);
     sqlite3_bind_int64(st, 6, run_id);
     if (store_step_row(s, st))

@@ -224,6 +224,10 @@ typedef struct store_finding {
                                    integers); UINT64_MAX: none. Values above
                                    INT64_MAX are stored as NULL */
     const char *note;           /* free text; NULL: none */
+    const char *class_name;     /* NULL: oracle_class_name(cls); else the
+                                   signature's class as this text, cls
+                                   unused (`divergence diff`'s hazard
+                                   classes, "int-div-zero", ...) */
 } store_finding;
 
 /*

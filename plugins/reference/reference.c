@@ -150,7 +150,7 @@ static int shape_count(uint32_t rank, const int64_t *dims, int64_t *n)
  * "Vector runs" below); one that changes result bits gets them changed
  * after the vector runs as well. */
 #if defined(MUTANT_FDIV) || defined(MUTANT_IDIV) || defined(MUTANT_INT_GUARD) || \
-    defined(MUTANT_NARROW) || defined(MUTANT_MXCSR)
+    defined(MUTANT_NARROW) || defined(MUTANT_MXCSR) || defined(MUTANT_INT_ZERO)
 #undef REFERENCE_SIMD
 #define REFERENCE_SIMD 0
 #endif
@@ -177,6 +177,12 @@ static int shape_count(uint32_t rank, const int64_t *dims, int64_t *n)
 #endif
 #ifndef MUTANT_INT_GUARD /* 1: x / 0 and INT_MIN / -1 are answered, not divided */
 #define MUTANT_INT_GUARD 1
+#endif
+#ifndef MUTANT_INT_ZERO /* integer x / 0 under the guard */
+#define MUTANT_INT_ZERO(T) ((T)0)
+#endif
+#ifndef MUTANT_INT_MIN_NEG1 /* INT_MIN / -1 under the guard */
+#define MUTANT_INT_MIN_NEG1(T, MIN) ((T)(MIN))
 #endif
 #ifndef MUTANT_ROUNDING /* the integer rounding the variant asks for */
 #define MUTANT_ROUNDING(r) (r)
@@ -311,9 +317,9 @@ static inline uint16_t div_bf16(uint16_t x, uint16_t y)
         T q;                                                                  \
         if (MUTANT_INT_GUARD) {                                               \
             if (b == 0)                                                       \
-                return 0;                                                     \
+                return MUTANT_INT_ZERO(T);                                    \
             if (b == -1)                                                      \
-                return a == (MIN) ? (T)(MIN) : (T)-a;                         \
+                return a == (MIN) ? MUTANT_INT_MIN_NEG1(T, MIN) : (T)-a;      \
         }                                                                     \
         q = MUTANT_IDIV(T, a, b);                                             \
         if (floor && a % b != 0 && ((a % b < 0) != (b < 0)))                  \
@@ -327,7 +333,7 @@ static inline uint16_t div_bf16(uint16_t x, uint16_t y)
     static inline T tag##_div(T a, T b)                                       \
     {                                                                         \
         if (MUTANT_INT_GUARD && b == 0)                                       \
-            return 0;                                                         \
+            return MUTANT_INT_ZERO(T);                                        \
         return MUTANT_IDIV(T, a, b);                                          \
     }
 

@@ -51,6 +51,7 @@
 #define MUTANT_FTZ_WRONG_NORMAL  27  /* HW_FTZ, and results in [1, 2) off by one ULP */
 #define MUTANT_BF16_TRUNCATES    28  /* bf16 quotients truncated, not rounded */
 #define MUTANT_WRITES_PADDING    29  /* odd i4/u4 count: writes the high nibble of C's last byte */
+#define MUTANT_OTHER_UNSPECIFIED 30  /* conformant, other unspecified choices (tests/diff) */
 
 /* Raw bits of element i of a tensor whose elements are `bits` wide. */
 static inline uint64_t mutant_elem_get(uint32_t bits, const uint8_t *p, int64_t i)
@@ -418,6 +419,23 @@ static inline void mutant_write_padding(dvg_tensor *c, int64_t count)
         ((uint8_t *)c->data)[c->nbytes - 1] ^= 0xF0u;
 }
 #define MUTANT_AFTER(variant, a, b, c, count) mutant_write_padding((c), (count))
+
+#elif DVG_MUTANT == MUTANT_OTHER_UNSPECIFIED
+/* Not a bug: the choices a spec leaves free made otherwise than the
+ * reference makes them - integer x / 0 is -1 (all ones for unsigned
+ * types), INT_MIN / -1 is INT_MAX, a NaN result is negative with the
+ * lowest payload bit set. It conforms everywhere; `divergence diff`
+ * against the reference must name each difference as a hazard. */
+#define MUTANT_INT_ZERO(T) ((T)-1)
+#define MUTANT_INT_MIN_NEG1(T, MIN) ((T)(-((MIN) + 1)))
+static inline uint64_t mutant_negative_nan(uint64_t bits, int frac, int ebits)
+{
+    uint64_t fmask = (UINT64_C(1) << frac) - 1, emask = (UINT64_C(1) << ebits) - 1;
+    if (((bits >> frac) & emask) == emask && (bits & fmask) != 0)
+        return bits | (UINT64_C(1) << (frac + ebits)) | 1u;
+    return bits;
+}
+#define MUTANT_FBITS(bits, frac, ebits) mutant_negative_nan((bits), (frac), (ebits))
 
 #else
 #error "unknown DVG_MUTANT"

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/run/diff.h: the differential run across implementations
+ * (`divergence diff`). The same cases - the conformance cases of cases/,
+ * the edge-value cross product, seeded random cases and one case per
+ * unspecified class built on purpose - go through every plugin, each in
+ * its own worker, on the (variant, dtype) pairs they all claim (with
+ * `partial`, on every pair two of them claim, among those). Each
+ * output element is classified:
+ *   agree      every plugin gave the same bits;
+ *   hazard     every plugin conforms (the one judge, verdict_element) but
+ *              their bits differ: a portability hazard, named by its class
+ *              (diff_hazard_name);
+ *   departure  a plugin does not conform (verdict_case's classes), and
+ *              which one.
+ * Hazards go into the store as findings of the plugin set
+ * ("reference|libtorch"), one signature per (hazard class, operand
+ * classes); departures as findings of the plugin that departs.
+ */
+#ifndef HARNESS_DIFF_H
+#define HARNESS_DIFF_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "harness/judge/verdict.h"
+
+#define DIFF_MAX_PLUGINS 8
+#define DIFF_MAX_FILTERS 32
+
+/* The hazard classes: where conformant implementations may disagree. */
+enum {
+    DIFF_HAZ_INT_DIV_ZERO,       /* integer x / 0 (unspecified everywhere) */
+    DIFF_HAZ_INT_MIN_NEG_ONE,    /* INT_MIN / -1 (unspecified everywhere) */
+    DIFF_HAZ_FLOAT_DIV_ZERO,     /* OpenVINO float x / 0 (undefined) */
+    DIFF_HAZ_UNSIGNED_INF_SIGN,  /* SONNX x / 0 'inf' without a sign */
+    DIFF_HAZ_NAN,                /* NaN sign or payload */
+    DIFF_HAZ_DECLARED,           /* a declared deviation (FTZ, DAZ) */
+    DIFF_HAZ_COUNT
+};
+
+/* "int-div-zero", "int-min-neg-one", "float-div-zero-undefined",
+ * "unsigned-inf-sign", "nan-sign-or-payload", "declared-deviation"; "?"
+ * past the last. Static text. */
+const char *diff_hazard_name(uint32_t hazard);
+
+typedef struct diff_options {
+    const char *plugins[DIFF_MAX_PLUGINS]; /* at least 2 */
+    uint32_t n_plugins;
+    const char *db_path;           /* NULL: STORE_DEFAULT_PATH */
+    const char *cases_dir;         /* NULL: the data directory's cases/; "" none */
+    const char *args;              /* the command line (runs.args) */
+    uint32_t variants[DIFF_MAX_FILTERS]; /* only these (none: all shared) */
+    uint32_t n_variants;
+    uint32_t dtypes[DIFF_MAX_FILTERS];
+    uint32_t n_dtypes;
+    verdict_profile profile;
+    uint64_t seed;
+    uint32_t random_cases;         /* per pair */
+    uint32_t max_elements;         /* per random case */
+    uint32_t timeout_ms;           /* per plugin call */
+    int partial;                   /* 1: also the pairs that only some (at
+                                      least two) claim, each compared among
+                                      those; its hazards are findings of
+                                      that subset */
+    int32_t sandbox;               /* WORKER_SANDBOX_* */
+    const char *const *env;        /* --env K=V (borrowed), n_env of them */
+    uint32_t n_env;
+} diff_options;
+
+/* Defaults: profile exact, seed 1, 100 random cases of at most 64
+ * elements per pair, 2 s per plugin call. */
+void diff_options_default(diff_options *o);
+
+/*
+ * Runs the comparison; prints per (variant, dtype) the table of hazard
+ * class x plugin (what each gives), one reproducer per hazard signature,
+ * and the departures, to `out`; errors to `err`. Returns the exit status:
+ * 0 no plugin departs (hazards are reported, not failures), 1 a plugin
+ * departs from the oracle, 2 usage or environment error (a plugin does not
+ * load, no pair is shared, the store cannot be opened).
+ */
+int diff_run(const diff_options *o, FILE *out, FILE *err);
+
+#endif /* HARNESS_DIFF_H */

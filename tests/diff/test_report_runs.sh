@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# divergence report --runs / --latest-per-plugin: one page of two
+# certified implementations and their diff. The matrix holds each
+# implementation's verdicts with the run they come from (a later run's
+# replacing an earlier one's), the hazard table each plugin's value, the
+# database path (with < > & in it) escaped in HTML, and JSON that parses.
+# With chromium installed the page is also opened headless: it renders,
+# logs nothing (no CSP refusal), and the DOM holds the hazard rows.
+# Usage: test_report_runs.sh DIVERGENCE REFERENCE_SO DIFF_DIR MUTANT_DIR
+set -u
+D=$1 REF=$2 OTHER=$3/mutant_other_unspecified.so M=$4
+top=$(mktemp -d)
+trap 'rm -rf "$top"' EXIT
+tmp="$top/a<b>&c"
+mkdir "$tmp"
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+db=$tmp/r.db
+cert() {
+    "$D" certify --plugin "$1" --db "$db" --variant onnx-div-14 --dtype i32 --dtype f32 \
+        --shape-tier 0 --random 5 --cases "" --no-progress >"$top/cert.out" 2>&1
+    [ $? -eq "$2" ] && ok || { bad "certify $1: exit $?"; cat "$top/cert.out" >&2; }
+}
+cert "$REF" 0                                  # run 1
+cert "$M/mutant_recip_mul.so" 1                # run 2: f32 NONCONFORMANT
+cert "$OTHER" 0                                # run 3
+"$D" diff --plugin "$REF" --plugin "$OTHER" --db "$db" --variant onnx-div-14 --dtype i32 \
+    --random 5 --cases "" >"$top/diff.out" 2>&1 # run 4
+[ $? -eq 0 ] && ok || { bad "diff: exit $?"; cat "$top/diff.out" >&2; }
+
+"$D" report --db "$db" --latest-per-plugin --format md -o "$top/p.md" && ok || bad "md: exit $?"
+R=divergence-reference
+row() { grep "^| $(printf %s "$1" | sed 's/_/\\\\_/g') |" "$top/p.md"; }
+row $R | grep -q "CONFORMANT (6 cases, run 1)" && ok || { bad "md: reference row"; cat "$top/p.md" >&2; }
+row divergence-mutant-recip_mul | grep -q "NONCONFORMANT" && ok || bad "md: recip_mul row"
+row divergence-mutant-other_unspecified | grep -q "run 3" && ok || bad "md: other row"
+grep "int-min-neg-one" "$top/p.md" | grep -q "2147483647 (0x7fffffff)" && ok ||
+    bad "md: no int-min-neg-one hazard with the other's value"
+
+"$D" report --db "$db" --runs 1,2,3,4 --format html -o "$top/p.html" && ok || bad "html: exit $?"
+grep -q 'Content-Security-Policy' "$top/p.html" && ok || bad "html: no CSP"
+grep -q 'a&lt;b&gt;&amp;c' "$top/p.html" && ok || bad "html: path not escaped"
+if grep -q 'a<b>&c' "$top/p.html"; then bad "html: raw path in the page"; else ok; fi
+n=$(grep -c '<tr class="hazard">' "$top/p.html")
+[ "$n" -ge 2 ] && ok || bad "html: $n hazard rows"
+grep -q 'class="v-nonconformant"' "$top/p.html" && ok || bad "html: no nonconformant cell"
+if command -v chromium >/dev/null 2>&1; then
+    chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+        --disable-component-update --disable-sync --no-first-run --disable-extensions \
+        --disable-default-apps --user-data-dir="$top/chrome" --enable-logging=stderr --v=0 \
+        --dump-dom "file://$top/p.html" >"$top/dom.html" 2>"$top/chrome.err"
+    n=$(grep -c '<tr class="hazard">' "$top/dom.html")
+    [ "$n" -ge 2 ] && ok || bad "chromium: $n hazard rows in the DOM"
+    if grep -E 'CONSOLE|Uncaught|Refused to|Content Security Policy' "$top/chrome.err"; then
+        bad "chromium: console messages"; else ok; fi
+fi
+
+"$D" report --db "$db" --runs 2,4 --format json -o "$top/p.json" && ok || bad "json: exit $?"
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$top/p.json" <<'PY' && ok || bad "json: content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [r["id"] for r in d["runs"]] == [2, 4], d["runs"]
+assert any(c["verdict"].startswith("NONCONFORMANT") for c in d["certificates"])
+h = [x for x in d["diff"] if x["hazard"] and x["class"] == "int-div-zero"]
+assert h and "-1 (0xffffffff)" in h[0]["given"], d["diff"]
+PY
+fi
+
+# refused: JUnit, --runs with --run, a bad list
+"$D" report --db "$db" --runs 1,2 --format junit >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "junit: want exit 2"
+"$D" report --db "$db" --runs 1,x >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "--runs 1,x: want exit 2"
+"$D" report --db "$db" --runs 1 --run 2 >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "--runs with --run: want exit 2"
+
+echo "report runs: $pass passed, $fail failed"
+[ $fail -eq 0 ]
