@@ -69,10 +69,12 @@ lf() {
 }
 
 # afl PLUGIN_SO NAME SECONDS: AFL++ from the seeds, stopping at the first
-# crash; crash files copied to $tmp/afl-NAME/found/.
+# crash; crash files copied to $tmp/afl-NAME/found/. Without the sanitizer
+# options of an ASan run of the suite (afl-fuzz refuses ASAN_OPTIONS without
+# symbolize=0; its target is no sanitizer build).
 afl() {
     mkdir -p "$tmp/afl-$2/found"
-    DIVERGENCE_PLUGIN=$1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
+    env -u ASAN_OPTIONS -u UBSAN_OPTIONS DIVERGENCE_PLUGIN=$1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
         AFL_NO_AFFINITY=1 AFL_NO_UI=1 AFL_BENCH_UNTIL_CRASH=1 \
         afl-fuzz -V "$3" -i "$tmp/seeds-$2" -o "$tmp/afl-$2/out" -x "$S/fuzz/div.dict" \
         -- "$AFL/afl_div" >"$tmp/afl-$2.log" 2>&1
