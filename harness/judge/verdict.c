@@ -86,6 +86,17 @@ char *verdict_actual_text(uint32_t dtype, const verdict_example *ex, char *buf, 
     return buf;
 }
 
+void verdict_example_words(uint32_t dtype, const verdict_example *ex, verdict_words *w)
+{
+    w->operand[0] = w->expected[0] = w->actual[0] = 0;
+    if (ex->index == UINT64_MAX)
+        return;
+    snprintf(w->operand, sizeof w->operand, "%s/%s", oracle_operand_name(ex->operand_a),
+             oracle_operand_name(ex->operand_b));
+    verdict_elem_text(dtype, &ex->expected, w->expected, sizeof w->expected);
+    verdict_actual_text(dtype, ex, w->actual, sizeof w->actual);
+}
+
 uint32_t verdict_ulp_bucket(uint64_t ulps)
 {
     if (ulps == UINT64_MAX)

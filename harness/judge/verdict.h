@@ -169,6 +169,17 @@ char *verdict_bits_text(uint32_t dtype, uint64_t bits, char *buf, size_t len);
 #define VERDICT_ACTUAL_MAX (2 * VERDICT_TEXT_MAX + 32)
 char *verdict_actual_text(uint32_t dtype, const verdict_example *ex, char *buf, size_t len);
 
+/* The words a stored finding carries for example ex of a case of `dtype`:
+ * its operand classes ("normal/zero"), the expected element
+ * (verdict_elem_text) and what was given (verdict_actual_text); all three
+ * "" for a finding about the whole case (ex->index == UINT64_MAX). */
+typedef struct verdict_words {
+    char operand[64];
+    char expected[128];
+    char actual[VERDICT_ACTUAL_MAX];
+} verdict_words;
+void verdict_example_words(uint32_t dtype, const verdict_example *ex, verdict_words *w);
+
 /* ULP-error histogram buckets of wrong values: bucket 0 holds distance 1
  * (and 0), bucket 1 distance 2, bucket k (1..20) distances 2^(k-1)+1 to
  * 2^k (3-4, 5-8, ..., 524289-1048576), bucket 21 everything above 2^20,

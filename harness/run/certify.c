@@ -274,24 +274,19 @@ static int wanted(const uint32_t *list, uint32_t n, uint32_t v)
 static int sink(void *ctx, const divcase *c, const verdict_example *ex)
 {
     certify *cf = ctx;
-    char operand[64] = "", expected[128] = "", actual[VERDICT_ACTUAL_MAX] = "";
-    if (ex->index != UINT64_MAX) {
-        snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(ex->operand_a),
-                 oracle_operand_name(ex->operand_b));
-        verdict_elem_text(c->dtype, &ex->expected, expected, sizeof expected);
-        verdict_actual_text(c->dtype, ex, actual, sizeof actual);
-    }
+    verdict_words w;
+    verdict_example_words(c->dtype, ex, &w);
     divcase tmp;
     int owned;
     const divcase *rc = trial_reproducer_case(&cf->trial, c, ex, &tmp, &owned);
     store_finding f = {
         .implementation = cf->info->name,
         .cls = ex->cls,
-        .operand_class = operand,
+        .operand_class = w.operand,
         .c = rc,
         .element = ex->index == UINT64_MAX ? -1 : (owned ? 0 : (int64_t)ex->index),
-        .expected = ex->index == UINT64_MAX ? NULL : expected,
-        .actual = ex->index == UINT64_MAX ? NULL : actual,
+        .expected = ex->index == UINT64_MAX ? NULL : w.expected,
+        .actual = ex->index == UINT64_MAX ? NULL : w.actual,
         .ulps = ex->cls == ORACLE_CLASS_WRONG_VALUE ? ex->ulps : UINT64_MAX,
         .note = ex->note[0] ? ex->note : NULL,
     };

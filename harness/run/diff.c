@@ -135,13 +135,8 @@ static int departure_sink(void *ctx, const divcase *c, const verdict_example *ex
     diff *d = pl->d;
     if (ex->accepted)
         return 0;
-    char operand[64] = "", expected[128] = "", actual[VERDICT_ACTUAL_MAX] = "";
-    if (ex->index != UINT64_MAX) {
-        snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(ex->operand_a),
-                 oracle_operand_name(ex->operand_b));
-        verdict_elem_text(c->dtype, &ex->expected, expected, sizeof expected);
-        verdict_actual_text(c->dtype, ex, actual, sizeof actual);
-    }
+    verdict_words w;
+    verdict_example_words(c->dtype, ex, &w);
     if (!pl->first_text[0]) {
         pl->first_cls = ex->cls;
         if (ex->index != UINT64_MAX) {
@@ -149,7 +144,7 @@ static int departure_sink(void *ctx, const divcase *c, const verdict_example *ex
             verdict_bits_text(c->dtype, ex->a, a, sizeof a);
             verdict_bits_text(c->dtype, ex->b, b, sizeof b);
             snprintf(pl->first_text, sizeof pl->first_text, "e.g. %s / %s: expected %s, got %s",
-                     a, b, expected, actual);
+                     a, b, w.expected, w.actual);
         } else {
             snprintf(pl->first_text, sizeof pl->first_text, "%s", ex->note);
         }
@@ -157,11 +152,11 @@ static int departure_sink(void *ctx, const divcase *c, const verdict_example *ex
     store_finding f = {
         .implementation = pl->info->name,
         .cls = ex->cls,
-        .operand_class = operand,
+        .operand_class = w.operand,
         .c = c,
         .element = ex->index == UINT64_MAX ? -1 : (int64_t)ex->index,
-        .expected = ex->index == UINT64_MAX ? NULL : expected,
-        .actual = ex->index == UINT64_MAX ? NULL : actual,
+        .expected = ex->index == UINT64_MAX ? NULL : w.expected,
+        .actual = ex->index == UINT64_MAX ? NULL : w.actual,
         .ulps = ex->cls == ORACLE_CLASS_WRONG_VALUE ? ex->ulps : UINT64_MAX,
         .note = ex->note[0] ? ex->note : NULL,
     };

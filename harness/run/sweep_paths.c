@@ -35,13 +35,8 @@ typedef struct paths_ctx {
 static int paths_sink(void *ctx, const divcase *c, const verdict_example *ex)
 {
     paths_ctx *p = ctx;
-    char operand[64] = "", expected[128] = "", actual[VERDICT_ACTUAL_MAX] = "";
-    if (ex->index != UINT64_MAX) {
-        snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(ex->operand_a),
-                 oracle_operand_name(ex->operand_b));
-        verdict_elem_text(c->dtype, &ex->expected, expected, sizeof expected);
-        verdict_actual_text(c->dtype, ex, actual, sizeof actual);
-    }
+    verdict_words w;
+    verdict_example_words(c->dtype, ex, &w);
     divcase tmp;
     int owned;
     const divcase *rc = trial_reproducer_case(p->t, c, ex, &tmp, &owned);
@@ -51,11 +46,11 @@ static int paths_sink(void *ctx, const divcase *c, const verdict_example *ex)
     store_finding f = {
         .implementation = p->sh->info->name,
         .cls = ex->cls,
-        .operand_class = operand,
+        .operand_class = w.operand,
         .c = rc,
         .element = ex->index == UINT64_MAX ? -1 : (owned ? 0 : (int64_t)ex->index),
-        .expected = ex->index == UINT64_MAX ? NULL : expected,
-        .actual = ex->index == UINT64_MAX ? NULL : actual,
+        .expected = ex->index == UINT64_MAX ? NULL : w.expected,
+        .actual = ex->index == UINT64_MAX ? NULL : w.actual,
         .ulps = ex->cls == ORACLE_CLASS_WRONG_VALUE ? ex->ulps : UINT64_MAX,
         .note = note,
     };
@@ -63,7 +58,7 @@ static int paths_sink(void *ctx, const divcase *c, const verdict_example *ex)
     /* per operand class too, as the batches count theirs */
     int r = ex->index != UINT64_MAX &&
             store_record_operand_counts(p->sh->db, p->sh->run_id, p->sh->info->name,
-                                        p->sh->variant, c->dtype, ex->cls, operand, ex->elements);
+                                        p->sh->variant, c->dtype, ex->cls, w.operand, ex->elements);
     if (!r)
         r = store_record_finding(p->sh->db, p->sh->run_id, &f, NULL, &is_new);
     if (owned)
