@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "harness/base/alloc.h"
+#include "harness/base/datadir.h"
 #include "oracle/dtype.h"
 #include "oracle/prng.h"
 #include "oracle/requirements.h"
@@ -1152,4 +1153,25 @@ uint32_t casefile_elem_line(const casefile_meta *m, uint64_t index)
             hi = mid;
     }
     return m->runs[lo].line;
+}
+
+int casefile_load_conformance(const char *dir, casefile_set **out, casefile_error *err)
+{
+    char found[DATADIR_PATH_MAX], where[2 * DATADIR_PATH_MAX];
+    *out = NULL;
+    memset(err, 0, sizeof *err);
+    if (!dir) {
+        if (datadir_find("cases", found, sizeof found, where, sizeof where)) {
+            snprintf(err->text, sizeof err->text,
+                     "%.400s; --cases DIR names the cases, --cases \"\" none", where);
+            return -1;
+        }
+        dir = found;
+    } else if (dir[0] && access(dir, F_OK) != 0) {
+        snprintf(err->text, sizeof err->text, "cases directory %.440s does not exist", dir);
+        return -1;
+    }
+    if (!dir[0] || access(dir, F_OK) != 0)
+        return 0;
+    return casefile_load(dir, CASEFILE_DEFAULT_MAX_ELEMENTS, out, err);
 }

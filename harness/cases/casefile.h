@@ -89,6 +89,15 @@ int casefile_load(const char *path, uint64_t max_elements, casefile_set **out,
                   casefile_error *err);
 
 /*
+ * The conformance cases a command runs: those of `dir` when it is given
+ * ("" for none), else those of the data directory's cases/ (datadir_find).
+ * Returns 0 with a new set in *out, or NULL when there are none; -1 with
+ * the reason in err->text (no command name in it): no data directory, a
+ * named directory that does not exist, or a case file that does not parse.
+ */
+int casefile_load_conformance(const char *dir, casefile_set **out, casefile_error *err);
+
+/*
  * Parses `len` bytes of case-file text, reported as coming from `label`
  * (used in messages and casefile_meta.path). The text need not be
  * NUL-terminated and is not modified. Same result as casefile_load.

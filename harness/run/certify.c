@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "harness/base/alloc.h"
-#include "harness/base/datadir.h"
 #include "harness/cases/casefile.h"
 #include "harness/cases/coverage.h"
 #include "harness/cases/gen.h"
@@ -599,22 +598,9 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
         }
     }
 
-    char cases_found[DATADIR_PATH_MAX], where[2 * DATADIR_PATH_MAX];
-    const char *cases_dir = o->cases_dir ? o->cases_dir : cases_found;
-    if (!o->cases_dir &&
-        datadir_find("cases", cases_found, sizeof cases_found, where, sizeof where)) {
-        fprintf(err, "divergence certify: %s; --cases DIR names the cases, --cases \"\" none\n",
-                where);
-        goto done;
-    }
-    if (cases_dir[0] && access(cases_dir, F_OK) == 0) {
-        casefile_error ce;
-        if (casefile_load(cases_dir, CASEFILE_DEFAULT_MAX_ELEMENTS, &cf.cases, &ce)) {
-            fprintf(err, "divergence certify: %s\n", ce.text);
-            goto done;
-        }
-    } else if (o->cases_dir && o->cases_dir[0]) {
-        fprintf(err, "divergence certify: cases directory %s does not exist\n", o->cases_dir);
+    casefile_error ce;
+    if (casefile_load_conformance(o->cases_dir, &cf.cases, &ce)) {
+        fprintf(err, "divergence certify: %s\n", ce.text);
         goto done;
     }
 

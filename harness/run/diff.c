@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "harness/base/alloc.h"
-#include "harness/base/datadir.h"
 #include "harness/cases/casefile.h"
 #include "harness/cases/gen.h"
 #include "harness/run/session.h"
@@ -670,22 +669,9 @@ int diff_run(const diff_options *o, FILE *out, FILE *err)
                 o->n_variants || o->n_dtypes ? " that the filters select" : "");
         goto done;
     }
-    char cases_found[DATADIR_PATH_MAX], where[2 * DATADIR_PATH_MAX];
-    const char *cases_dir = o->cases_dir ? o->cases_dir : cases_found;
-    if (!o->cases_dir &&
-        datadir_find("cases", cases_found, sizeof cases_found, where, sizeof where)) {
-        fprintf(err, "divergence diff: %s; --cases DIR names the cases, --cases \"\" none\n",
-                where);
-        goto done;
-    }
-    if (cases_dir[0] && access(cases_dir, F_OK) == 0) {
-        casefile_error ce;
-        if (casefile_load(cases_dir, CASEFILE_DEFAULT_MAX_ELEMENTS, &d->cases, &ce)) {
-            fprintf(err, "divergence diff: %s\n", ce.text);
-            goto done;
-        }
-    } else if (o->cases_dir && o->cases_dir[0]) {
-        fprintf(err, "divergence diff: cases directory %s does not exist\n", o->cases_dir);
+    casefile_error ce;
+    if (casefile_load_conformance(o->cases_dir, &d->cases, &ce)) {
+        fprintf(err, "divergence diff: %s\n", ce.text);
         goto done;
     }
     if (session_open(&d->session, "diff", o->db_path, o->plugins[0], d->set_name,
