@@ -21,6 +21,7 @@
 #include "harness/base/alloc.h"
 #include "harness/cases/casefile.h"
 #include "harness/cases/gen.h"
+#include "harness/run/crosscheck.h"
 #include "harness/run/session.h"
 #include "harness/run/trial.h"
 #include "harness/store/store.h"
@@ -33,15 +34,6 @@
 /* Hazard signatures (class, operand classes) kept per pair with their
  * example; more are counted under their class only. */
 #define DIFF_MAX_SIGS 64
-
-static const char *const hazard_names[DIFF_HAZ_COUNT] = {
-    "int-div-zero",       "int-min-neg-one",     "float-div-zero-undefined",
-    "unsigned-inf-sign",  "nan-sign-or-payload", "declared-deviation"};
-
-const char *diff_hazard_name(uint32_t hazard)
-{
-    return hazard < DIFF_HAZ_COUNT ? hazard_names[hazard] : "?";
-}
 
 void diff_options_default(diff_options *o)
 {
@@ -94,15 +86,15 @@ typedef struct diff {
     casefile_set *cases;
     uint32_t variant, dtype;
     /* the pair's counts */
-    uint64_t cases_run, elements, agree, hazard_elems[DIFF_HAZ_COUNT];
-    int hazard_first[DIFF_HAZ_COUNT]; /* index into sigs, -1: none */
+    uint64_t cases_run, elements, agree, hazard_elems[HAZARD_COUNT];
+    int hazard_first[HAZARD_COUNT]; /* index into sigs, -1: none */
     diff_sig sigs[DIFF_MAX_SIGS];
     uint32_t n_sigs;
     /* per class, an element of it on which a plugin does not compute at
      * all, run alone (diff_outcome): what each plugin does there */
-    diff_sig outcome[DIFF_HAZ_COUNT];
-    int outcome_noted[DIFF_HAZ_COUNT];
-    uint32_t outcome_tries[DIFF_HAZ_COUNT];
+    diff_sig outcome[HAZARD_COUNT];
+    int outcome_noted[HAZARD_COUNT];
+    uint32_t outcome_tries[HAZARD_COUNT];
     uint64_t new_signatures;
     int store_failed;
 } diff;
@@ -168,29 +160,6 @@ static int departure_sink(void *ctx, const divcase *c, const verdict_example *ex
     return 0;
 }
 
-/* The hazard class of an element on which every plugin conforms but the
- * bits differ; `declared` 1 when a plugin's value conforms only through a
- * declared deviation or the profile. */
-static uint32_t hazard_of(const oracle_rules *r, const oracle_elem *e, int declared)
-{
-    if (declared)
-        return DIFF_HAZ_DECLARED;
-    switch (e->rule) {
-    case ORACLE_RULE_INT_DIV_ZERO: return DIFF_HAZ_INT_DIV_ZERO;
-    case ORACLE_RULE_INT_MIN_BY_MINUS_ONE: return DIFF_HAZ_INT_MIN_NEG_ONE;
-    case ORACLE_RULE_FLOAT_DIV_ZERO_UNDEFINED: return DIFF_HAZ_FLOAT_DIV_ZERO;
-    case ORACLE_RULE_FLOAT_DIV_ZERO_UNSIGNED_INF: return DIFF_HAZ_UNSIGNED_INF_SIGN;
-    default: break;
-    }
-    if (e->kind == ORACLE_ANY_NAN)
-        return DIFF_HAZ_NAN;
-    if (e->kind == ORACLE_ANY_INF)
-        return DIFF_HAZ_UNSIGNED_INF_SIGN;
-    if (e->kind == ORACLE_UNSPECIFIED)
-        return r->kind == DVG_KIND_FLOAT ? DIFF_HAZ_FLOAT_DIV_ZERO : DIFF_HAZ_INT_DIV_ZERO;
-    return DIFF_HAZ_DECLARED;
-}
-
 /* The values each plugin gave, "name: text; name: text". */
 static void given_text(const diff *d, const diff_sig *s, char *buf, size_t cap)
 {
@@ -212,7 +181,7 @@ static int new_sig(diff *d, const divcase *c, const oracle_plan *p, uint64_t i, 
     divcase one;
     int owned = !narrow_subcase(c, p, &c->attrs, i, 1, &one);
     if (owned)
-        snprintf(one.id, sizeof one.id, "diff:%s:%.60s[%" PRIu64 "]", diff_hazard_name(s->hazard),
+        snprintf(one.id, sizeof one.id, "diff:%s:%.60s[%" PRIu64 "]", hazard_name(s->hazard),
                  c->id, i);
     char operand[64], given[DIFF_MAX_PLUGINS * (VERDICT_TEXT_MAX + WORKER_NAME_MAX + 4)];
     snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(s->operand_a),
@@ -220,7 +189,7 @@ static int new_sig(diff *d, const divcase *c, const oracle_plan *p, uint64_t i, 
     given_text(d, s, given, sizeof given);
     store_finding f = {
         .implementation = d->pair_name,
-        .class_name = diff_hazard_name(s->hazard),
+        .class_name = hazard_name(s->hazard),
         .operand_class = operand,
         .c = owned ? &one : c,
         .element = owned ? 0 : (int64_t)i,
@@ -236,78 +205,6 @@ static int new_sig(diff *d, const divcase *c, const oracle_plan *p, uint64_t i, 
     if (rc)
         d->store_failed = 1;
     return rc;
-}
-
-/* Compares the plugins' outputs of the case just run, element by element. */
-static int compare_outputs(diff *d, const divcase *c)
-{
-    const trial *t0 = &d->a[0]->t;
-    if (!t0->valid)
-        return 0;
-    const oracle_plan *p = &t0->plan;
-    const oracle_rules *r = &t0->rules;
-    uint32_t dtype = c->dtype;
-    for (uint32_t k = 0; k < d->na; k++) {
-        const trial *t = &d->a[k]->t;
-        if (t->wr.outcome != WORKER_OUT_OK || !t->out.computed)
-            return 0; /* a case-level outcome: its departure is reported */
-    }
-    for (uint64_t i = 0; i < p->count; i++) {
-        uint64_t period = t0->out.period;
-        const oracle_elem *e = &t0->expected[period ? i % period : i];
-        uint64_t ao, bo;
-        oracle_plan_offsets(p, i, &ao, &bo);
-        uint64_t a = oracle_load(dtype, c->a, ao), b = oracle_load(dtype, c->b, bo);
-        uint64_t v[DIFF_MAX_PLUGINS];
-        int all_ok = 1, same = 1, declared = 0;
-        for (uint32_t k = 0; k < d->na; k++) {
-            const trial *t = &d->a[k]->t;
-            uint32_t cls;
-            v[k] = oracle_load(dtype, t->out.out1, i);
-            if ((t->out.flags && t->out.flags[i]) ||
-                !verdict_element(r, a, b, e, v[k], t->profile, t->declared, &cls))
-                all_ok = 0;
-            else if (cls != ORACLE_CLASS_MATCH)
-                declared = 1;
-            same &= v[k] == v[0];
-        }
-        d->elements++;
-        if (!all_ok)
-            continue; /* a departure: verdict_case reported it */
-        if (same) {
-            d->agree++;
-            continue;
-        }
-        uint32_t hz = hazard_of(r, e, declared);
-        uint32_t oa = oracle_operand_class(dtype, a), ob = oracle_operand_class(dtype, b);
-        d->hazard_elems[hz]++;
-        uint32_t s = 0;
-        while (s < d->n_sigs && !(d->sigs[s].hazard == hz && d->sigs[s].operand_a == oa &&
-                                  d->sigs[s].operand_b == ob))
-            s++;
-        if (s < d->n_sigs) {
-            d->sigs[s].elements++;
-            continue;
-        }
-        if (s == DIFF_MAX_SIGS)
-            continue;
-        diff_sig *g = &d->sigs[d->n_sigs++];
-        memset(g, 0, sizeof *g);
-        g->hazard = hz;
-        g->operand_a = oa;
-        g->operand_b = ob;
-        g->elements = 1;
-        g->a = a;
-        g->b = b;
-        verdict_elem_text(dtype, e, g->expected, sizeof g->expected);
-        for (uint32_t k = 0; k < d->na; k++)
-            verdict_bits_text(dtype, v[k], g->given[k], sizeof g->given[k]);
-        if (d->hazard_first[hz] < 0)
-            d->hazard_first[hz] = (int)s;
-        if (new_sig(d, c, p, i, g))
-            return -1;
-    }
-    return 0;
 }
 
 /* What plugin k did with the case it ran last, as a table cell: its
@@ -329,6 +226,74 @@ static void outcome_text(const diff *d, uint32_t k, uint64_t i, char *buf, size_
         snprintf(buf, cap, "%s", name);
 }
 
+/* The case being compared, for on_hazard. */
+typedef struct diff_case {
+    diff *d;
+    const divcase *c;
+    oracle_plan plan;
+} diff_case;
+
+/* A hazard element (crosscheck_outputs' sink): counted under its
+ * signature (class, operand classes); the first of a signature kept as its
+ * example and stored. */
+static int on_hazard(void *ctx, const crosscheck_elem *x)
+{
+    diff_case *dc = ctx;
+    diff *d = dc->d;
+    uint32_t s = 0;
+    while (s < d->n_sigs && !(d->sigs[s].hazard == x->hazard &&
+                              d->sigs[s].operand_a == x->operand_a &&
+                              d->sigs[s].operand_b == x->operand_b))
+        s++;
+    if (s < d->n_sigs) {
+        d->sigs[s].elements++;
+        return 0;
+    }
+    if (s == DIFF_MAX_SIGS)
+        return 0;
+    diff_sig *g = &d->sigs[d->n_sigs++];
+    memset(g, 0, sizeof *g);
+    g->hazard = x->hazard;
+    g->operand_a = x->operand_a;
+    g->operand_b = x->operand_b;
+    g->elements = 1;
+    g->a = x->a;
+    g->b = x->b;
+    verdict_elem_text(dc->c->dtype, x->expected, g->expected, sizeof g->expected);
+    for (uint32_t k = 0; k < d->na; k++)
+        if (x->computed & (1u << k))
+            verdict_bits_text(dc->c->dtype, x->values[k], g->given[k], sizeof g->given[k]);
+        else
+            outcome_text(d, k, 0, g->given[k], sizeof g->given[k]);
+    if (d->hazard_first[x->hazard] < 0)
+        d->hazard_first[x->hazard] = (int)s;
+    return new_sig(d, dc->c, &dc->plan, x->index, g);
+}
+
+/* Compares the outputs of the case just run among the plugins that
+ * computed it. 0, or -1 (store). */
+static int compare_outputs(diff *d, const divcase *c)
+{
+    const trial *t[DIFF_MAX_PLUGINS];
+    uint32_t first = UINT32_MAX;
+    for (uint32_t k = 0; k < d->na; k++) {
+        t[k] = &d->a[k]->t;
+        if (first == UINT32_MAX && crosscheck_computed(t[k]))
+            first = k;
+    }
+    if (first == UINT32_MAX)
+        return 0;
+    diff_case dc = {d, c, t[first]->plan};
+    crosscheck_counts n;
+    memset(&n, 0, sizeof n);
+    int rc = crosscheck_outputs(t, d->na, c, &n, on_hazard, &dc);
+    d->elements += n.elements;
+    d->agree += n.agree;
+    for (int h = 0; h < HAZARD_COUNT; h++)
+        d->hazard_elems[h] += n.hazards[h];
+    return rc ? -1 : 0;
+}
+
 /* A plugin did not compute case c: for each class of element whose result
  * a spec leaves free (at most a few tries per class and pair), its first
  * element is run alone on every plugin, and when some plugin still does
@@ -338,14 +303,13 @@ static void outcome_text(const diff *d, uint32_t k, uint64_t i, char *buf, size_
 static int diff_outcome(diff *d, const divcase *c)
 {
     const trial *t0 = &d->a[0]->t;
-    divcase one[DIFF_HAZ_COUNT];
-    uint32_t hz[DIFF_HAZ_COUNT], n = 0;
-    int seen[DIFF_HAZ_COUNT] = {0};
-    for (uint64_t i = 0; i < t0->plan.count && n < DIFF_HAZ_COUNT; i++) {
+    divcase one[HAZARD_COUNT];
+    uint32_t hz[HAZARD_COUNT], n = 0;
+    int seen[HAZARD_COUNT] = {0};
+    for (uint64_t i = 0; i < t0->plan.count && n < HAZARD_COUNT; i++) {
         uint64_t period = t0->out.period;
         const oracle_elem *e = &t0->expected[period ? i % period : i];
-        if (e->kind == ORACLE_EXACT && e->rule != ORACLE_RULE_INT_DIV_ZERO &&
-            e->rule != ORACLE_RULE_INT_MIN_BY_MINUS_ONE)
+        if (!hazard_possible(e))
             continue;
         uint32_t h = hazard_of(&t0->rules, e, 0);
         if (seen[h] || d->outcome_noted[h] || d->outcome_tries[h] >= 3)
@@ -426,8 +390,7 @@ static int unspecified_case(uint32_t variant, uint32_t dtype, divcase *c)
         uint64_t a = oracle_load(dtype, c->a, i), b = oracle_load(dtype, c->b, i);
         oracle_elem e;
         oracle_expect(&r, a, b, &e);
-        if (e.kind == ORACLE_EXACT && e.rule != ORACLE_RULE_INT_MIN_BY_MINUS_ONE &&
-            e.rule != ORACLE_RULE_INT_DIV_ZERO)
+        if (!hazard_possible(&e))
             continue;
         oracle_store(dtype, c->a, m, a); /* m <= i: compacted in place */
         oracle_store(dtype, c->b, m, b);
@@ -445,7 +408,7 @@ static void print_pair(diff *d)
     const oracle_variant *v = oracle_variant_get(d->variant);
     const char *tag = oracle_dtype_tag(d->dtype);
     uint64_t hazards = 0;
-    for (int h = 0; h < DIFF_HAZ_COUNT; h++)
+    for (int h = 0; h < HAZARD_COUNT; h++)
         hazards += d->hazard_elems[h];
     uint64_t departing = 0;
     for (uint32_t k = 0; k < d->na; k++)
@@ -455,7 +418,7 @@ static void print_pair(diff *d)
             v->name, tag, d->cases_run, d->elements, d->agree, hazards, departing);
     if (d->na < d->n)
         fprintf(d->out, "    compared: %s (the plugins that claim it)\n", d->pair_name);
-    for (int h = 0; h < DIFF_HAZ_COUNT; h++) {
+    for (int h = 0; h < HAZARD_COUNT; h++) {
         if (d->hazard_first[h] < 0)
             continue;
         const diff_sig *s = &d->sigs[d->hazard_first[h]];
@@ -463,11 +426,11 @@ static void print_pair(diff *d)
         verdict_bits_text(d->dtype, s->a, a, sizeof a);
         verdict_bits_text(d->dtype, s->b, b, sizeof b);
         fprintf(d->out, "    hazard %-24s %8" PRIu64 " elements  e.g. %s / %s (oracle: %s):\n",
-                diff_hazard_name((uint32_t)h), d->hazard_elems[h], a, b, s->expected);
+                hazard_name((uint32_t)h), d->hazard_elems[h], a, b, s->expected);
         for (uint32_t k = 0; k < d->na; k++)
             fprintf(d->out, "      %-32s %s\n", d->a[k]->info->name, s->given[k]);
     }
-    for (int h = 0; h < DIFF_HAZ_COUNT; h++) {
+    for (int h = 0; h < HAZARD_COUNT; h++) {
         if (!d->outcome_noted[h])
             continue;
         const diff_sig *s = &d->outcome[h];
@@ -475,7 +438,7 @@ static void print_pair(diff *d)
         verdict_bits_text(d->dtype, s->a, a, sizeof a);
         verdict_bits_text(d->dtype, s->b, b, sizeof b);
         fprintf(d->out, "    where %s, a plugin does not compute  e.g. %s / %s alone:\n",
-                diff_hazard_name((uint32_t)h), a, b);
+                hazard_name((uint32_t)h), a, b);
         for (uint32_t k = 0; k < d->na; k++)
             fprintf(d->out, "      %-32s %s\n", d->a[k]->info->name, s->given[k]);
     }
@@ -486,7 +449,7 @@ static void print_pair(diff *d)
         verdict_bits_text(d->dtype, g->b, b, sizeof b);
         fprintf(d->out, "    reproducer %s %s/%s: %s / %s (%" PRIu64 " elements)  ["
                         STORE_REF_SIGNATURE "%" PRId64 "]\n",
-                diff_hazard_name(g->hazard), oracle_operand_name(g->operand_a),
+                hazard_name(g->hazard), oracle_operand_name(g->operand_a),
                 oracle_operand_name(g->operand_b), a, b, g->elements, g->sig_id);
     }
     for (uint32_t k = 0; k < d->na; k++)
@@ -504,7 +467,7 @@ static int diff_pair(diff *d)
     const oracle_variant *v = oracle_variant_get(d->variant);
     d->cases_run = d->elements = d->agree = 0;
     memset(d->hazard_elems, 0, sizeof d->hazard_elems);
-    for (int h = 0; h < DIFF_HAZ_COUNT; h++)
+    for (int h = 0; h < HAZARD_COUNT; h++)
         d->hazard_first[h] = -1;
     d->n_sigs = 0;
     memset(d->outcome_noted, 0, sizeof d->outcome_noted);

@@ -8,9 +8,9 @@
  * `partial`, on every pair two of them claim, among those). Each
  * output element is classified:
  *   agree      every plugin gave the same bits;
- *   hazard     every plugin conforms (the one judge, verdict_element) but
- *              their bits differ: a portability hazard, named by its class
- *              (diff_hazard_name);
+ *   hazard     every plugin that computed it conforms (the one judge,
+ *              verdict_element) but their bits differ: a portability
+ *              hazard, named by its class (harness/run/crosscheck.h);
  *   departure  a plugin does not conform (verdict_case's classes), and
  *              which one.
  * Hazards go into the store as findings of the plugin set
@@ -22,26 +22,10 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "harness/judge/verdict.h"
+#include "harness/run/crosscheck.h"
 
-#define DIFF_MAX_PLUGINS 8
+#define DIFF_MAX_PLUGINS CROSSCHECK_MAX_PLUGINS
 #define DIFF_MAX_FILTERS 32
-
-/* The hazard classes: where conformant implementations may disagree. */
-enum {
-    DIFF_HAZ_INT_DIV_ZERO,       /* integer x / 0 (unspecified everywhere) */
-    DIFF_HAZ_INT_MIN_NEG_ONE,    /* INT_MIN / -1 (unspecified everywhere) */
-    DIFF_HAZ_FLOAT_DIV_ZERO,     /* OpenVINO float x / 0 (undefined) */
-    DIFF_HAZ_UNSIGNED_INF_SIGN,  /* SONNX x / 0 'inf' without a sign */
-    DIFF_HAZ_NAN,                /* NaN sign or payload */
-    DIFF_HAZ_DECLARED,           /* a declared deviation (FTZ, DAZ) */
-    DIFF_HAZ_COUNT
-};
-
-/* "int-div-zero", "int-min-neg-one", "float-div-zero-undefined",
- * "unsigned-inf-sign", "nan-sign-or-payload", "declared-deviation"; "?"
- * past the last. Static text. */
-const char *diff_hazard_name(uint32_t hazard);
 
 typedef struct diff_options {
     const char *plugins[DIFF_MAX_PLUGINS]; /* at least 2 */

@@ -97,6 +97,11 @@ run crash 1 --plugin "$REF" --plugin "$OTHER" --plugin "$M/mutant_crash_int_min.
     --variant onnx-div-14 --dtype i32
 if grep -q "^    DEPARTS $C: .*crash" "$tmp/crash.out"; then ok; else
     bad "crash: no departure of $C"; cat "$tmp/crash.out" >&2; fi
+# The others are still compared, element by element, on the cases it
+# does not compute: their x/0 hazard, with its crash beside them.
+expect crash onnx-div-14 int-div-zero $R "0 (0x00000000)"
+expect crash onnx-div-14 int-div-zero $O "-1 (0xffffffff)"
+expect crash onnx-div-14 int-div-zero $C "crash (SIGFPE)"
 # ... and where it does not compute, what each plugin does there.
 got=$(where_given crash onnx-div-14 int-div-zero $C)
 [ "$got" = "crash (SIGFPE)" ] && ok || bad "crash: x/0 row of $C: '$got', want 'crash (SIGFPE)'"

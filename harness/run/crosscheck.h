@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/run/crosscheck.h: several plugins' outputs of the same case,
+ * compared element by element - the rule `divergence diff` and the
+ * differential fuzz campaign (`divergence fuzz --plugin A --plugin B`)
+ * share. An element on which every plugin that computed the case conforms
+ * (the one judge, verdict_element) but whose bits differ among them is a
+ * portability hazard, named by its class (where the specs leave room).
+ * Departures from the oracle are not classified here: verdict_case
+ * reports them, per plugin, when each trial runs.
+ */
+#ifndef HARNESS_CROSSCHECK_H
+#define HARNESS_CROSSCHECK_H
+
+#include <stdint.h>
+#include "harness/run/trial.h"
+
+#define CROSSCHECK_MAX_PLUGINS 8
+
+/* The hazard classes: where conformant implementations may disagree. */
+enum {
+    HAZARD_INT_DIV_ZERO,       /* integer x / 0 (unspecified everywhere) */
+    HAZARD_INT_MIN_NEG_ONE,    /* INT_MIN / -1 (unspecified everywhere) */
+    HAZARD_FLOAT_DIV_ZERO,     /* OpenVINO float x / 0 (undefined) */
+    HAZARD_UNSIGNED_INF_SIGN,  /* SONNX x / 0 'inf' without a sign */
+    HAZARD_NAN,                /* NaN sign or payload */
+    HAZARD_DECLARED,           /* a declared deviation (FTZ, DAZ) or the
+                                  profile's tolerance */
+    HAZARD_COUNT
+};
+
+/* "int-div-zero", "int-min-neg-one", "float-div-zero-undefined",
+ * "unsigned-inf-sign", "nan-sign-or-payload", "declared-deviation"; "?"
+ * past the last. Static text. */
+const char *hazard_name(uint32_t hazard);
+
+/* The hazard class of an element whose expected value is *e under rules
+ * *r: `declared` 1 when a plugin's value conforms only through a declared
+ * deviation or the profile. */
+uint32_t hazard_of(const oracle_rules *r, const oracle_elem *e, int declared);
+
+/* 1 when the oracle leaves element *e's result free (or a declared
+ * deviation may change it): where a hazard can be. */
+int hazard_possible(const oracle_elem *e);
+
+/* One hazard element, as crosscheck_outputs hands it to its sink. */
+typedef struct crosscheck_elem {
+    uint64_t index;                /* output element */
+    uint64_t a, b;                 /* its operands (bits) */
+    const oracle_elem *expected;   /* the oracle's word */
+    uint32_t hazard;               /* HAZARD_* */
+    uint32_t operand_a, operand_b; /* ORACLE_OPERAND_* of a and b */
+    uint32_t computed;             /* bit k: trial k computed the case */
+    uint64_t values[CROSSCHECK_MAX_PLUGINS]; /* trial k's bits where computed */
+} crosscheck_elem;
+
+/* Called for each hazard element; a non-zero return stops the comparison
+ * and is returned by crosscheck_outputs. */
+typedef int (*crosscheck_sink)(void *ctx, const crosscheck_elem *e);
+
+/* What crosscheck_outputs counted over the case. */
+typedef struct crosscheck_counts {
+    uint64_t elements;                 /* compared (0 when fewer than two
+                                          trials computed the case) */
+    uint64_t agree;                    /* same bits from every computing trial */
+    uint64_t departures;               /* some computing trial departs */
+    uint64_t hazards[HAZARD_COUNT];
+} crosscheck_counts;
+
+/* 1 when trial t ran its last case to the end and computed outputs. */
+int crosscheck_computed(const trial *t);
+
+/*
+ * Compares the outputs of the n trials (at most CROSSCHECK_MAX_PLUGINS)
+ * that have all just run case c (trial_run), among those that computed it
+ * (a plugin that failed, crashed or declined the case is left out of the
+ * comparison: its outcome is a case-level departure or a choice the caller
+ * reports). Adds to *counts (may be NULL) and calls sink for every hazard
+ * element (sink may be NULL). Returns 0, or the sink's non-zero return.
+ */
+int crosscheck_outputs(const trial *const *t, uint32_t n, const divcase *c,
+                       crosscheck_counts *counts, crosscheck_sink sink, void *ctx);
+
+#endif /* HARNESS_CROSSCHECK_H */
