@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * divergence fuzz   --plugin P [--seconds N] [--cases N] [--jobs J] [--seed S]
+ * divergence fuzz   --plugin P [--plugin Q ...] [--seconds N] [--cases N] [--jobs J] [--seed S]
  *                   [--shard I/N] [--db F] [--corpus DIR] [--max-elements N]
  *                   [--timeout MS] [--profile exact|ftz|daz|ftz+daz|ulp:N] [--no-progress]
  *                   [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]
- * divergence import --plugin P [--db F] [--max-elements N] [--memory-limit MIB]
+ * divergence import --plugin P [--plugin Q ...] [--db F] [--max-elements N] [--memory-limit MIB]
  *                   [--cpu-limit S] FILE|DIR...
  */
 #include <errno.h>
@@ -18,11 +18,14 @@
 #include "harness/run/campaign.h"
 
 static const char fuzz_usage[] =
-    "usage: divergence fuzz --plugin P [--seconds N] [--cases N] [--jobs J] [--seed S]\n"
-    "         [--shard I/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
+    "usage: divergence fuzz --plugin P [--plugin Q ...] [--seconds N] [--cases N] [--jobs J]\n"
+    "         [--seed S] [--shard I/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
     "         [--profile exact|ftz|daz|ftz+daz|ulp:N] [--stop-on-finding] [--no-progress]\n"
     "         [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]\n"
     "         [--sandbox auto|strict|off] [--env K=V ...]\n"
+    "several --plugin (at most 8): differential mode, on the pairs all of them claim: each\n"
+    "plugin's departures from the oracle, and where they all conform but disagree (a\n"
+    "portability hazard, stored for the plugin set; hazards alone exit 0)\n"
     "--sandbox: the plugin's isolation (auto, strict: all layers or exit 2, off);\n"
     "--env K=V: a variable for the plugin besides the allowlist\n"
     "--pin: job i and its worker on the i-th CPU (default when --jobs is the CPU count)\n"
@@ -32,7 +35,7 @@ static const char fuzz_usage[] =
     "build from the cases it recorded (--seconds budgets this session); none: a new run\n"
     "exit: 0 nothing found, 1 findings, 2 usage or environment error\n";
 static const char import_usage[] =
-    "usage: divergence import --plugin P [--db F] [--max-elements N] [--memory-limit MIB]\n"
+    "usage: divergence import --plugin P [--plugin Q ...] [--db F] [--max-elements N] [--memory-limit MIB]\n"
     "         [--cpu-limit S] FILE|DIR...\n"
     "  imports libFuzzer / AFL++ finding files of fuzz/fuzz_div.c into the store;\n"
     "  --max-elements must be the fuzz target's (DIVERGENCE_FUZZ_MAX_ELEMENTS,\n"
@@ -98,9 +101,14 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
             return 2;
         if (taken)
             continue;
-        if (!strcmp(a, "--plugin"))
-            o->plugin_path = v;
-        else if (!strcmp(a, "--db"))
+        if (!strcmp(a, "--plugin")) {
+            if (o->n_plugins == CAMPAIGN_MAX_PLUGINS) {
+                fprintf(stderr, "divergence %s: at most %d --plugin\n", cmd,
+                        CAMPAIGN_MAX_PLUGINS);
+                return 2;
+            }
+            o->plugin_paths[o->n_plugins++] = v;
+        } else if (!strcmp(a, "--db"))
             o->db_path = v;
         else if (!strcmp(a, "--config"))
             o->config = v;
@@ -128,7 +136,7 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
             return 2;
         }
     }
-    if (!o->plugin_path) {
+    if (!o->n_plugins) {
         fprintf(stderr, "divergence %s: --plugin PATH is required\n%s", cmd,
                 is_fuzz ? fuzz_usage : import_usage);
         return 2;

@@ -28,7 +28,8 @@
 #include "harness/base/datadir.h"
 #include "harness/cases/gen.h"
 #include "harness/cases/shapes.h"
-#include "harness/worker/narrow.h"
+#include "harness/run/crosscheck.h"
+#include "harness/run/minimise.h"
 #include "harness/run/resume.h"
 #include "harness/run/session.h"
 #include "harness/run/trial.h"
@@ -36,15 +37,12 @@
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 #include "oracle/fastpath.h"
-#include "oracle/value.h"
 
 #define MAX_JOBS 64
 #define MAX_CORPUS_FILES 20000
 #define MAX_CORPUS_BYTES (64u << 10)
 #define MAX_NEW_PER_CASE 8
 #define MAX_SIGNATURES 4096
-#define SHRINK_TRIES 64
-#define SHRINK_ELEMENTS (UINT64_C(1) << 22) /* probe elements beyond 2x the case's */
 
 void campaign_options_default(campaign_options *o)
 {
@@ -156,13 +154,20 @@ static int corpus_load(const char *dir, corpus *c, FILE *err)
 
 /* ---- shared state ---------------------------------------------------------- */
 
+/* A tally per (variant, dtype). */
+typedef verdict_tally pair_tallies[DVG_VARIANT_COUNT][DVG_DTYPE_COUNT];
+
 typedef struct shared {
     const campaign_options *o;
     FILE *out, *err;
-    worker_info *info;              /* owned: a copy of the first job's worker's:
-                                       a worker's own changes while it
-                                       restarts, in its job's thread */
-    dvg_claim claims[WORKER_MAX_CLAIMS];
+    uint32_t n_plugins;
+    worker_info *info[CAMPAIGN_MAX_PLUGINS]; /* owned: copies of the first
+                                       job's workers': a worker's own changes
+                                       while it restarts, in its job's thread */
+    char set_name[CAMPAIGN_MAX_PLUGINS * (WORKER_NAME_MAX + 1)]; /* the names
+                                       joined by '|': the run's implementation
+                                       and its hazards' */
+    dvg_claim claims[WORKER_MAX_CLAIMS]; /* the pairs every plugin claims */
     uint32_t n_claims;
     corpus corpus;
     run_session session;        /* the run in the store */
@@ -176,38 +181,66 @@ typedef struct shared {
                                        (before minimising, which may
                                        change the operand classes) */
     uint32_t n_signatures;
-    verdict_tally tallies[DVG_VARIANT_COUNT][DVG_DTYPE_COUNT];
+    uint32_t n_hazard_signatures;   /* of those, disagreements among plugins */
+    uint64_t hazard_elements[HAZARD_COUNT];
+    int64_t hazard_first[HAZARD_COUNT]; /* its first stored signature; 0 none */
+    pair_tallies *tallies;          /* per plugin: the sum of the jobs' */
     int failed;                     /* a harness or store error: stop */
     /* checkpoints: the main thread pauses the jobs between cases */
     pthread_cond_t cond;
     int pause;
     uint32_t paused, active;        /* jobs waiting; jobs still in their loop */
-    verdict_tally recorded[DVG_VARIANT_COUNT][DVG_DTYPE_COUNT]; /* in the store */
+    pair_tallies *recorded;         /* per plugin: in the store */
     uint64_t resumed_from;          /* --resume: the cases the run held */
     double deadline;
     double started_at, first_finding_at; /* first_finding_at 0: none yet */
     uint64_t first_finding_case;
 } shared;
 
-typedef struct job {
-    shared *sh;
+struct job;
+
+/* One plugin of a job: its worker, the trial that runs each case and the
+ * one that probes while minimising, its tallies, and its departures from
+ * the oracle in the case that are new to the run. */
+typedef struct lane {
+    struct job *j;
+    uint32_t k;                     /* the plugin's index */
     worker *w;
     trial t;
-    trial probe;                    /* for minimisation */
-    verdict_tally tallies[DVG_VARIANT_COUNT][DVG_DTYPE_COUNT];
+    trial probe;
+    pair_tallies tallies;
     verdict_example pending[MAX_NEW_PER_CASE];
     uint32_t n_pending;
+} lane;
+
+/* A disagreement among the plugins in the case, new to the run: the
+ * crosscheck element (its expected value copied out of the trial) and
+ * what each plugin gave. */
+typedef struct pending_hazard {
+    crosscheck_elem x;
+    oracle_elem expected;
+    char given[CROSSCHECK_GIVEN_MAX];
+} pending_hazard;
+
+typedef struct job {
+    shared *sh;
+    lane lanes[CAMPAIGN_MAX_PLUGINS];
+    uint32_t n_lanes;
+    pending_hazard hazards[MAX_NEW_PER_CASE];
+    uint32_t n_hazards;
     const divcase *current;
     int cpu; /* job and worker's CPU; -1 not pinned */
     pthread_t thread;
 } job;
 
-/* The store's signature key (variant, dtype, class, operand classes as
- * the store writes them: "a/b", "" for a whole-case finding). */
-static void signature_key(const divcase *c, const verdict_example *ex, char *key, size_t len)
+/* The store's signature key, with the plugin's index first (variant,
+ * dtype, class, operand classes as the store writes them: "a/b", "" for a
+ * whole-case finding). */
+static void signature_key(uint32_t k, const divcase *c, const verdict_example *ex, char *key,
+                          size_t len)
 {
-    snprintf(key, len, "%u|%u|%s|%s%s%s", (unsigned)c->variant, (unsigned)c->dtype,
-             oracle_class_name(ex->cls),
+    snprintf(key, len, "%u|%u|%u|%s|%s%s%s", (unsigned)k, (unsigned)c->variant,
+             (unsigned)c->dtype, oracle_class_name(ex->cls),
              ex->index == UINT64_MAX ? "" : oracle_operand_name(ex->operand_a),
              ex->index == UINT64_MAX ? "" : "/",
              ex->index == UINT64_MAX ? "" : oracle_operand_name(ex->operand_b));
@@ -225,37 +258,46 @@ static int signature_claim(shared *sh, const char *key)
     return 1;
 }
 
+/* Claims a signature (signature_claim) and notes the first finding. */
+static int signature_claim_finding(shared *sh, const char *key, int hazard)
+{
+    pthread_mutex_lock(&sh->lock);
+    int is_new = signature_claim(sh, key);
+    if (is_new && sh->first_finding_at == 0) {
+        sh->first_finding_at = now_s();
+        sh->first_finding_case = sh->next_case;
+    }
+    sh->n_hazard_signatures += (uint32_t)(is_new && hazard);
+    pthread_mutex_unlock(&sh->lock);
+    return is_new;
+}
+
 /* The verdict's sink: keep the examples whose signature is new to the run. */
 static int collect(void *ctx, const divcase *c, const verdict_example *ex)
 {
-    job *j = ctx;
+    lane *l = ctx;
     if (ex->accepted)
         return 0;
     char key[160];
-    signature_key(c, ex, key, sizeof key);
-    pthread_mutex_lock(&j->sh->lock);
-    int is_new = signature_claim(j->sh, key);
-    if (is_new && j->sh->first_finding_at == 0) {
-        j->sh->first_finding_at = now_s();
-        j->sh->first_finding_case = j->sh->next_case;
-    }
-    pthread_mutex_unlock(&j->sh->lock);
-    if (is_new && j->n_pending < MAX_NEW_PER_CASE)
-        j->pending[j->n_pending++] = *ex;
+    signature_key(l->k, c, ex, key, sizeof key);
+    if (signature_claim_finding(l->j->sh, key, 0) && l->n_pending < MAX_NEW_PER_CASE)
+        l->pending[l->n_pending++] = *ex;
     return 0;
 }
 
 /* ---- minimisation ------------------------------------------------------------ */
 
-typedef struct probe_ctx {
+/* A departure of one plugin: its class, probed in the plugin's probe trial. */
+typedef struct departure_probe {
+    lane *l;
     uint32_t cls;
     int found;
     verdict_example ex;
-} probe_ctx;
+} departure_probe;
 
-static int probe_sink(void *ctx, const divcase *c, const verdict_example *ex)
+static int departure_sink(void *ctx, const divcase *c, const verdict_example *ex)
 {
-    probe_ctx *p = ctx;
+    departure_probe *p = ctx;
     if (!p->found && ex->cls == p->cls && !ex->accepted) {
         p->found = 1;
         p->ex = *ex;
@@ -264,382 +306,30 @@ static int probe_sink(void *ctx, const divcase *c, const verdict_example *ex)
     return 0;
 }
 
-/* 1 when case c shows a finding of class cls (its example in *ex), 0 when
- * not, -1 on a harness error. */
-static int reproduces(job *j, const divcase *c, uint32_t cls, verdict_example *ex)
+/* minimise_probe: 1 when the plugin still departs with the class. */
+static int departure_reproduces(void *ctx, const divcase *c, verdict_example *ex)
 {
-    probe_ctx p = {cls, 0, {0}};
-    if (trial_run(&j->probe, c, NULL, probe_sink, &p) < 0)
+    departure_probe *p = ctx;
+    p->found = 0;
+    if (trial_run(&p->l->probe, c, NULL, departure_sink, p) < 0)
         return -1;
-    if (p.found && ex)
-        *ex = p.ex;
-    return p.found;
+    if (p->found)
+        *ex = p->ex;
+    return p->found;
 }
 
-/* Simple values of a dtype, simplest first: candidates for operands. */
-static size_t simple_values(uint32_t dtype, uint64_t *v, size_t max)
+/* Minimises and stores the departures of lane l new to this run. */
+static int record_pending(lane *l, const divcase *c)
 {
-    size_t n = 0;
-    const char *texts[] = {"0", "1", "-1", "2", "-2", "3", "-3", "7", "-7", "0.5", "-0.5",
-                           "10", "-10", "100", "-100"};
-    for (size_t i = 0; i < sizeof texts / sizeof texts[0] && n < max; i++) {
-        uint64_t bits;
-        oracle_error e;
-        if (oracle_value_parse(dtype, texts[i], &bits, &e) == ORACLE_OK)
-            v[n++] = bits;
-    }
-    size_t ne;
-    const uint64_t *edges = gen_edge_values(dtype, &ne);
-    for (size_t i = 0; i < ne && n < max; i++)
-        v[n++] = edges[i];
-    return n;
-}
-
-/* Replaces the operands of a 1-element case with the simplest values of
- * the same operand classes that keep the finding's class. */
-static int simplify_operands(job *j, divcase *c, uint32_t cls, verdict_example *ex)
-{
-    uint64_t cand[64];
-    size_t n = simple_values(c->dtype, cand, 64);
-    for (int side = 0; side < 2; side++) {
-        uint8_t *data = side ? c->b : c->a;
-        uint64_t orig = oracle_load(c->dtype, data, 0);
-        uint32_t klass = oracle_operand_class(c->dtype, orig);
-        for (size_t i = 0; i < n; i++) {
-            if (cand[i] == orig || oracle_operand_class(c->dtype, cand[i]) != klass)
-                continue;
-            oracle_store(c->dtype, data, 0, cand[i]);
-            verdict_example e2;
-            int r = reproduces(j, c, cls, &e2);
-            if (r < 0)
-                return -1;
-            if (r && e2.operand_a == ex->operand_a && e2.operand_b == ex->operand_b) {
-                *ex = e2;
-                orig = cand[i];
-                break;
-            }
-            oracle_store(c->dtype, data, 0, orig);
-        }
-        oracle_store(c->dtype, data, 0, orig);
-    }
-    return 0;
-}
-
-/* A copy of c with shapes (a, b) whose operands are c's first elements,
- * repeated, or with `fill` every element of A is fill[0] and of B fill[1]. */
-static int reshaped(const divcase *c, const oracle_shape *a, const oracle_shape *b,
-                    const uint64_t *fill, divcase *out)
-{
-    memset(out, 0, sizeof *out);
-    snprintf(out->id, sizeof out->id, "%s", c->id);
-    out->variant = c->variant;
-    out->dtype = c->dtype;
-    out->attrs = c->attrs;
-    out->offsets = c->offsets;
-    out->a_shape = *a;
-    out->b_shape = *b;
-    if (divcase_alloc(out, UINT64_C(1) << 24))
-        return -1;
-    uint64_t na = oracle_shape_count(a), nb = oracle_shape_count(b);
-    uint64_t ca = oracle_shape_count(&c->a_shape), cb = oracle_shape_count(&c->b_shape);
-    for (uint64_t i = 0; i < na && (ca || fill); i++)
-        oracle_store(c->dtype, out->a, i, fill ? fill[0] : oracle_load(c->dtype, c->a, i % ca));
-    for (uint64_t i = 0; i < nb && (cb || fill); i++)
-        oracle_store(c->dtype, out->b, i, fill ? fill[1] : oracle_load(c->dtype, c->b, i % cb));
-    return 0;
-}
-
-/* The shape shrinker's candidates: smaller pairs made from (a, b) by one
- * step, the steps a kernel's paths care about first: the leading output
- * axis dropped (from both operands, or one), one size mapped to 1, to
- * half, to half with its "+1" tail kept, or to one less everywhere it
- * occurs (a map of sizes keeps a broadcasting or window pair a pair: equal
- * dimensions stay equal, 1s stay 1), then one operand's dimension alone
- * to 1 or to one less. */
-#define SHRINK_MAX_CANDIDATES 160
-
-typedef struct shape_pair {
-    oracle_shape a, b;
-} shape_pair;
-
-static void drop_leading(oracle_shape *s)
-{
-    memmove(s->dims, s->dims + 1, (s->rank - 1) * sizeof s->dims[0]);
-    s->dims[--s->rank] = 0;
-}
-
-static void map_size(oracle_shape *s, int64_t from, int64_t to)
-{
-    for (uint32_t k = 0; k < s->rank; k++)
-        if (s->dims[k] == from)
-            s->dims[k] = to;
-}
-
-static size_t shrink_candidates(const oracle_shape *a, const oracle_shape *b, shape_pair *out)
-{
-    size_t n = 0;
-    uint32_t rank = a->rank > b->rank ? a->rank : b->rank;
-    if (rank) { /* the leading output axis, from both, then from each */
-        shape_pair p = {*a, *b};
-        if (p.a.rank == rank)
-            drop_leading(&p.a);
-        if (p.b.rank == rank)
-            drop_leading(&p.b);
-        out[n++] = p;
-        for (int side = 0; side < 2; side++) {
-            shape_pair q = {*a, *b};
-            oracle_shape *t = side ? &q.b : &q.a;
-            if (t->rank) {
-                drop_leading(t);
-                out[n++] = q;
-            }
-        }
-    }
-    /* Size maps, larger sizes first. */
-    int64_t sizes[2 * DVG_MAX_RANK];
-    size_t ns = 0;
-    for (int side = 0; side < 2; side++) {
-        const oracle_shape *s = side ? b : a;
-        for (uint32_t k = 0; k < s->rank; k++) {
-            size_t i = 0;
-            while (i < ns && sizes[i] != s->dims[k])
-                i++;
-            if (i == ns && s->dims[k] > 1)
-                sizes[ns++] = s->dims[k];
-        }
-    }
-    for (size_t i = 0; i < ns; i++)
-        for (size_t j = i + 1; j < ns; j++)
-            if (sizes[j] > sizes[i]) {
-                int64_t t = sizes[i];
-                sizes[i] = sizes[j];
-                sizes[j] = t;
-            }
-    for (size_t i = 0; i < ns; i++) {
-        /* 1, half, half keeping a "+1" tail (65 -> 33 -> 17 -> 9), one less */
-        int64_t d = sizes[i], to[4] = {1, d / 2, (d - 1) / 2 + 1, d - 1};
-        for (int t = 0; t < 4; t++) {
-            int dup = 0;
-            for (int u = 0; u < t; u++)
-                dup |= to[u] == to[t];
-            if (dup || to[t] >= d)
-                continue;
-            shape_pair p = {*a, *b};
-            map_size(&p.a, d, to[t]);
-            map_size(&p.b, d, to[t]);
-            out[n++] = p;
-        }
-    }
-    /* One operand's dimension alone. */
-    for (int side = 0; side < 2; side++) {
-        const oracle_shape *s = side ? b : a;
-        for (uint32_t k = 0; k < s->rank && n + 2 <= SHRINK_MAX_CANDIDATES; k++) {
-            if (s->dims[k] <= 1)
-                continue;
-            shape_pair p = {*a, *b};
-            oracle_shape *t = side ? &p.b : &p.a;
-            t->dims[k] = 1;
-            out[n++] = p;
-            if (s->dims[k] > 2) {
-                shape_pair q = {*a, *b};
-                t = side ? &q.b : &q.a;
-                t->dims[k] -= 1;
-                out[n++] = q;
-            }
-        }
-    }
-    return n;
-}
-
-/* 1 when the pair is valid (or invalid) under c's attributes as c is. */
-static int same_validity(const divcase *c, const oracle_shape *a, const oracle_shape *b,
-                         int valid)
-{
-    oracle_rules r;
-    oracle_plan p;
-    int v = oracle_rules_resolve(c->variant, c->dtype, &c->attrs, &r, NULL) == ORACLE_OK &&
-            oracle_plan_shapes(&r, a, b, &p, NULL) == ORACLE_OK;
-    return v == valid;
-}
-
-static uint64_t pair_elements(const oracle_shape *a, const oracle_shape *b)
-{
-    return oracle_shape_count(a) + oracle_shape_count(b);
-}
-
-/* What a probe of the pair costs: its operands and its output (numpy's
- * broadcast output can hold far more than both operands). */
-static uint64_t probe_cost(const divcase *c, const oracle_shape *a, const oracle_shape *b)
-{
-    oracle_rules r;
-    oracle_plan p;
-    uint64_t n = pair_elements(a, b);
-    if (oracle_rules_resolve(c->variant, c->dtype, &c->attrs, &r, NULL) == ORACLE_OK &&
-        oracle_plan_shapes(&r, a, b, &p, NULL) == ORACLE_OK)
-        n += p.count;
-    return n;
-}
-
-/* 1 when pair p is simpler than (a, b): fewer elements, or as many in
- * fewer dimensions. */
-static int simpler(const shape_pair *p, const oracle_shape *a, const oracle_shape *b)
-{
-    uint64_t np = pair_elements(&p->a, &p->b), n = pair_elements(a, b);
-    return np < n || (np == n && p->a.rank + p->b.rank < a->rank + b->rank);
-}
-
-/* Greedy: the first smaller candidate pair that still shows the class
- * replaces the case, until none does, SHRINK_TRIES probes are spent, or the
- * probes have cost SHRINK_ELEMENTS elements more than twice the case's
- * own (a case of millions of elements gets a few probes, not 64). An
- * element finding's operands are first made constant (every element of A
- * the example's a, of B its b), so a smaller shape keeps the values that
- * showed the finding wherever its path goes wrong. */
-static int shrink_shapes(job *j, divcase *c, uint32_t cls, verdict_example *ex, int valid)
-{
-    shape_pair *cand = dvg_malloc(SHRINK_MAX_CANDIDATES * sizeof *cand);
-    if (!cand)
-        return -1;
-    int rc = 0;
-    uint64_t fill[2], *fillp = NULL;
-    uint64_t spent = 0, allowance = SHRINK_ELEMENTS + 2 * probe_cost(c, &c->a_shape, &c->b_shape);
-    int tries = 0;
-    if (ex->index != UINT64_MAX) {
-        divcase k;
-        fill[0] = ex->a;
-        fill[1] = ex->b;
-        if (reshaped(c, &c->a_shape, &c->b_shape, fill, &k)) {
-            rc = -1;
-            goto done;
-        }
-        verdict_example e2;
-        int r = reproduces(j, &k, cls, &e2);
-        tries++;
-        spent += probe_cost(c, &k.a_shape, &k.b_shape);
-        if (r < 0) {
-            divcase_free(&k);
-            rc = -1;
-            goto done;
-        }
-        if (r) {
-            divcase_free(c);
-            *c = k;
-            *ex = e2;
-            fillp = fill;
-        } else {
-            divcase_free(&k);
-        }
-    }
-    for (int improved = 1; improved && tries < SHRINK_TRIES && spent < allowance;) {
-        improved = 0;
-        size_t n = shrink_candidates(&c->a_shape, &c->b_shape, cand);
-        for (size_t i = 0; i < n && !improved && tries < SHRINK_TRIES && spent < allowance; i++) {
-            if (!simpler(&cand[i], &c->a_shape, &c->b_shape) ||
-                !same_validity(c, &cand[i].a, &cand[i].b, valid))
-                continue;
-            tries++;
-            spent += probe_cost(c, &cand[i].a, &cand[i].b);
-            divcase k;
-            if (reshaped(c, &cand[i].a, &cand[i].b, fillp, &k)) {
-                rc = -1;
-                goto done;
-            }
-            verdict_example e2;
-            int r = reproduces(j, &k, cls, &e2);
-            if (r < 0) {
-                divcase_free(&k);
-                rc = -1;
-                goto done;
-            }
-            if (r) {
-                divcase_free(c);
-                *c = k;
-                *ex = e2;
-                improved = 1;
-            } else {
-                divcase_free(&k);
-            }
-        }
-    }
-done:
-    dvg_free(cand);
-    return rc;
-}
-
-/*
- * Minimises the finding `ex` of case c into *out (a case the caller frees)
- * and updates *ex to the minimised example. *how says what was done.
- */
-static int minimise(job *j, const divcase *c, verdict_example *ex, divcase *out, char *how,
-                    size_t len)
-{
-    if (divcase_copy(out, c))
-        return -1;
-    snprintf(how, len, "as found");
-    oracle_rules r;
-    oracle_plan p;
-    oracle_error why;
-    int valid = oracle_rules_resolve(c->variant, c->dtype, &c->attrs, &r, &why) == ORACLE_OK &&
-                oracle_plan_shapes(&r, &c->a_shape, &c->b_shape, &p, &why) == ORACLE_OK;
-    if (ex->cls == ORACLE_CLASS_HANG)
-        return 0; /* every probe would cost a timeout */
-    if (ex->index != UINT64_MAX && valid) {
-        divcase one;
-        if (p.count > 1 && narrow_subcase(c, &p, &c->attrs, ex->index, 1, &one) == 0) {
-            verdict_example e2;
-            int rr = reproduces(j, &one, ex->cls, &e2);
-            if (rr < 0) {
-                divcase_free(&one);
-                return -1;
-            }
-            if (rr) {
-                divcase_free(out);
-                *out = one;
-                *ex = e2;
-                snprintf(how, len, "one element");
-            } else {
-                divcase_free(&one);
-            }
-        }
-        if (oracle_shape_count(&out->a_shape) == 1 && oracle_shape_count(&out->b_shape) == 1) {
-            if (simplify_operands(j, out, ex->cls, ex))
-                return -1;
-            snprintf(how, len, "one element, simplest operands");
-            return 0;
-        }
-    }
-    if ((ex->cls == ORACLE_CLASS_CRASH) && valid && p.count > 1) {
-        narrow_result nr;
-        memset(&nr, 0, sizeof nr);
-        narrow_options no = {0};
-        if (narrow_case(j->probe.w, c, &j->t.wr, &no, &nr) == 0 && nr.found) {
-            divcase_free(out);
-            if (divcase_copy(out, &nr.reduced)) {
-                narrow_result_free(&nr);
-                return -1;
-            }
-            snprintf(how, len, "narrowed to the crashing element");
-            narrow_result_free(&nr);
-            return 0;
-        }
-        narrow_result_free(&nr);
-    }
-    if (shrink_shapes(j, out, ex->cls, ex, valid))
-        return -1;
-    snprintf(how, len, "smallest shape that keeps the class");
-    return 0;
-}
-
-/* Minimises and stores the findings new to this run. */
-static int record_pending(job *j, const divcase *c)
-{
-    shared *sh = j->sh;
-    for (uint32_t i = 0; i < j->n_pending; i++) {
-        verdict_example ex = j->pending[i];
+    shared *sh = l->j->sh;
+    for (uint32_t i = 0; i < l->n_pending; i++) {
+        verdict_example ex = l->pending[i];
         divcase m;
         char how[64], note[WORKER_MESSAGE_MAX + 160];
-        if (minimise(j, c, &ex, &m, how, sizeof how)) {
-            fprintf(sh->err, "divergence fuzz: minimising a finding: %s\n", j->probe.error);
+        departure_probe p = {.l = l, .cls = ex.cls};
+        minimise_target tg = {departure_reproduces, &p, l->probe.w, &l->t.wr};
+        if (minimise_case(&tg, c, &ex, &m, how, sizeof how)) {
+            fprintf(sh->err, "divergence fuzz: minimising a finding: %s\n", l->probe.error);
             return -1;
         }
         char operand[64] = "", expected[VERDICT_TEXT_MAX] = "", actual[VERDICT_ACTUAL_MAX] = "";
@@ -652,7 +342,7 @@ static int record_pending(job *j, const divcase *c)
         snprintf(note, sizeof note, "fuzz seed %" PRIu64 ", case %s, minimised: %s%s%.400s",
                  sh->o->seed, c->id, how, ex.note[0] ? "; " : "", ex.note);
         store_finding f = {
-            .implementation = sh->info->name,
+            .implementation = sh->info[l->k]->name,
             .cls = ex.cls,
             .operand_class = operand,
             .c = &m,
@@ -671,7 +361,164 @@ static int record_pending(job *j, const divcase *c)
         if (rc)
             return -1;
     }
-    j->n_pending = 0;
+    l->n_pending = 0;
+    return 0;
+}
+
+/* ---- disagreements among plugins (differential mode) ------------------------ */
+
+/* The trials of a job's lanes: the runs (probe 0) or the probes (1). */
+static void lane_trials(job *j, int probe, const trial **t)
+{
+    for (uint32_t k = 0; k < j->n_lanes; k++)
+        t[k] = probe ? &j->lanes[k].probe : &j->lanes[k].t;
+}
+
+/* The plugins' names, for crosscheck_given_text. */
+static void lane_names(const shared *sh, const char **names)
+{
+    for (uint32_t k = 0; k < sh->n_plugins; k++)
+        names[k] = sh->info[k]->name;
+}
+
+/* crosscheck_outputs' sink in the campaign: keeps the hazards whose
+ * signature (class, pair, operand classes) is new to the run. */
+static int on_hazard(void *ctx, const crosscheck_elem *x)
+{
+    job *j = ctx;
+    shared *sh = j->sh;
+    const divcase *c = j->current;
+    char key[160];
+    snprintf(key, sizeof key, "h|%u|%u|%s|%s/%s", (unsigned)c->variant, (unsigned)c->dtype,
+             hazard_name(x->hazard), oracle_operand_name(x->operand_a),
+             oracle_operand_name(x->operand_b));
+    if (!signature_claim_finding(sh, key, 1) || j->n_hazards == MAX_NEW_PER_CASE)
+        return 0;
+    pending_hazard *h = &j->hazards[j->n_hazards++];
+    h->x = *x;
+    h->expected = *x->expected;
+    h->x.expected = &h->expected;
+    const trial *t[CAMPAIGN_MAX_PLUGINS];
+    const char *names[CAMPAIGN_MAX_PLUGINS];
+    lane_trials(j, 0, t);
+    lane_names(sh, names);
+    crosscheck_given_text(t, names, j->n_lanes, x->index, h->given, sizeof h->given);
+    return 0;
+}
+
+/* A disagreement of one class, probed through every plugin's probe trial. */
+typedef struct hazard_probe {
+    job *j;
+    uint32_t hazard;
+    char given[CROSSCHECK_GIVEN_MAX]; /* what each gave, at the last success */
+} hazard_probe;
+
+typedef struct hazard_find {
+    uint32_t hazard;
+    crosscheck_elem x;
+} hazard_find;
+
+static int find_hazard(void *ctx, const crosscheck_elem *x)
+{
+    hazard_find *f = ctx;
+    if (x->hazard != f->hazard)
+        return 0;
+    f->x = *x;
+    return 1;
+}
+
+/* minimise_probe: 1 when the plugins still disagree with the class. */
+static int hazard_reproduces(void *ctx, const divcase *c, verdict_example *ex)
+{
+    hazard_probe *p = ctx;
+    job *j = p->j;
+    const trial *t[CAMPAIGN_MAX_PLUGINS];
+    for (uint32_t k = 0; k < j->n_lanes; k++)
+        if (trial_run(&j->lanes[k].probe, c, NULL, NULL, NULL) < 0)
+            return -1;
+    lane_trials(j, 1, t);
+    hazard_find f = {.hazard = p->hazard};
+    if (!crosscheck_outputs(t, j->n_lanes, c, NULL, find_hazard, &f))
+        return 0;
+    memset(ex, 0, sizeof *ex);
+    ex->cls = ORACLE_CLASS_MATCH; /* every plugin conforms */
+    ex->index = f.x.index;
+    ex->a = f.x.a;
+    ex->b = f.x.b;
+    ex->operand_a = f.x.operand_a;
+    ex->operand_b = f.x.operand_b;
+    ex->expected = *f.x.expected;
+    const char *names[CAMPAIGN_MAX_PLUGINS];
+    lane_names(j->sh, names);
+    crosscheck_given_text(t, names, j->n_lanes, f.x.index, p->given, sizeof p->given);
+    return 1;
+}
+
+/* The first probe error of the job's lanes, for a message. */
+static const char *probe_error(const job *j)
+{
+    for (uint32_t k = 0; k < j->n_lanes; k++)
+        if (j->lanes[k].probe.error[0])
+            return j->lanes[k].probe.error;
+    return "unknown error";
+}
+
+/* Minimises and stores the disagreements of the case new to this run, as
+ * findings of the plugin set, named by their hazard class. */
+static int record_hazards(job *j, const divcase *c)
+{
+    shared *sh = j->sh;
+    for (uint32_t i = 0; i < j->n_hazards; i++) {
+        const pending_hazard *h = &j->hazards[i];
+        verdict_example ex;
+        memset(&ex, 0, sizeof ex);
+        ex.cls = ORACLE_CLASS_MATCH;
+        ex.index = h->x.index;
+        ex.a = h->x.a;
+        ex.b = h->x.b;
+        ex.operand_a = h->x.operand_a;
+        ex.operand_b = h->x.operand_b;
+        ex.expected = h->expected;
+        hazard_probe p = {.j = j, .hazard = h->x.hazard};
+        snprintf(p.given, sizeof p.given, "%s", h->given);
+        minimise_target tg = {hazard_reproduces, &p, NULL, NULL};
+        divcase m;
+        char how[64], note[256];
+        if (minimise_case(&tg, c, &ex, &m, how, sizeof how)) {
+            fprintf(sh->err, "divergence fuzz: minimising a disagreement: %s\n", probe_error(j));
+            return -1;
+        }
+        char operand[64], expected[VERDICT_TEXT_MAX];
+        snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(ex.operand_a),
+                 oracle_operand_name(ex.operand_b));
+        verdict_elem_text(c->dtype, &ex.expected, expected, sizeof expected);
+        snprintf(note, sizeof note,
+                 "conformant implementations disagree here (fuzz seed %" PRIu64
+                 ", case %.60s, minimised: %s)", sh->o->seed, c->id, how);
+        store_finding f = {
+            .implementation = sh->set_name,
+            .class_name = hazard_name(h->x.hazard),
+            .operand_class = operand,
+            .c = &m,
+            .element = (int64_t)ex.index,
+            .expected = expected,
+            .actual = p.given,
+            .ulps = UINT64_MAX,
+            .note = note,
+        };
+        int64_t sig = 0;
+        pthread_mutex_lock(&sh->lock);
+        int rc = store_record_finding(sh->db, sh->run_id, &f, &sig, NULL);
+        if (rc)
+            fprintf(sh->err, "divergence fuzz: %s\n", store_errmsg(sh->db));
+        else if (!sh->hazard_first[h->x.hazard])
+            sh->hazard_first[h->x.hazard] = sig;
+        pthread_mutex_unlock(&sh->lock);
+        divcase_free(&m);
+        if (rc)
+            return -1;
+    }
+    j->n_hazards = 0;
     return 0;
 }
 
@@ -806,6 +653,53 @@ static int make_case(shared *sh, uint64_t index, uint8_t *scratch, size_t cap, d
 
 /* ---- jobs --------------------------------------------------------------------- */
 
+/*
+ * Runs case c through every lane of job j (each plugin judged against the
+ * oracle), compares their outputs when there are several (crosscheck),
+ * then minimises and stores what is new to the run. *elements receives
+ * the elements judged (the first plugin's). Returns 1 when every plugin
+ * conforms, 0 when one departs, -1 on an error (`cmd`'s message printed).
+ */
+static int job_run_case(job *j, const divcase *c, uint64_t *elements, const char *cmd)
+{
+    shared *sh = j->sh;
+    int conforms = 1;
+    j->current = c;
+    j->n_hazards = 0;
+    *elements = 0;
+    for (uint32_t k = 0; k < j->n_lanes; k++) {
+        lane *l = &j->lanes[k];
+        verdict_tally *t = &l->tallies[c->variant][c->dtype];
+        uint64_t before = t->elements;
+        l->n_pending = 0;
+        int v = trial_run(&l->t, c, t, collect, l);
+        if (v < 0) {
+            fprintf(sh->err, "divergence %s: %s: %s\n", cmd, sh->info[k]->name, l->t.error);
+            return -1;
+        }
+        conforms &= v;
+        if (k == 0)
+            *elements = t->elements - before;
+    }
+    if (j->n_lanes > 1) {
+        const trial *t[CAMPAIGN_MAX_PLUGINS];
+        crosscheck_counts n;
+        memset(&n, 0, sizeof n);
+        lane_trials(j, 0, t);
+        crosscheck_outputs(t, j->n_lanes, c, &n, on_hazard, j);
+        pthread_mutex_lock(&sh->lock);
+        for (int h = 0; h < HAZARD_COUNT; h++)
+            sh->hazard_elements[h] += n.hazards[h];
+        pthread_mutex_unlock(&sh->lock);
+    }
+    for (uint32_t k = 0; k < j->n_lanes; k++)
+        if (j->lanes[k].n_pending && record_pending(&j->lanes[k], c))
+            return -1;
+    if (j->n_hazards && record_hazards(j, c))
+        return -1;
+    return conforms;
+}
+
 static void *job_main(void *arg)
 {
     job *j = arg;
@@ -849,22 +743,13 @@ static void *job_main(void *arg)
             fprintf(sh->err, "divergence fuzz: out of memory making case %" PRIu64 "\n", index);
             goto fail;
         }
-        verdict_tally *t = &j->tallies[c.variant][c.dtype];
-        uint64_t before = t->elements;
-        j->n_pending = 0;
-        int v = trial_run(&j->t, &c, t, collect, j);
-        if (v < 0) {
-            fprintf(sh->err, "divergence fuzz: %s\n", j->t.error);
-            divcase_free(&c);
-            goto fail;
-        }
-        cases++;
-        elements += t->elements - before;
-        if (j->n_pending && record_pending(j, &c)) {
-            divcase_free(&c);
-            goto fail;
-        }
+        uint64_t n;
+        int v = job_run_case(j, &c, &n, "fuzz");
         divcase_free(&c);
+        if (v < 0)
+            goto fail;
+        cases++;
+        elements += n;
     }
     dvg_free(scratch);
     return NULL;
@@ -880,7 +765,8 @@ fail:
     return NULL;
 }
 
-/* Starts a job's worker (in the calling thread, which outlives it). */
+/* Starts a job's workers, one per plugin (in the calling thread, which
+ * outlives them). */
 static int job_start(shared *sh, job *j, int cpu, FILE *err)
 {
     memset(j, 0, sizeof *j);
@@ -895,28 +781,39 @@ static int job_start(shared *sh, job *j, int cpu, FILE *err)
     wo.quiet = 1;
     wo.cpu = cpu;
     trial_sandbox_options(&wo, sh->o->sandbox, sh->o->env, sh->o->n_env);
-    if (worker_new(sh->o->plugin_path, &wo, &j->w)) {
-        fprintf(err, "divergence fuzz: cannot create a worker for %s\n", sh->o->plugin_path);
-        return -1;
-    }
-    trial_init(&j->t, j->w, &sh->o->profile);
-    trial_init(&j->probe, j->w, &sh->o->profile);
-    int rc = worker_start(j->w, &j->t.wr);
-    if (rc) {
-        char msg[WORKER_MESSAGE_MAX + 64];
-        fprintf(err, "divergence fuzz: cannot load plugin %s: %s\n", sh->o->plugin_path,
-                rc < 0 ? worker_errmsg(j->w) : worker_result_format(&j->t.wr, msg, sizeof msg));
-        return -1;
+    for (uint32_t k = 0; k < sh->o->n_plugins; k++) {
+        lane *l = &j->lanes[k];
+        const char *path = sh->o->plugin_paths[k];
+        l->j = j;
+        l->k = k;
+        j->n_lanes = k + 1; /* job_free frees what it made, all or part */
+        if (worker_new(path, &wo, &l->w)) {
+            fprintf(err, "divergence fuzz: cannot create a worker for %s\n", path);
+            return -1;
+        }
+        trial_init(&l->t, l->w, &sh->o->profile);
+        trial_init(&l->probe, l->w, &sh->o->profile);
+        int rc = worker_start(l->w, &l->t.wr);
+        if (rc) {
+            char msg[WORKER_MESSAGE_MAX + 64];
+            fprintf(err, "divergence fuzz: cannot load plugin %s: %s\n", path,
+                    rc < 0 ? worker_errmsg(l->w)
+                           : worker_result_format(&l->t.wr, msg, sizeof msg));
+            return -1;
+        }
     }
     return 0;
 }
 
 static void job_free(job *j)
 {
-    trial_free(&j->t);
-    trial_free(&j->probe);
-    worker_free(j->w);
-    j->w = NULL;
+    for (uint32_t k = 0; k < j->n_lanes; k++) {
+        trial_free(&j->lanes[k].t);
+        trial_free(&j->lanes[k].probe);
+        worker_free(j->lanes[k].w);
+        j->lanes[k].w = NULL;
+    }
+    j->n_lanes = 0;
 }
 
 static uint32_t default_jobs(void)
@@ -930,8 +827,8 @@ static int take_signature(void *ctx, uint32_t variant, uint32_t dtype, const cha
 {
     shared *sh = ctx;
     char key[160];
-    snprintf(key, sizeof key, "%u|%u|%s|%s", (unsigned)variant, (unsigned)dtype, cls,
-             operand_class);
+    snprintf(key, sizeof key, "0|%u|%u|%s|%s", (unsigned)variant, (unsigned)dtype, cls,
+             operand_class); /* one plugin: --resume takes no more */
     signature_claim(sh, key);
     return 0;
 }
@@ -941,8 +838,8 @@ static int take_signature(void *ctx, uint32_t variant, uint32_t dtype, const cha
 static int open_run(shared *sh, const char *kind, FILE *err)
 {
     const campaign_options *o = sh->o;
-    if (session_open(&sh->session, kind, o->db_path, o->plugin_path, sh->info->name,
-                     sh->info->version, err))
+    if (session_open(&sh->session, kind, o->db_path, o->plugin_paths[0], sh->set_name,
+                     sh->info[0]->version, err))
         return -1;
     sh->db = sh->session.db;
     int found = o->resume ? session_resume(&sh->session, kind, o->args) : 0;
@@ -959,7 +856,7 @@ static int open_run(shared *sh, const char *kind, FILE *err)
         return 0;
     }
     char sandbox[160];
-    trial_report_sandbox(kind, sh->info->layers, NULL, sh->err, sandbox, sizeof sandbox);
+    trial_report_sandbox(kind, sh->info[0]->layers, NULL, sh->err, sandbox, sizeof sandbox);
     store_run_info ri = {.kind = kind, .profile = o->profile.name, .args = o->args,
                          .sandbox = sandbox, .seed = o->seed, .has_seed = 1,
                          .shard_index = o->shard_index,
@@ -970,14 +867,15 @@ static int open_run(shared *sh, const char *kind, FILE *err)
 }
 
 /* Records what the tallies gained since the last checkpoint (counts per
- * (variant, dtype, class), ULP histograms) in one transaction. The jobs
- * are paused or done: nothing changes `now` meanwhile. */
-static int record_counts(shared *sh, verdict_tally (*now)[DVG_DTYPE_COUNT])
+ * plugin and (variant, dtype, class), ULP histograms) in one transaction.
+ * The jobs are paused or done: nothing changes sh->tallies meanwhile. */
+static int record_counts(shared *sh)
 {
     int rc = store_begin(sh->db);
+    for (uint32_t p = 0; p < sh->n_plugins && !rc; p++)
     for (uint32_t v = 0; v < DVG_VARIANT_COUNT && !rc; v++)
         for (uint32_t d = 0; d < DVG_DTYPE_COUNT && !rc; d++) {
-            const verdict_tally *t = &now[v][d], *was = &sh->recorded[v][d];
+            const verdict_tally *t = &sh->tallies[p][v][d], *was = &sh->recorded[p][v][d];
             uint64_t cases = t->cases - was->cases;
             if (!cases)
                 continue;
@@ -987,7 +885,7 @@ static int record_counts(shared *sh, verdict_tally (*now)[DVG_DTYPE_COUNT])
                                           was->accepted[k];
                 /* the match row always: its cases are the run's case count */
                 if (n || k == 0)
-                    rc = store_record_counts(sh->db, sh->run_id, sh->info->name, v, d,
+                    rc = store_record_counts(sh->db, sh->run_id, sh->info[p]->name, v, d,
                                              (uint32_t)k, n,
                                              k == 0 ? cases
                                                     : t->class_cases[k] - was->class_cases[k]);
@@ -996,15 +894,15 @@ static int record_counts(shared *sh, verdict_tally (*now)[DVG_DTYPE_COUNT])
             for (int b = 0; b < VERDICT_ULP_BUCKETS; b++)
                 any |= hist[b] = t->ulp_hist[b] - was->ulp_hist[b];
             if (!rc && any)
-                rc = store_record_ulp_histogram(sh->db, sh->run_id, sh->info->name, v, d, hist,
-                                                VERDICT_ULP_BUCKETS);
+                rc = store_record_ulp_histogram(sh->db, sh->run_id, sh->info[p]->name, v, d,
+                                                hist, VERDICT_ULP_BUCKETS);
         }
     if (!rc)
         rc = store_commit(sh->db);
     else
         store_rollback(sh->db);
     if (!rc)
-        memcpy(sh->recorded, now, sizeof sh->recorded);
+        memcpy(sh->recorded, sh->tallies, sh->n_plugins * sizeof *sh->tallies);
     return rc;
 }
 
@@ -1013,7 +911,7 @@ static int close_run(shared *sh, int complete, const char *kind, FILE *err)
 {
     if (!sh->db || !sh->run_id)
         return 0;
-    int rc = record_counts(sh, sh->tallies);
+    int rc = record_counts(sh);
     if (session_finish(&sh->session, complete && !rc ? STORE_RUN_COMPLETE
                                                      : STORE_RUN_INCOMPLETE))
         rc = -1;
@@ -1022,14 +920,15 @@ static int close_run(shared *sh, int complete, const char *kind, FILE *err)
     return rc;
 }
 
-/* sh->tallies = the sum of the jobs' (paused or done) tallies. */
+/* sh->tallies = the sum of the jobs' (paused or done) tallies, per plugin. */
 static void sum_tallies(shared *sh, const job *jobs, uint32_t n_jobs)
 {
-    memset(sh->tallies, 0, sizeof sh->tallies);
+    memset(sh->tallies, 0, sh->n_plugins * sizeof *sh->tallies);
     for (uint32_t i = 0; i < n_jobs; i++)
-        for (uint32_t v = 0; v < DVG_VARIANT_COUNT; v++)
-            for (uint32_t d = 0; d < DVG_DTYPE_COUNT; d++)
-                verdict_tally_add(&sh->tallies[v][d], &jobs[i].tallies[v][d]);
+        for (uint32_t p = 0; p < jobs[i].n_lanes; p++)
+            for (uint32_t v = 0; v < DVG_VARIANT_COUNT; v++)
+                for (uint32_t d = 0; d < DVG_DTYPE_COUNT; d++)
+                    verdict_tally_add(&sh->tallies[p][v][d], &jobs[i].lanes[p].tallies[v][d]);
 }
 
 /* Pauses the jobs between two cases, records the counts they gained since
@@ -1042,7 +941,7 @@ static void checkpoint(shared *sh, const job *jobs, uint32_t n_jobs)
         pthread_cond_wait(&sh->cond, &sh->lock);
     if (!sh->failed) {
         sum_tallies(sh, jobs, n_jobs);
-        if (record_counts(sh, sh->tallies)) {
+        if (record_counts(sh)) {
             fprintf(sh->err, "divergence fuzz: recording a checkpoint: %s\n",
                     store_errmsg(sh->db));
             sh->failed = 1;
@@ -1053,25 +952,40 @@ static void checkpoint(shared *sh, const job *jobs, uint32_t n_jobs)
     pthread_mutex_unlock(&sh->lock);
 }
 
-static int findings_total(const shared *sh, uint64_t *by_class)
+/* The elements (or cases) of each class plugin p's departures hold; 1
+ * when there is one. */
+static int findings_total(const shared *sh, uint32_t p, uint64_t *by_class)
 {
     int any = 0;
     for (uint32_t v = 0; v < DVG_VARIANT_COUNT; v++)
         for (uint32_t d = 0; d < DVG_DTYPE_COUNT; d++)
             for (int k = 1; k < ORACLE_CLASS_COUNT; k++) {
-                by_class[k] += sh->tallies[v][d].counts[k];
-                any |= sh->tallies[v][d].counts[k] != 0;
+                by_class[k] += sh->tallies[p][v][d].counts[k];
+                any |= sh->tallies[p][v][d].counts[k] != 0;
             }
     return any;
 }
 
-/* The claims worth fuzzing: those the variant table allows. */
+/* 1 when plugin p claims (variant, dtype). */
+static int plugin_claims(const worker_info *info, const dvg_claim *cl)
+{
+    for (uint32_t i = 0; i < info->n_claims; i++)
+        if (info->claims[i].variant == cl->variant && info->claims[i].dtype == cl->dtype)
+            return 1;
+    return 0;
+}
+
+/* The claims worth fuzzing: the first plugin's that the variant table
+ * allows and every other plugin claims too. */
 static void take_claims(shared *sh)
 {
     sh->n_claims = 0;
-    for (uint32_t i = 0; i < sh->info->n_claims; i++) {
-        const dvg_claim *cl = &sh->info->claims[i];
-        if (oracle_variant_has_dtype(oracle_variant_get(cl->variant), cl->dtype))
+    for (uint32_t i = 0; i < sh->info[0]->n_claims; i++) {
+        const dvg_claim *cl = &sh->info[0]->claims[i];
+        int all = oracle_variant_has_dtype(oracle_variant_get(cl->variant), cl->dtype);
+        for (uint32_t p = 1; p < sh->n_plugins && all; p++)
+            all = plugin_claims(sh->info[p], cl);
+        if (all)
             sh->claims[sh->n_claims++] = *cl;
     }
 }
@@ -1155,13 +1069,18 @@ static void print_signatures(shared *sh, int64_t first[ORACLE_CLASS_COUNT])
 static void print_summary(shared *sh, const char *kind, double secs)
 {
     uint64_t by_class[ORACLE_CLASS_COUNT] = {0};
-    findings_total(sh, by_class);
-    fprintf(sh->out, "%s: %s %s, seed %" PRIu64 ", shard %u/%u, run %" PRId64 "\n", kind,
-            sh->info->name, sh->info->version, sh->o->seed,
+    for (uint32_t p = 0; p < sh->n_plugins; p++)
+        findings_total(sh, p, by_class);
+    fprintf(sh->out, "%s: %s%s%s, seed %" PRIu64 ", shard %u/%u, run %" PRId64 "\n", kind,
+            sh->set_name, sh->n_plugins == 1 ? " " : "",
+            sh->n_plugins == 1 ? sh->info[0]->version : "", sh->o->seed,
             sh->o->shard_count > 1 ? sh->o->shard_index : 0,
             sh->o->shard_count > 1 ? sh->o->shard_count : 1, sh->run_id);
+    for (uint32_t p = 0; p < sh->n_plugins && sh->n_plugins > 1; p++)
+        fprintf(sh->out, "  plugin %u: %s %s (%s)\n", p + 1, sh->info[p]->name,
+                sh->info[p]->version, sh->o->plugin_paths[p]);
     char sandbox[160];
-    trial_report_sandbox(kind, sh->info->layers, sh->out, NULL, sandbox, sizeof sandbox);
+    trial_report_sandbox(kind, sh->info[0]->layers, sh->out, NULL, sandbox, sizeof sandbox);
     fprintf(sh->out, "  cases %" PRIu64 ", elements %" PRIu64 " in %.1f s: %.0f cases/s, %.0f elements/s\n",
             sh->cases, sh->elements, secs, secs > 0 ? (double)sh->cases / secs : 0,
             secs > 0 ? (double)sh->elements / secs : 0);
@@ -1181,6 +1100,27 @@ static void print_summary(shared *sh, const char *kind, double secs)
         fputc('\n', sh->out);
         any |= first[k] != 0;
     }
+    for (uint32_t p = 0; p < sh->n_plugins && sh->n_plugins > 1; p++) {
+        uint64_t mine[ORACLE_CLASS_COUNT] = {0}, total = 0;
+        if (!findings_total(sh, p, mine))
+            continue;
+        for (int k = 1; k < ORACLE_CLASS_COUNT; k++)
+            total += mine[k];
+        fprintf(sh->out, "  departs from the oracle: %s (%" PRIu64 " elements or cases)\n",
+                sh->info[p]->name, total);
+    }
+    for (int h = 0; h < HAZARD_COUNT; h++) {
+        if (!sh->hazard_elements[h])
+            continue;
+        fprintf(sh->out, "  hazard %-26s %10" PRIu64 " elements", hazard_name((uint32_t)h),
+                sh->hazard_elements[h]);
+        if (sh->hazard_first[h])
+            fprintf(sh->out, "  [" STORE_REF_SIGNATURE "%" PRId64 "]", sh->hazard_first[h]);
+        fputc('\n', sh->out);
+        any |= sh->hazard_first[h] != 0;
+    }
+    if (sh->n_hazard_signatures)
+        fprintf(sh->out, "  (a hazard: every plugin conforms, their bits differ; not a failure)\n");
     if (any)
         fprintf(sh->out, "  'divergence replay --db %s " STORE_REF_SIGNATURE "N' re-runs the first "
                          "reproducer of signature [" STORE_REF_SIGNATURE "N]\n",
@@ -1205,18 +1145,40 @@ static int shared_init(shared *sh, const campaign_options *o, FILE *out, FILE *e
                 o->shard_index, o->shard_count);
         return -1;
     }
+    if (o->n_plugins < 1 || o->n_plugins > CAMPAIGN_MAX_PLUGINS) {
+        fprintf(err, "divergence fuzz: between 1 and %d plugins\n", CAMPAIGN_MAX_PLUGINS);
+        return -1;
+    }
+    if (o->resume && o->n_plugins > 1) {
+        fprintf(err, "divergence fuzz: --resume continues a run of one plugin; a differential "
+                     "run (several --plugin) starts anew\n");
+        return -1;
+    }
+    sh->n_plugins = o->n_plugins;
+    sh->tallies = dvg_calloc(o->n_plugins, sizeof *sh->tallies);
+    sh->recorded = dvg_calloc(o->n_plugins, sizeof *sh->recorded);
+    if (!sh->tallies || !sh->recorded) {
+        fprintf(err, "divergence fuzz: out of memory\n");
+        return -1;
+    }
     return 0;
 }
 
-static int shared_take_info(shared *sh, const worker *w)
+/* Copies the plugins' information from job j's workers, and names the set. */
+static int shared_take_info(shared *sh, const job *j)
 {
-    worker_info *copy = dvg_malloc(sizeof *copy);
-    if (!copy) {
-        fprintf(sh->err, "divergence fuzz: out of memory\n");
-        return -1;
+    size_t at = 0;
+    for (uint32_t p = 0; p < sh->n_plugins; p++) {
+        worker_info *copy = dvg_malloc(sizeof *copy);
+        if (!copy) {
+            fprintf(sh->err, "divergence fuzz: out of memory\n");
+            return -1;
+        }
+        *copy = *worker_get_info(j->lanes[p].w);
+        sh->info[p] = copy;
+        at += (size_t)snprintf(sh->set_name + at, sizeof sh->set_name - at, "%s%s",
+                               p ? "|" : "", copy->name);
     }
-    *copy = *worker_get_info(w);
-    sh->info = copy;
     return 0;
 }
 
@@ -1224,7 +1186,10 @@ static int shared_take_info(shared *sh, const worker *w)
 static void shared_free(shared *sh, int failed)
 {
     session_close(&sh->session, failed);
-    dvg_free(sh->info);
+    for (uint32_t p = 0; p < CAMPAIGN_MAX_PLUGINS; p++)
+        dvg_free(sh->info[p]);
+    dvg_free(sh->tallies);
+    dvg_free(sh->recorded);
     corpus_free(&sh->corpus);
     dvg_free(sh->signatures);
     pthread_cond_destroy(&sh->cond);
@@ -1252,12 +1217,13 @@ int campaign_run(const campaign_options *o, FILE *out, FILE *err)
             job_free(&jobs[started]); /* what it made before it failed */
             goto done;
         }
-    if (shared_take_info(&sh, jobs[0].w))
+    if (shared_take_info(&sh, &jobs[0]))
         goto done;
     take_claims(&sh);
     if (!sh.n_claims) {
-        fprintf(err, "divergence fuzz: %s claims no (variant, dtype) pair of the variant table\n",
-                sh.info->name);
+        fprintf(err, "divergence fuzz: %s claim%s no (variant, dtype) pair of the variant "
+                     "table%s\n",
+                sh.set_name, sh.n_plugins > 1 ? "" : "s", sh.n_plugins > 1 ? " in common" : "");
         goto done;
     }
     char corpus_found[DATADIR_PATH_MAX], where[2 * DATADIR_PATH_MAX];
@@ -1320,7 +1286,7 @@ int campaign_run(const campaign_options *o, FILE *out, FILE *err)
     if (close_run(&sh, !sh.failed, "fuzz", err) || sh.failed)
         goto done;
     print_summary(&sh, "fuzz", secs);
-    status = sh.n_signatures ? 1 : 0;
+    status = sh.n_signatures > sh.n_hazard_signatures ? 1 : 0; /* hazards do not fail */
 done:
     for (uint32_t i = 0; jobs && i < started; i++)
         job_free(&jobs[i]);
@@ -1354,21 +1320,19 @@ static int import_one(shared *sh, job *j, const char *path, FILE *err)
     }
     const char *base = strrchr(path, '/');
     snprintf(c.id, sizeof c.id, "import:%.80s", base ? base + 1 : path);
-    verdict_tally *t = &sh->tallies[c.variant][c.dtype];
-    j->n_pending = 0;
-    int v = trial_run(&j->t, &c, t, collect, j);
-    if (v < 0) {
-        fprintf(err, "divergence import: %s: %s\n", path, j->t.error);
-        divcase_free(&c);
-        return -1;
+    uint64_t n;
+    int v = job_run_case(j, &c, &n, "import");
+    if (v >= 0) {
+        sh->cases++;
+        sh->elements += n;
+        fprintf(sh->out, "  %s: %s %s, %s\n", path, oracle_variant_get(c.variant)->name,
+                oracle_dtype_tag(c.dtype),
+                v ? "conforms (nothing to import)" : "departs from the spec");
+    } else {
+        fprintf(err, "divergence import: %s: not imported\n", path);
     }
-    sh->cases++;
-    sh->elements += j->t.valid ? j->t.plan.count : 0;
-    fprintf(sh->out, "  %s: %s %s, %s\n", path, oracle_variant_get(c.variant)->name,
-            oracle_dtype_tag(c.dtype), v ? "conforms (nothing to import)" : "departs from the spec");
-    rc = j->n_pending ? record_pending(j, &c) : 0;
     divcase_free(&c);
-    return rc;
+    return v < 0 ? -1 : 0;
 }
 
 static int import_path(shared *sh, job *j, const char *path, FILE *err)
@@ -1404,34 +1368,35 @@ static int import_path(shared *sh, job *j, const char *path, FILE *err)
 int campaign_import(const campaign_options *o, char **paths, int n_paths, FILE *out, FILE *err)
 {
     shared sh;
-    job j;
-    int status = 2, started = 0;
-    memset(&j, 0, sizeof j);
-    if (shared_init(&sh, o, out, err))
+    job *j = dvg_calloc(1, sizeof *j); /* job_free takes what job_start made */
+    int status = 2;
+    if (shared_init(&sh, o, out, err) || !j)
         goto done;
     oracle_fastpath_selfcheck();
-    started = 1; /* job_free takes what job_start made, all or part */
-    if (job_start(&sh, &j, -1, err))
+    if (job_start(&sh, j, -1, err))
         goto done;
-    if (shared_take_info(&sh, j.w))
+    if (shared_take_info(&sh, j))
         goto done;
     take_claims(&sh);
     if (!sh.n_claims) {
-        fprintf(err, "divergence import: %s claims no pair of the variant table\n", sh.info->name);
+        fprintf(err, "divergence import: %s claim%s no pair of the variant table%s\n",
+                sh.set_name, sh.n_plugins > 1 ? "" : "s", sh.n_plugins > 1 ? " in common" : "");
         goto done;
     }
     if (open_run(&sh, "import", err))
         goto done;
     int failed = 0;
     for (int i = 0; i < n_paths && !failed; i++)
-        failed = import_path(&sh, &j, paths[i], err) != 0;
+        failed = import_path(&sh, j, paths[i], err) != 0;
+    sum_tallies(&sh, j, 1);
     if (close_run(&sh, !failed, "import", err) || failed)
         goto done;
     print_summary(&sh, "import", 0);
-    status = sh.n_signatures ? 1 : 0;
+    status = sh.n_signatures > sh.n_hazard_signatures ? 1 : 0;
 done:
-    if (started)
-        job_free(&j);
+    if (j)
+        job_free(j);
+    dvg_free(j);
     shared_free(&sh, status == 2);
     return status;
 }

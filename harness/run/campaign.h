@@ -9,6 +9,16 @@
  * operands of the same classes, smallest shape) and stored deduplicated
  * by signature.
  *
+ * Differential mode (several plugins): each case goes through every
+ * plugin, each in its own worker, on the (variant, dtype) pairs they all
+ * claim. Besides each plugin's departures from the oracle (findings of
+ * that plugin), the campaign looks for elements where every plugin that
+ * computed the case conforms but their bits differ (a portability hazard,
+ * harness/run/crosscheck.h): minimised the same way (while the plugins
+ * still disagree with the same hazard class) and stored once per
+ * signature as a finding of the plugin set ("a|b"), named by its class.
+ * Hazards are reported; they do not make the exit status 1.
+ *
  * Reproducible: case number i of shard k of N is a function of (seed,
  * i * N + k) alone, so the same seed and shard give the same cases on any
  * machine, whatever the number of jobs; the N shards of a seed together
@@ -19,10 +29,13 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "harness/judge/verdict.h"
+#include "harness/run/crosscheck.h"
+
+#define CAMPAIGN_MAX_PLUGINS CROSSCHECK_MAX_PLUGINS
 
 typedef struct campaign_options {
-    const char *plugin_path;
+    const char *plugin_paths[CAMPAIGN_MAX_PLUGINS]; /* --plugin, in order */
+    uint32_t n_plugins;        /* 1; or several: the differential mode */
     const char *config;        /* open() config; NULL: "" */
     const char *db_path;       /* NULL: STORE_DEFAULT_PATH */
     const char *corpus_dir;    /* NULL: the data directory's corpus/div; "": none */

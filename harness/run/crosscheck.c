@@ -8,6 +8,9 @@
  */
 #include "harness/run/crosscheck.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "oracle/compare.h"
 #include "oracle/dtype.h"
 
@@ -117,4 +120,36 @@ int crosscheck_outputs(const trial *const *t, uint32_t n, const divcase *c,
         }
     }
     return 0;
+}
+
+void crosscheck_outcome_text(const trial *t, uint64_t i, char *buf, size_t cap)
+{
+    const worker_result *wr = &t->wr;
+    if (wr->outcome == WORKER_OUT_OK && t->out.computed) {
+        verdict_bits_text(wr->dtype, oracle_load(wr->dtype, wr->out1, i), buf, cap);
+        return;
+    }
+    const char *name = worker_outcome_name(wr->outcome), *sig = strstr(wr->message, "SIG");
+    if (wr->outcome == WORKER_OUT_FAILURE || wr->outcome == WORKER_OUT_BAD_STATUS)
+        snprintf(buf, cap, "%s (error status)", name);
+    else if (wr->outcome == WORKER_OUT_CRASH && sig)
+        snprintf(buf, cap, "%s (%.*s)", name, (int)strcspn(sig, " ,:)"), sig);
+    else
+        snprintf(buf, cap, "%s", name);
+}
+
+void crosscheck_given_text(const trial *const *t, const char *const *names, uint32_t n,
+                           uint64_t i, char *buf, size_t cap)
+{
+    size_t at = 0;
+    if (cap)
+        buf[0] = 0;
+    for (uint32_t k = 0; k < n && at < cap; k++) {
+        char cell[VERDICT_TEXT_MAX];
+        crosscheck_outcome_text(t[k], i, cell, sizeof cell);
+        int w = snprintf(buf + at, cap - at, "%s%s: %s", k ? "; " : "", names[k], cell);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
 }

@@ -12,6 +12,7 @@
 #ifndef HARNESS_CROSSCHECK_H
 #define HARNESS_CROSSCHECK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "harness/run/trial.h"
 
@@ -80,5 +81,19 @@ int crosscheck_computed(const trial *t);
  */
 int crosscheck_outputs(const trial *const *t, uint32_t n, const divcase *c,
                        crosscheck_counts *counts, crosscheck_sink sink, void *ctx);
+
+/* What trial t gave at output element i of its last case, as a table
+ * cell: the value's words where it computed the case, else how its run
+ * ended: "failure (error status)", "crash (SIGFPE)", "hang",
+ * "unsupported", ... Writes into buf (cap bytes; VERDICT_TEXT_MAX is
+ * enough). */
+void crosscheck_outcome_text(const trial *t, uint64_t i, char *buf, size_t cap);
+
+/* "name: cell; name: cell" for the n trials at output element i (cells as
+ * crosscheck_outcome_text): the `actual` of a stored disagreement.
+ * CROSSCHECK_GIVEN_MAX bytes are enough. */
+#define CROSSCHECK_GIVEN_MAX (CROSSCHECK_MAX_PLUGINS * (VERDICT_TEXT_MAX + WORKER_NAME_MAX + 4))
+void crosscheck_given_text(const trial *const *t, const char *const *names, uint32_t n,
+                           uint64_t i, char *buf, size_t cap);
 
 #endif /* HARNESS_CROSSCHECK_H */

@@ -160,20 +160,6 @@ static int departure_sink(void *ctx, const divcase *c, const verdict_example *ex
     return 0;
 }
 
-/* The values each plugin gave, "name: text; name: text". */
-static void given_text(const diff *d, const diff_sig *s, char *buf, size_t cap)
-{
-    size_t at = 0;
-    buf[0] = 0;
-    for (uint32_t k = 0; k < d->na && at < cap; k++) {
-        int w = snprintf(buf + at, cap - at, "%s%s: %s", k ? "; " : "", d->a[k]->info->name,
-                         s->given[k]);
-        if (w < 0)
-            break;
-        at += (size_t)w;
-    }
-}
-
 /* A new hazard signature: its example kept, its one-element case stored
  * as the reproducer of the plugin set's finding. 0, or -1 (store). */
 static int new_sig(diff *d, const divcase *c, const oracle_plan *p, uint64_t i, diff_sig *s)
@@ -183,10 +169,16 @@ static int new_sig(diff *d, const divcase *c, const oracle_plan *p, uint64_t i, 
     if (owned)
         snprintf(one.id, sizeof one.id, "diff:%s:%.60s[%" PRIu64 "]", hazard_name(s->hazard),
                  c->id, i);
-    char operand[64], given[DIFF_MAX_PLUGINS * (VERDICT_TEXT_MAX + WORKER_NAME_MAX + 4)];
+    char operand[64], given[CROSSCHECK_GIVEN_MAX];
     snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(s->operand_a),
              oracle_operand_name(s->operand_b));
-    given_text(d, s, given, sizeof given);
+    const trial *t[DIFF_MAX_PLUGINS];
+    const char *names[DIFF_MAX_PLUGINS];
+    for (uint32_t k = 0; k < d->na; k++) {
+        t[k] = &d->a[k]->t;
+        names[k] = d->a[k]->info->name;
+    }
+    crosscheck_given_text(t, names, d->na, i, given, sizeof given);
     store_finding f = {
         .implementation = d->pair_name,
         .class_name = hazard_name(s->hazard),
@@ -205,25 +197,6 @@ static int new_sig(diff *d, const divcase *c, const oracle_plan *p, uint64_t i, 
     if (rc)
         d->store_failed = 1;
     return rc;
-}
-
-/* What plugin k did with the case it ran last, as a table cell: its
- * value of element i, or how it ended ("failure (error status)",
- * "crash (SIGFPE)", "hang", ...). */
-static void outcome_text(const diff *d, uint32_t k, uint64_t i, char *buf, size_t cap)
-{
-    const worker_result *wr = &d->a[k]->t.wr;
-    if (wr->outcome == WORKER_OUT_OK && d->a[k]->t.out.computed) {
-        verdict_bits_text(wr->dtype, oracle_load(wr->dtype, wr->out1, i), buf, cap);
-        return;
-    }
-    const char *name = worker_outcome_name(wr->outcome), *sig = strstr(wr->message, "SIG");
-    if (wr->outcome == WORKER_OUT_FAILURE || wr->outcome == WORKER_OUT_BAD_STATUS)
-        snprintf(buf, cap, "%s (error status)", name);
-    else if (wr->outcome == WORKER_OUT_CRASH && sig)
-        snprintf(buf, cap, "%s (%.*s)", name, (int)strcspn(sig, " ,:)"), sig);
-    else
-        snprintf(buf, cap, "%s", name);
 }
 
 /* The case being compared, for on_hazard. */
@@ -261,10 +234,7 @@ static int on_hazard(void *ctx, const crosscheck_elem *x)
     g->b = x->b;
     verdict_elem_text(dc->c->dtype, x->expected, g->expected, sizeof g->expected);
     for (uint32_t k = 0; k < d->na; k++)
-        if (x->computed & (1u << k))
-            verdict_bits_text(dc->c->dtype, x->values[k], g->given[k], sizeof g->given[k]);
-        else
-            outcome_text(d, k, 0, g->given[k], sizeof g->given[k]);
+        crosscheck_outcome_text(&d->a[k]->t, x->index, g->given[k], sizeof g->given[k]);
     if (d->hazard_first[x->hazard] < 0)
         d->hazard_first[x->hazard] = (int)s;
     return new_sig(d, dc->c, &dc->plan, x->index, g);
@@ -339,7 +309,7 @@ static int diff_outcome(diff *d, const divcase *c)
             g->a = oracle_load(c->dtype, one[j].a, 0);
             g->b = oracle_load(c->dtype, one[j].b, 0);
             for (uint32_t k = 0; k < d->na; k++)
-                outcome_text(d, k, 0, g->given[k], sizeof g->given[k]);
+                crosscheck_outcome_text(&d->a[k]->t, 0, g->given[k], sizeof g->given[k]);
             d->outcome_noted[hz[j]] = 1;
         }
         divcase_free(&one[j]);
