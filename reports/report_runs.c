@@ -111,21 +111,23 @@ static void axes_build(const report_model *const *m, size_t n, runs_axes *ax)
         }
 }
 
-/* The certificate of (impl, column) in the latest of the runs that has
- * one, with its run's id; NULL when none. */
+/* The certificate of (impl, column) in the latest of the runs (the
+ * highest id, whatever the order of --runs) that has one, with its run's
+ * id; NULL when none. */
 static const report_cert *cert_of(const report_model *const *m, size_t n, const char *impl,
                                   const report_key *col, int64_t *run)
 {
-    for (size_t r = n; r-- > 0;)
+    const report_cert *best = NULL;
+    for (size_t r = 0; r < n; r++)
         for (size_t i = 0; i < m[r]->n_certs; i++) {
             const report_cert *c = &m[r]->certs[i];
             if (!strcmp(c->k.implementation, impl) && !strcmp(c->k.variant, col->variant) &&
-                !strcmp(c->k.dtype, col->dtype)) {
+                !strcmp(c->k.dtype, col->dtype) && (!best || m[r]->run.id > *run)) {
                 *run = m[r]->run.id;
-                return c;
+                best = c;
             }
         }
-    return NULL;
+    return best;
 }
 
 /* 1 when the finding comes from a diff run. */
