@@ -110,6 +110,26 @@ against md "$top/all.md" 6 5 1 2 3 4
 against json "$top/all.json" 6 5 1 2 3 4
 against md "$top/latest.md" latest
 against json "$top/latest.json" latest
+# Each reproducer's replay command on the page works: a hazard replays on
+# the set's first plugin and conforms (exit 0); a departure replays on the
+# plugin that departed, which still departs (exit 1).
+"$PY" - "$top/all.json" "$D" <<'PY' >"$top/replay.out" 2>&1 && ok ||
+import json, shlex, subprocess, sys
+d = json.load(open(sys.argv[1]))
+bad = 0
+for x in d["diff"]:
+    argv = shlex.split(x["replay"])
+    assert argv[:2] == ["divergence", "replay"], x["replay"]
+    p = subprocess.run([sys.argv[2]] + argv[1:], capture_output=True, text=True)
+    want = 0 if x["hazard"] else 1
+    if p.returncode != want:
+        bad += 1
+        print("sig:%d %s: exit %d, want %d\n%s%s" % (x["signature"], x["replay"], p.returncode,
+                                                    want, p.stdout, p.stderr))
+print("%d replay commands, %d wrong" % (len(d["diff"]), bad))
+sys.exit(1 if bad or not d["diff"] else 0)
+PY
+    { bad "the replay commands of the page"; cat "$top/replay.out" >&2; }
 if dump "$top/all.html" "$top/all.dom"; then
     against dom "$top/all.dom" 6 5 1 2 3 4
     dump "$top/latest.html" "$top/latest.dom"

@@ -17,8 +17,9 @@ signature_runs, signatures, reproducers, run_plugins):
 - the table of what each implementation does where the specs leave room:
   one row per finding the diff runs saw, with its plugin set, pair, class,
   operand classes, expected value, what each plugin of the set gave (the
-  first reproducer's actual, naming every plugin) and its signature, as
-  a hazard row when the class is a hazard class;
+  first reproducer's actual, naming every plugin), its signature and the
+  command that replays that reproducer, as a hazard row when the class is
+  a hazard class;
 - the runs: each run's kind and status, and the command that renders its
   own report, with the database path as the shell word it is;
 - (dom) nothing active: no script, no event handler, no external
@@ -67,7 +68,7 @@ def shell_word(text):
 class Facts:
     """What the database holds for the runs of the page."""
 
-    def __init__(self, db, runs):
+    def __init__(self, db, runs, shown_db):
         self.runs = runs
         self.run = {}
         for rid in runs:
@@ -96,12 +97,14 @@ class Facts:
                     " FROM signature_runs g JOIN signatures s ON s.id = g.signature_id"
                     " WHERE g.run_id = ?", (rid,)):
                 rep = db.execute(
-                    "SELECT expected, actual FROM reproducers WHERE signature_id = ?"
+                    "SELECT expected, actual, id FROM reproducers WHERE signature_id = ?"
                     " ORDER BY run_id = ? DESC, id LIMIT 1", (sig, rid)).fetchone()
                 expect(rep is not None, "sig:%d has no reproducer" % sig)
-                expected, given = rep if rep else ("", "")
+                expected, given, repro = rep if rep else ("", "", None)
+                replay = ("divergence replay --db %s repro:%d" % (shell_word(shown_db), repro)
+                          if repro is not None else "")
                 self.findings.append((rid, impl, variant, dtype, cls, operands, expected or "",
-                                      given or "", sig))
+                                      given or "", sig, replay))
                 if cls in HAZARDS:
                     for p in impl.split("|"):
                         expect(re.search(r"(^|; )%s: [^;]" % re.escape(p), given or ""),
@@ -197,11 +200,13 @@ def check_dom(path, facts, shown_db):
     shown = []
     for tr in rows[1:]:
         t = [td.text() for td in cells_of(tr)]
-        if len(t) != 9:
+        if len(t) != 10:
             failures.append("hazard table row of %d cells: %r" % (len(t), t))
             continue
         sig = int(t[8][4:]) if t[8].startswith("sig:") and t[8][4:].isdigit() else -1
-        shown.append((int(t[0]), t[1], t[2], t[3], t[4], t[5], t[6], t[7], sig))
+        code = [c.text() for c in cells_of(tr)[9].find_all("code", "replay")]
+        expect(code == [t[9]], "sig:%d: the reproducer cell is not one <code>: %r" % (sig, code))
+        shown.append((int(t[0]), t[1], t[2], t[3], t[4], t[5], t[6], t[7], sig, t[9]))
         want_cls = "hazard" if t[4] in HAZARDS else "departure"
         expect(tr.attrs.get("class") == want_cls,
                "sig:%d (%s): row class %r, want %r" % (sig, t[4], tr.attrs.get("class"), want_cls))
@@ -291,10 +296,10 @@ def check_md(path, facts, shown_db):
     rows = md_table(lines, "## Where the specs leave room")
     shown = []
     for r in rows[1:]:
-        if len(r) != 8 or not r[7].startswith("sig:"):
+        if len(r) != 9 or not r[7].startswith("sig:"):
             failures.append("md: hazard row %r" % (r,))
             continue
-        shown.append((int(r[0]), r[1], r[2], r[3], r[4], r[5], r[6], int(r[7][4:])))
+        shown.append((int(r[0]), r[1], r[2], r[3], r[4], r[5], r[6], int(r[7][4:]), r[8]))
     want = [f[:6] + f[7:] for f in facts.findings]  # no expected column
     expect(sorted(shown) == sorted(want),
            "md: hazard table differs:\n  shown %r\n  db    %r" % (sorted(shown), sorted(want)))
@@ -320,7 +325,7 @@ def check_json(path, facts, shown_db):
         expect(x["hazard"] == (x["class"] in HAZARDS),
                "json: sig:%d (%s) hazard %r" % (x["signature"], x["class"], x["hazard"]))
         shown.append((x["run"], x["implementation"], x["variant"], x["dtype"], x["class"],
-                      x["operand_class"], x["given"], x["signature"]))
+                      x["operand_class"], x["given"], x["signature"], x["replay"]))
     want = [f[:6] + f[7:] for f in facts.findings]
     expect(sorted(shown) == sorted(want),
            "json: diff differs:\n  shown %r\n  db    %r" % (sorted(shown), sorted(want)))
@@ -349,7 +354,7 @@ def main():
         runs = latest_runs(db)
     else:
         runs = [int(x) for x in sys.argv[5:]]
-    facts = Facts(db, runs)
+    facts = Facts(db, runs, shown_db)
     {"dom": check_dom, "md": check_md, "json": check_json}[form](path, facts, shown_db)
     for f in failures:
         print("check_runs %s: %s" % (form, f))
