@@ -10,7 +10,8 @@
 # tests/reports/check_runs.py checks the DOM, the Markdown and the JSON
 # against the database: every matrix cell (the latest run's certificate,
 # whatever the order of --runs), every hazard and departure row with what
-# each plugin gives, every run's report command, nothing active.
+# each plugin gives and its replay command (each one run), every run's
+# report command, nothing active.
 # Usage: test_report_runs.sh DIVERGENCE REFERENCE_SO DIFF_DIR MUTANT_DIR REPORTS_SRC_DIR
 set -u
 D=$1 REF=$2 OTHER=$3/mutant_other_unspecified.so M=$4 CHECK=$5/check_runs.py
