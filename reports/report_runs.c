@@ -7,8 +7,9 @@
  * single-run page's style and Content-Security-Policy), Markdown and
  * JSON: the matrix of implementations x (variant, dtype) with each
  * certificate's verdict and counts, the table of what each plugin set of
- * the diff runs does where the specs leave room, and the command that
- * renders each run's own report. Every text from the store is escaped
+ * the diff runs does where the specs leave room, each with the command
+ * that replays its reproducer, and the command that renders each run's
+ * own report. Every text from the store is escaped
  * (reports/escape.h).
  */
 #include <inttypes.h>
@@ -111,21 +112,23 @@ static void axes_build(const report_model *const *m, size_t n, runs_axes *ax)
         }
 }
 
-/* The certificate of (impl, column) in the latest of the runs that has
- * one, with its run's id; NULL when none. */
+/* The certificate of (impl, column) in the latest of the runs (the
+ * highest id, whatever the order of --runs) that has one, with its run's
+ * id; NULL when none. */
 static const report_cert *cert_of(const report_model *const *m, size_t n, const char *impl,
                                   const report_key *col, int64_t *run)
 {
-    for (size_t r = n; r-- > 0;)
+    const report_cert *best = NULL;
+    for (size_t r = 0; r < n; r++)
         for (size_t i = 0; i < m[r]->n_certs; i++) {
             const report_cert *c = &m[r]->certs[i];
             if (!strcmp(c->k.implementation, impl) && !strcmp(c->k.variant, col->variant) &&
-                !strcmp(c->k.dtype, col->dtype)) {
+                !strcmp(c->k.dtype, col->dtype) && (!best || m[r]->run.id > *run)) {
                 *run = m[r]->run.id;
-                return c;
+                best = c;
             }
         }
-    return NULL;
+    return best;
 }
 
 /* 1 when the finding comes from a diff run. */
@@ -139,6 +142,18 @@ static int is_diff(const report_model *m)
 static const char *given_of(const report_finding *f)
 {
     return f->n_repros && f->repros[0].actual ? f->repros[0].actual : "";
+}
+
+/* The replay command of the finding's first reproducer, or "" when it
+ * has none. Writes buf (len bytes) and returns it. */
+static const char *replay_of(const report_model *m, const report_finding *g, char *buf,
+                             size_t len)
+{
+    if (!g->n_repros) {
+        buf[0] = '\0';
+        return buf;
+    }
+    return report_replay_command(m, g->repros[0].id, buf, len);
 }
 
 static void report_command(const report_model *m, int64_t run, FILE *f, void (*esc)(FILE *,
@@ -155,6 +170,7 @@ static void report_command(const report_model *m, int64_t run, FILE *f, void (*e
 void report_runs_html(const report_model *const *m, size_t n, FILE *f)
 {
     runs_axes ax;
+    char buf[4400];
     axes_build(m, n, &ax);
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -201,7 +217,7 @@ void report_runs_html(const report_model *const *m, size_t n, FILE *f)
           "bits differ (portability hazards), and where one departs, from the diff runs.</p>\n"
           "<table>\n<tr><th>run</th><th>implementations</th><th>variant</th><th>dtype</th>"
           "<th>class</th><th>operands</th><th>expected</th><th>what each gives</th>"
-          "<th>signature</th></tr>\n", f);
+          "<th>signature</th><th>reproducer</th></tr>\n", f);
     for (size_t r = 0; r < n; r++) {
         if (!is_diff(m[r]))
             continue;
@@ -222,7 +238,10 @@ void report_runs_html(const report_model *const *m, size_t n, FILE *f)
             esc_html(f, g->n_repros && g->repros[0].expected ? g->repros[0].expected : "");
             fputs("</td><td>", f);
             esc_html(f, given_of(g));
-            fprintf(f, "</td><td class=\"mono\">sig:%" PRId64 "</td></tr>\n", g->signature_id);
+            fprintf(f, "</td><td class=\"mono\">sig:%" PRId64 "</td><td><code class=\"replay\">",
+                    g->signature_id);
+            esc_html(f, replay_of(m[r], g, buf, sizeof buf));
+            fputs("</code></td></tr>\n", f);
         }
     }
     fputs("</table>\n</section>\n<section id=\"runs-list\">\n<h2>Runs</h2>\n<table>\n<tr><th>run"
@@ -252,6 +271,7 @@ void report_runs_html(const report_model *const *m, size_t n, FILE *f)
 void report_runs_markdown(const report_model *const *m, size_t n, FILE *f)
 {
     runs_axes ax;
+    char buf[4400];
     axes_build(m, n, &ax);
     fprintf(f, "# Every implementation side by side\n\n%zu runs, %zu implementations "
                "certified.\n\n## Certificates\n\n| implementation |",
@@ -286,8 +306,8 @@ void report_runs_markdown(const report_model *const *m, size_t n, FILE *f)
         fputc('\n', f);
     }
     fputs("\n## Where the specs leave room\n\n| run | implementations | variant | dtype | class "
-          "| operands | what each gives | signature |\n| --- | --- | --- | --- | --- | --- | --- "
-          "| --- |\n", f);
+          "| operands | what each gives | signature | reproducer |\n| --- | --- | --- | --- | --- "
+          "| --- | --- | --- | --- |\n", f);
     for (size_t r = 0; r < n; r++) {
         if (!is_diff(m[r]))
             continue;
@@ -305,7 +325,9 @@ void report_runs_markdown(const report_model *const *m, size_t n, FILE *f)
             esc_md(f, g->operand_class);
             fputs(" | ", f);
             esc_md(f, given_of(g));
-            fprintf(f, " | sig:%" PRId64 " |\n", g->signature_id);
+            fprintf(f, " | sig:%" PRId64 " | ", g->signature_id);
+            esc_md(f, replay_of(m[r], g, buf, sizeof buf));
+            fputs(" |\n", f);
         }
     }
     fputs("\n## Runs\n\n", f);
@@ -320,6 +342,7 @@ void report_runs_markdown(const report_model *const *m, size_t n, FILE *f)
 
 void report_runs_json(const report_model *const *m, size_t n, FILE *f)
 {
+    char buf[4400];
     fputs("{\"runs\": [", f);
     for (size_t r = 0; r < n; r++) {
         fprintf(f, "%s{\"id\": %" PRId64 ", \"kind\": ", r ? ", " : "", m[r]->run.id);
@@ -369,6 +392,8 @@ void report_runs_json(const report_model *const *m, size_t n, FILE *f)
             esc_json(f, g->operand_class);
             fputs(", \"given\": ", f);
             esc_json(f, given_of(g));
+            fputs(", \"replay\": ", f);
+            esc_json(f, replay_of(m[r], g, buf, sizeof buf));
             fputs("}", f);
         }
     }

@@ -6,10 +6,17 @@
 # replacing an earlier one's), the hazard table each plugin's value, the
 # database path (with < > & in it) escaped in HTML, and JSON that parses.
 # With chromium installed the page is also opened headless: it renders,
-# logs nothing (no CSP refusal), and the DOM holds the hazard rows.
-# Usage: test_report_runs.sh DIVERGENCE REFERENCE_SO DIFF_DIR MUTANT_DIR
+# logs nothing (no CSP refusal), and the DOM holds the hazard rows. Then
+# tests/reports/check_runs.py checks the DOM, the Markdown and the JSON
+# against the database: every matrix cell (the latest run's certificate,
+# whatever the order of --runs), every hazard and departure row with what
+# each plugin gives and its replay command (each one run), every run's
+# report command, nothing active.
+# Usage: test_report_runs.sh DIVERGENCE REFERENCE_SO DIFF_DIR MUTANT_DIR REPORTS_SRC_DIR
 set -u
-D=$1 REF=$2 OTHER=$3/mutant_other_unspecified.so M=$4
+D=$1 REF=$2 OTHER=$3/mutant_other_unspecified.so M=$4 CHECK=$5/check_runs.py
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3 || echo python3)
 top=$(mktemp -d)
 trap 'rm -rf "$top"' EXIT
 tmp="$top/a<b>&c"
@@ -46,15 +53,29 @@ if grep -q 'a<b>&c' "$top/p.html"; then bad "html: raw path in the page"; else o
 n=$(grep -c '<tr class="hazard">' "$top/p.html")
 [ "$n" -ge 2 ] && ok || bad "html: $n hazard rows"
 grep -q 'class="v-nonconformant"' "$top/p.html" && ok || bad "html: no nonconformant cell"
-if command -v chromium >/dev/null 2>&1; then
+# dump PAGE DOM: the DOM headless Chromium renders from PAGE; 1 without chromium.
+dump() {
+    command -v chromium >/dev/null 2>&1 || return 1
     chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
         --disable-component-update --disable-sync --no-first-run --disable-extensions \
-        --disable-default-apps --user-data-dir="$top/chrome" --enable-logging=stderr --v=0 \
-        --dump-dom "file://$top/p.html" >"$top/dom.html" 2>"$top/chrome.err"
+        --disable-default-apps --user-data-dir="$(mktemp -d "$top/chrome.XXXXXX")" \
+        --enable-logging=stderr --v=0 --dump-dom "file://$1" >"$2" 2>"$2.err"
+    if grep -E 'CONSOLE|Uncaught|Refused to|Content Security Policy' "$2.err"; then
+        bad "chromium $1: console messages"; else ok; fi
+    [ -s "$2" ] && ok || bad "chromium $1: no DOM"
+}
+# against FORM FILE RUNS...: check_runs.py's verdict on FILE
+against() {
+    form=$1 file=$2; shift 2
+    "$PY" "$CHECK" "$form" "$file" "$db" "$db" "$@" >"$top/check.out" 2>&1 && ok ||
+        { bad "$form $file does not match the database"; cat "$top/check.out" >&2; }
+}
+if dump "$top/p.html" "$top/dom.html"; then
     n=$(grep -c '<tr class="hazard">' "$top/dom.html")
     [ "$n" -ge 2 ] && ok || bad "chromium: $n hazard rows in the DOM"
-    if grep -E 'CONSOLE|Uncaught|Refused to|Content Security Policy' "$top/chrome.err"; then
-        bad "chromium: console messages"; else ok; fi
+    against dom "$top/dom.html" 1 2 3 4
+else
+    echo "SKIP: chromium is not installed: the DOM is not checked" >&2
 fi
 
 "$D" report --db "$db" --runs 2,4 --format json -o "$top/p.json" && ok || bad "json: exit $?"
@@ -67,6 +88,53 @@ assert any(c["verdict"].startswith("NONCONFORMANT") for c in d["certificates"])
 h = [x for x in d["diff"] if x["hazard"] and x["class"] == "int-div-zero"]
 assert h and "-1 (0xffffffff)" in h[0]["given"], d["diff"]
 PY
+fi
+
+# The reference certified again with more cases (run 5), and a diff where
+# recip_mul departs (run 6: its departures beside a NaN hazard). Each form
+# of each page against the database, --runs in an order where run 1 comes
+# after run 5 (the matrix still shows run 5's certificates).
+"$D" certify --plugin "$REF" --db "$db" --variant onnx-div-14 --dtype i32 --dtype f32 \
+    --shape-tier 0 --random 7 --cases "" --no-progress >"$top/cert.out" 2>&1
+[ $? -eq 0 ] && ok || { bad "certify run 5: exit $?"; cat "$top/cert.out" >&2; }
+"$D" diff --plugin "$REF" --plugin "$M/mutant_recip_mul.so" --db "$db" --variant onnx-div-14 \
+    --dtype f32 --random 5 --cases "" >"$top/diff.out" 2>&1
+[ $? -eq 1 ] && ok || { bad "diff run 6: exit $?, want 1"; cat "$top/diff.out" >&2; }
+for form in html md json; do
+    "$D" report --db "$db" --runs 6,5,1,2,3,4 --format $form -o "$top/all.$form" && ok ||
+        bad "--runs 6,5,1,2,3,4 --format $form: exit $?"
+    "$D" report --db "$db" --latest-per-plugin --format $form -o "$top/latest.$form" && ok ||
+        bad "--latest-per-plugin --format $form: exit $?"
+done
+grep -q '<tr class="departure">' "$top/all.html" && ok || bad "html: no departure row"
+against md "$top/all.md" 6 5 1 2 3 4
+against json "$top/all.json" 6 5 1 2 3 4
+against md "$top/latest.md" latest
+against json "$top/latest.json" latest
+# Each reproducer's replay command on the page works: a hazard replays on
+# the set's first plugin and conforms (exit 0); a departure replays on the
+# plugin that departed, which still departs (exit 1).
+"$PY" - "$top/all.json" "$D" <<'PY' >"$top/replay.out" 2>&1 && ok ||
+import json, shlex, subprocess, sys
+d = json.load(open(sys.argv[1]))
+bad = 0
+for x in d["diff"]:
+    argv = shlex.split(x["replay"])
+    assert argv[:2] == ["divergence", "replay"], x["replay"]
+    p = subprocess.run([sys.argv[2]] + argv[1:], capture_output=True, text=True)
+    want = 0 if x["hazard"] else 1
+    if p.returncode != want:
+        bad += 1
+        print("sig:%d %s: exit %d, want %d\n%s%s" % (x["signature"], x["replay"], p.returncode,
+                                                    want, p.stdout, p.stderr))
+print("%d replay commands, %d wrong" % (len(d["diff"]), bad))
+sys.exit(1 if bad or not d["diff"] else 0)
+PY
+    { bad "the replay commands of the page"; cat "$top/replay.out" >&2; }
+if dump "$top/all.html" "$top/all.dom"; then
+    against dom "$top/all.dom" 6 5 1 2 3 4
+    dump "$top/latest.html" "$top/latest.dom"
+    against dom "$top/latest.dom" latest
 fi
 
 # refused: JUnit, --runs with --run, a bad list

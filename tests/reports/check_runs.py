@@ -1,0 +1,366 @@
+# SPDX-License-Identifier: MIT
+"""Checks the page of several runs (divergence report --runs / --latest-per-plugin)
+against the database, in each of its three forms.
+
+usage: check_runs.py dom|md|json FILE DB DB_PATH_IN_REPORT RUN_ID...|latest
+
+FILE is the DOM Chromium dumped from the HTML page (dom), the Markdown
+page (md) or the JSON (json); RUN_ID... the runs the page was made of, in
+the order given to --runs, or `latest`: the runs --latest-per-plugin takes.
+
+Asserts, from the tables the report reads (runs, certificates,
+signature_runs, signatures, reproducers, run_plugins):
+- the matrix: one row per implementation certified in those runs, one
+  column per (variant, dtype), each cell the verdict and case count of
+  the certificate of the latest run (highest id) that has one, with that
+  run's id; "-" where none has; the cell's class is its verdict's kind;
+- the table of what each implementation does where the specs leave room:
+  one row per finding the diff runs saw, with its plugin set, pair, class,
+  operand classes, expected value, what each plugin of the set gave (the
+  first reproducer's actual, naming every plugin), its signature and the
+  command that replays that reproducer, as a hazard row when the class is
+  a hazard class;
+- the runs: each run's kind and status, and the command that renders its
+  own report, with the database path as the shell word it is;
+- (dom) nothing active: no script, no event handler, no external
+  reference (check_html.inert_failures).
+Prints one line per failure; exit 1 on any.
+"""
+import json
+import os
+import re
+import sqlite3
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_html import Builder, inert_failures  # noqa: E402  (one DOM parser)
+
+# docs/diff.md: the classes of a portability hazard; any other class of a
+# diff finding is a departure (the judge's class).
+HAZARDS = {"int-div-zero", "int-min-neg-one", "float-div-zero-undefined",
+           "unsigned-inf-sign", "nan-sign-or-payload", "declared-deviation"}
+
+failures = []
+
+
+def expect(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def verdict_kind(verdict):
+    """reports/model.c report_verdict_kind."""
+    if verdict == "CONFORMANT":
+        return "conformant"
+    if verdict.startswith("CONFORMANT"):
+        return "conformant-profile"
+    return {"NONCONFORMANT": "nonconformant", "CRASHED": "crashed",
+            "UNSUPPORTED": "unsupported"}.get(verdict, "other")
+
+
+def shell_word(text):
+    """reports/escape.c esc_shell_word."""
+    if text and re.fullmatch(r"[A-Za-z0-9_./:=@%+,-]+", text):
+        return text
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+class Facts:
+    """What the database holds for the runs of the page."""
+
+    def __init__(self, db, runs, shown_db):
+        self.runs = runs
+        self.run = {}
+        for rid in runs:
+            row = db.execute("SELECT kind, status FROM runs WHERE id = ?", (rid,)).fetchone()
+            expect(row is not None, "run %d is not in the database" % rid)
+            self.run[rid] = row or ("?", "?")
+        q = ",".join("?" * len(runs))
+        self.certs = db.execute(
+            "SELECT run_id, implementation, variant, dtype, verdict, cases, elements"
+            " FROM certificates WHERE run_id IN (%s)" % q, runs).fetchall()
+        # The matrix: the latest run's certificate of each claim.
+        self.cells = {}
+        for rid, impl, variant, dtype, verdict, cases, _ in self.certs:
+            old = self.cells.get((impl, variant, dtype))
+            if old is None or rid > old[0]:
+                self.cells[(impl, variant, dtype)] = (rid, verdict, cases)
+        self.impls = {k[0] for k in self.cells}
+        self.cols = {(k[1], k[2]) for k in self.cells}
+        # The findings of the diff runs, each with its first reproducer.
+        self.findings = []
+        for rid in runs:
+            if self.run[rid][0] != "diff":
+                continue
+            for sig, impl, variant, dtype, cls, operands in db.execute(
+                    "SELECT s.id, s.implementation, s.variant, s.dtype, s.class, s.operand_class"
+                    " FROM signature_runs g JOIN signatures s ON s.id = g.signature_id"
+                    " WHERE g.run_id = ?", (rid,)):
+                rep = db.execute(
+                    "SELECT expected, actual, id FROM reproducers WHERE signature_id = ?"
+                    " ORDER BY run_id = ? DESC, id LIMIT 1", (sig, rid)).fetchone()
+                expect(rep is not None, "sig:%d has no reproducer" % sig)
+                expected, given, repro = rep if rep else ("", "", None)
+                replay = ("divergence replay --db %s repro:%d" % (shell_word(shown_db), repro)
+                          if repro is not None else "")
+                self.findings.append((rid, impl, variant, dtype, cls, operands, expected or "",
+                                      given or "", sig, replay))
+                if cls in HAZARDS:
+                    for p in impl.split("|"):
+                        expect(re.search(r"(^|; )%s: [^;]" % re.escape(p), given or ""),
+                               "sig:%d: what each gives %r does not name %s" % (sig, given, p))
+        # The implementations of each run (reports/model.c report_implementations).
+        self.run_impls = {}
+        for rid in runs:
+            names = set()
+            for sql in ("SELECT b.name FROM run_plugins p JOIN plugin_builds b"
+                        " ON b.id = p.plugin_build_id WHERE p.run_id = ?",
+                        "SELECT implementation FROM certificates WHERE run_id = ?",
+                        "SELECT implementation FROM counts WHERE run_id = ?",
+                        "SELECT s.implementation FROM signature_runs g JOIN signatures s"
+                        " ON s.id = g.signature_id WHERE g.run_id = ?"):
+                names.update(r[0] for r in db.execute(sql, (rid,)))
+            self.run_impls[rid] = names
+        n_hazards = sum(1 for f in self.findings if f[4] in HAZARDS)
+        self.summary = "%d matrix cells, %d diff findings (%d hazards), %d runs" % (
+            len(self.cells), len(self.findings), n_hazards, len(runs))
+
+    def command(self, shown_db, rid):
+        return "divergence report --db %s --run %d --format html" % (shell_word(shown_db), rid)
+
+
+def split_header(th):
+    """The text of a column header <th>VARIANT<br>DTYPE</th>: (variant, dtype)."""
+    parts, cur = [], []
+    for p in th.parts:
+        if isinstance(p, str):
+            cur.append(p)
+        elif p.tag == "br":
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(p.text())
+    parts.append("".join(cur))
+    return tuple(parts)
+
+
+def cells_of(tr):
+    return [x for x in tr.children if x.tag in ("td", "th")]
+
+
+def table_of(root, section):
+    sec = list(root.find_all("section", id=section))
+    expect(len(sec) == 1, "one section #%s, got %d" % (section, len(sec)))
+    tables = list(sec[0].find_all("table")) if sec else []
+    expect(len(tables) == 1, "one table in #%s, got %d" % (section, len(tables)))
+    return list(tables[0].find_all("tr")) if tables else []
+
+
+def check_dom(path, facts, shown_db):
+    b = Builder()
+    with open(path, encoding="utf-8") as f:
+        b.feed(f.read())
+    root = b.root
+    failures.extend(inert_failures(root))
+
+    # The matrix.
+    rows = table_of(root, "matrix")
+    header = [split_header(th) for th in cells_of(rows[0])[1:]] if rows else []
+    expect(set(header) == facts.cols and len(header) == len(facts.cols),
+           "matrix columns %r, database %r" % (header, sorted(facts.cols)))
+    shown_impls = []
+    n_cells = 0
+    for tr in rows[1:]:
+        cells = cells_of(tr)
+        impl = cells[0].text()
+        shown_impls.append(impl)
+        expect(len(cells) == len(header) + 1, "%s: %d cells" % (impl, len(cells) - 1))
+        for (variant, dtype), td in zip(header, cells[1:]):
+            want = facts.cells.get((impl, variant, dtype))
+            where = "%s %s %s" % (impl, variant, dtype)
+            if want is None:
+                expect(td.text() == "-" and "v-none" in td.attrs.get("class", ""),
+                       "%s: no certificate, the cell says %r" % (where, td.text()))
+                continue
+            rid, verdict, cases = want
+            n_cells += 1
+            shown = [s.text() for s in td.find_all("span", "verdict")]
+            expect(shown == [verdict], "%s: verdict %r, database %r" % (where, shown, verdict))
+            counts = [s.text() for s in td.find_all("span", "profile")]
+            expect(counts == ["%d cases, run %d" % (cases, rid)],
+                   "%s: %r, database %d cases in run %d" % (where, counts, cases, rid))
+            expect(td.attrs.get("class", "").split() == ["v-" + verdict_kind(verdict)],
+                   "%s: class %r for %r" % (where, td.attrs.get("class"), verdict))
+    expect(sorted(shown_impls) == sorted(facts.impls),
+           "matrix rows %r, database %r" % (shown_impls, sorted(facts.impls)))
+    expect(n_cells == len(facts.cells), "%d certificate cells, database %d" % (n_cells, len(facts.cells)))
+
+    # What each implementation does where the specs leave room.
+    rows = table_of(root, "hazards")
+    shown = []
+    for tr in rows[1:]:
+        t = [td.text() for td in cells_of(tr)]
+        if len(t) != 10:
+            failures.append("hazard table row of %d cells: %r" % (len(t), t))
+            continue
+        sig = int(t[8][4:]) if t[8].startswith("sig:") and t[8][4:].isdigit() else -1
+        code = [c.text() for c in cells_of(tr)[9].find_all("code", "replay")]
+        expect(code == [t[9]], "sig:%d: the reproducer cell is not one <code>: %r" % (sig, code))
+        shown.append((int(t[0]), t[1], t[2], t[3], t[4], t[5], t[6], t[7], sig, t[9]))
+        want_cls = "hazard" if t[4] in HAZARDS else "departure"
+        expect(tr.attrs.get("class") == want_cls,
+               "sig:%d (%s): row class %r, want %r" % (sig, t[4], tr.attrs.get("class"), want_cls))
+    expect(sorted(shown) == sorted(facts.findings),
+           "hazard table differs from the database:\n  shown %r\n  db    %r"
+           % (sorted(shown), sorted(facts.findings)))
+
+    # Each run with the command that renders its own report.
+    rows = table_of(root, "runs-list")
+    shown = {}
+    for tr in rows[1:]:
+        t = cells_of(tr)
+        code = [c.text() for c in t[4].find_all("code")] if len(t) == 5 else []
+        shown[int(t[0].text())] = (t[1].text(), t[2].text(),
+                                   set(t[3].text().split(", ")) - {""}, code)
+    want = {rid: (facts.run[rid][0], facts.run[rid][1], facts.run_impls[rid],
+                  [facts.command(shown_db, rid)]) for rid in facts.runs}
+    expect(shown == want, "runs table %r, database %r" % (shown, want))
+    expect(len(rows) - 1 == len(facts.runs), "%d rows in the runs table" % (len(rows) - 1))
+    summary = list(root.find_all("p", id="runs"))
+    expect(len(summary) == 1 and summary[0].attrs.get("data-runs") == str(len(facts.runs))
+           and summary[0].text() == "%d runs, %d implementations certified"
+           % (len(facts.runs), len(facts.impls)),
+           "summary %r" % ([s.text() for s in summary],))
+
+
+def md_cells(line):
+    """The cells of a Markdown table row, unescaped (reports/escape.c esc_md)."""
+    cells, cur, i = [], [], 1
+    while i < len(line):
+        c = line[i]
+        if c == "\\" and i + 1 < len(line):
+            cur.append(line[i + 1])
+            i += 2
+            continue
+        if c == "|":
+            cells.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    return [x.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&") for x in cells]
+
+
+def md_table(lines, heading):
+    """The rows of the first table after HEADING, header row first."""
+    try:
+        at = lines.index(heading)
+    except ValueError:
+        failures.append("no %r" % heading)
+        return []
+    rows = []
+    for line in lines[at + 1:]:
+        if line.startswith("## "):
+            break
+        if line.startswith("| ") and not line.startswith("| ---"):
+            rows.append(md_cells(line))
+    return rows
+
+
+def check_md(path, facts, shown_db):
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    rows = md_table(lines, "## Certificates")
+    header = [tuple(h.rsplit(" ", 1)) for h in rows[0][1:]] if rows else []
+    expect(set(header) == facts.cols and len(header) == len(facts.cols),
+           "md: matrix columns %r, database %r" % (header, sorted(facts.cols)))
+    shown_impls = []
+    n_cells = 0
+    for r in rows[1:]:
+        impl = r[0]
+        shown_impls.append(impl)
+        expect(len(r) == len(header) + 1, "md: %s: %d cells" % (impl, len(r) - 1))
+        for (variant, dtype), cell in zip(header, r[1:]):
+            want = facts.cells.get((impl, variant, dtype))
+            if want is None:
+                expect(cell == "-", "md: %s %s %s: no certificate, %r" % (impl, variant, dtype, cell))
+                continue
+            n_cells += 1
+            rid, verdict, cases = want
+            text = "%s (%d cases, run %d)" % (verdict, cases, rid)
+            expect(cell == text, "md: %s %s %s: %r, database %r" % (impl, variant, dtype, cell, text))
+    expect(sorted(shown_impls) == sorted(facts.impls),
+           "md: matrix rows %r, database %r" % (shown_impls, sorted(facts.impls)))
+    expect(n_cells == len(facts.cells), "md: %d cells, database %d" % (n_cells, len(facts.cells)))
+
+    rows = md_table(lines, "## Where the specs leave room")
+    shown = []
+    for r in rows[1:]:
+        if len(r) != 9 or not r[7].startswith("sig:"):
+            failures.append("md: hazard row %r" % (r,))
+            continue
+        shown.append((int(r[0]), r[1], r[2], r[3], r[4], r[5], r[6], int(r[7][4:]), r[8]))
+    want = [f[:6] + f[7:] for f in facts.findings]  # no expected column
+    expect(sorted(shown) == sorted(want),
+           "md: hazard table differs:\n  shown %r\n  db    %r" % (sorted(shown), sorted(want)))
+
+    shown = [ln for ln in lines if ln.startswith("- run ")]
+    want = ["- run %d (%s): `%s`" % (rid, facts.run[rid][0], facts.command(shown_db, rid))
+            for rid in facts.runs]
+    expect(shown == want, "md: runs %r, database %r" % (shown, want))
+
+
+def check_json(path, facts, shown_db):
+    with open(path, encoding="utf-8") as f:
+        d = json.load(f)
+    runs = [(r["id"], r["kind"], r["status"]) for r in d["runs"]]
+    want = [(rid,) + tuple(facts.run[rid]) for rid in facts.runs]
+    expect(runs == want, "json: runs %r, database %r" % (runs, want))
+    certs = sorted((c["run"], c["implementation"], c["variant"], c["dtype"], c["verdict"], c["cases"],
+                    c["elements"]) for c in d["certificates"])
+    expect(certs == sorted(facts.certs),
+           "json: certificates differ:\n  shown %r\n  db    %r" % (certs, sorted(facts.certs)))
+    shown = []
+    for x in d["diff"]:
+        expect(x["hazard"] == (x["class"] in HAZARDS),
+               "json: sig:%d (%s) hazard %r" % (x["signature"], x["class"], x["hazard"]))
+        shown.append((x["run"], x["implementation"], x["variant"], x["dtype"], x["class"],
+                      x["operand_class"], x["given"], x["signature"], x["replay"]))
+    want = [f[:6] + f[7:] for f in facts.findings]
+    expect(sorted(shown) == sorted(want),
+           "json: diff differs:\n  shown %r\n  db    %r" % (sorted(shown), sorted(want)))
+
+
+def latest_runs(db):
+    """--latest-per-plugin's runs: the newest run with certificates of each
+    implementation (in the order of their first certificate), then the
+    newest diff run (docs/diff.md)."""
+    runs = [r[0] for r in db.execute("SELECT max(run_id) FROM certificates GROUP BY implementation"
+                                     " ORDER BY min(run_id)")]
+    last = db.execute("SELECT max(id) FROM runs WHERE kind = 'diff'").fetchone()[0]
+    if last is not None and last not in runs:
+        runs.append(last)
+    return runs
+
+
+def main():
+    if len(sys.argv) < 6 or sys.argv[1] not in ("dom", "md", "json"):
+        print(__doc__)
+        return 2
+    form, path, db_path, shown_db = sys.argv[1:5]
+    db = sqlite3.connect(db_path)
+    db.text_factory = lambda raw: raw.decode("utf-8", "replace")
+    if sys.argv[5:] == ["latest"]:
+        runs = latest_runs(db)
+    else:
+        runs = [int(x) for x in sys.argv[5:]]
+    facts = Facts(db, runs, shown_db)
+    {"dom": check_dom, "md": check_md, "json": check_json}[form](path, facts, shown_db)
+    for f in failures:
+        print("check_runs %s: %s" % (form, f))
+    print("check_runs %s: %s checked; %d failures" % (form, facts.summary, len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
