@@ -863,6 +863,10 @@ static int open_run(shared *sh, const char *kind, FILE *err)
                          .shard_count = o->shard_count};
     int rc = session_begin(&sh->session, &ri);
     sh->run_id = sh->session.run_id;
+    /* differential: each plugin's own build too (session_link_plugin) */
+    for (uint32_t p = 0; p < sh->n_plugins && sh->n_plugins > 1 && !rc; p++)
+        rc = session_link_plugin(&sh->session, sh->info[p]->name, sh->info[p]->version,
+                                 o->plugin_paths[p]);
     return rc;
 }
 

@@ -621,14 +621,10 @@ int diff_run(const diff_options *o, FILE *out, FILE *err)
     /* Each plugin's own build as well: a departure is a finding of one
      * plugin, and `divergence replay` finds that plugin's file through its
      * build in the run. */
-    for (uint32_t k = 0; k < d->n; k++) {
-        int64_t build;
-        if (store_plugin_build(d->db, d->run_id, d->p[k].info->name, d->p[k].info->version,
-                               d->p[k].path, &build)) {
-            fprintf(err, "divergence diff: %s\n", store_errmsg(d->db));
+    for (uint32_t k = 0; k < d->n; k++)
+        if (session_link_plugin(&d->session, d->p[k].info->name, d->p[k].info->version,
+                                d->p[k].path))
             goto done;
-        }
-    }
     fprintf(out, "Diff: %s, profile %s, seed %" PRIu64 ", %u shared pairs, run %" PRId64
                  " in %s\n",
             d->set_name, o->profile.name, o->seed, n_shared, d->run_id, d->session.db_path);

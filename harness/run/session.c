@@ -79,6 +79,17 @@ int session_begin(run_session *s, const store_run_info *ri)
     return 0;
 }
 
+int session_link_plugin(run_session *s, const char *name, const char *version,
+                        const char *path)
+{
+    int64_t build;
+    if (store_plugin_build(s->db, s->run_id, name, version, path, &build)) {
+        fprintf(s->err, "divergence %s: %s\n", s->command, store_errmsg(s->db));
+        return -1;
+    }
+    return 0;
+}
+
 int session_finish(run_session *s, int status)
 {
     return store_finish_run(s->db, s->run_id, status);

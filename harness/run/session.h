@@ -66,6 +66,16 @@ int session_adopt(run_session *s, int64_t run_id);
 int session_begin(run_session *s, const store_run_info *ri);
 
 /*
+ * Links one more plugin build to the run (store_plugin_build: the file at
+ * `path` hashed there): a run of several plugins (diff, a differential
+ * fuzz campaign) records the set as its own implementation, and each
+ * plugin's build too, so that `divergence replay` finds the file of a
+ * finding of one of them. Returns 0, or -1 with the reason on err.
+ */
+int session_link_plugin(run_session *s, const char *name, const char *version,
+                        const char *path);
+
+/*
  * Ends the run: STORE_RUN_COMPLETE or STORE_RUN_INCOMPLETE
  * (store_finish_run). Returns 0, or -1 with the store's reason in
  * store_errmsg(s->db), not printed.

@@ -76,6 +76,12 @@ grep -q "departs from the oracle: $F" "$tmp/f.out" && ok || bad "departure not a
 if grep -q "departs from the oracle: $R" "$tmp/f.out"; then bad "reference said to depart"; else ok; fi
 n=$(q "$tmp/f.db" "SELECT count(*) FROM signatures WHERE implementation = '$F' AND class = 'floor-vs-trunc'")
 [ "${n:-0}" -ge 1 ] && ok || bad "store: no floor-vs-trunc finding of $F"
+# ... which replay re-runs on that plugin's own build, linked to the run.
+id=$(q "$tmp/f.db" "SELECT r.id FROM reproducers r JOIN signatures s ON s.id = r.signature_id WHERE s.implementation = '$F' LIMIT 1")
+"$D" replay --db "$tmp/f.db" "repro:$id" >"$tmp/fr.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "mutant_floor_not_trunc.so" "$tmp/fr.out" && grep -q "still departs" "$tmp/fr.out" &&
+    ok || { bad "replay repro:$id of $F: exit $rc"; cat "$tmp/fr.out" >&2; }
 
 # Where one plugin does not compute (crash_int_min dies of SIGFPE on x/0),
 # the two others are still compared: their x/0 hazard is found, with the
