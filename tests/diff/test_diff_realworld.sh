@@ -130,8 +130,9 @@ done >"$tmp/checks"
 n_fail=$(grep -c '^FAIL' "$tmp/checks")
 grep '^FAIL' "$tmp/checks"
 [ "$n_fail" -eq 0 ] && ok || { fail=$((fail + n_fail)); }
-[ "$(grep -c '^checked' "$tmp/checks")" -eq "$rows" ] && ok || bad "table: not every row checked"
-echo "hazard table: $rows rows checked, $n_fail cells differ"
+checked=$(grep -c '^checked' "$tmp/checks")
+[ "$checked" -eq "$rows" ] && ok || bad "table: $checked of $rows rows found in diff's output"
+echo "hazard table: $checked of $rows rows found, $n_fail differences"
 
 # --- ONNX Div-14 i32 and f32, --partial -----------------------------------------
 "$D" diff --plugin "$P/reference.so" --plugin "$P/onnxruntime.so" --plugin "$P/libtorch.so" \
