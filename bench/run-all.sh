@@ -14,6 +14,8 @@
 #   SKIP_ZYGOTE=1 leave out bench_zygote.sh (certify libtorch with and without
 #                 the zygote, 3 pairs: about 10 minutes; SKIP_LIBTORCH=1 keeps
 #                 the rest of it)
+#   SKIP_DIFF=1   leave out bench_diff.sh (divergence diff of the six
+#                 implementations and its baselines: about 2 minutes)
 set -u
 B=${1:-build}
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
@@ -206,6 +208,17 @@ if [ "${SKIP_ZYGOTE:-0}" != 1 ]; then
         sed 's/ *| */|/g' | while IFS='|' read -r _ fig zy re rat _; do
             row "$fig, wall s, with the zygote" "$zy" "reloading $re" "$rat"
         done
+fi
+
+# 7. divergence diff of the six implementations (issue 16) --------------------------
+if [ "${SKIP_DIFF:-0}" != 1 ]; then
+    say "diff of the six implementations (and the reference against itself, and each library alone)"
+    sh "$(dirname "$0")/bench_diff.sh" "$B" 2>"$tmp/diff.log" | grep -E '^\| (diff|the) ' |
+        sed 's/ *| */|/g' | while IFS='|' read -r _ fig m base rat _; do
+            row "$fig" "$m" "$base" "$rat"
+        done
+    [ -s "$tmp/diff.log" ] && grep -q 'exit 2\|no .*\.so' "$tmp/diff.log" &&
+        row "diff of the six implementations" "not run: $(tail -1 "$tmp/diff.log")" "" ""
 fi
 
 echo "(load average $(load) at the end: other work on the machine inflates the figures)"
