@@ -108,8 +108,22 @@ for v in $(tail -n +2 "$tmp/table" | cut -f2 | cut -d' ' -f1 | sort -u); do
     rc=$?
     [ $rc -le 1 ] && ok || { bad "table: diff of $v exit $rc"; cat "$tmp/t-$v.out"; }
 done
+# The table was made on a CPU with avx512_bf16 and without avx512_fp16
+# (docs/diff.md): oneDNN's f16 and bf16 primitives depend on both
+# (docs/findings.md), and with them which cases it computes and so the
+# example of the row. Elsewhere the f16 and bf16 rows are skipped, named.
+has_cpu() { grep -q "^flags.* $1\( \|$\)" /proc/cpuinfo; }
+same_isa=1
+if ! has_cpu avx512_bf16 || has_cpu avx512_fp16; then
+    same_isa=0
+    echo "note: this CPU's avx512_bf16/avx512_fp16 differ from the table's: f16 and bf16 rows skipped"
+fi
 tail -n +2 "$tmp/table" | while IFS=$tab read -r h pair kind ex rest; do
     v=${pair% *} t=${pair#* }
+    if [ $same_isa -eq 0 ] && { [ "$t" = f16 ] || [ "$t" = bf16 ]; }; then
+        echo "skipped: $h $pair $kind (another CPU)"
+        continue
+    fi
     row_cells "$tmp/t-$v.out" "$v" "$t" "$kind" "$h" >"$tmp/cells"
     got=$(sed -n "s/^example$tab//p" "$tmp/cells")
     if [ "$got" != "$ex" ]; then
@@ -131,8 +145,11 @@ n_fail=$(grep -c '^FAIL' "$tmp/checks")
 grep '^FAIL' "$tmp/checks"
 [ "$n_fail" -eq 0 ] && ok || { fail=$((fail + n_fail)); }
 checked=$(grep -c '^checked' "$tmp/checks")
-[ "$checked" -eq "$rows" ] && ok || bad "table: $checked of $rows rows found in diff's output"
-echo "hazard table: $checked of $rows rows found, $n_fail differences"
+skipped=$(grep -c '^skipped' "$tmp/checks")
+grep '^skipped' "$tmp/checks"
+[ $((checked + skipped)) -eq "$rows" ] && [ "$checked" -ge 8 ] && ok ||
+    bad "table: $checked of $rows rows found in diff's output ($skipped skipped)"
+echo "hazard table: $checked of $rows rows found, $skipped skipped, $n_fail differences"
 
 # --- ONNX Div-14 i32 and f32, --partial -----------------------------------------
 "$D" diff --plugin "$P/reference.so" --plugin "$P/onnxruntime.so" --plugin "$P/libtorch.so" \
