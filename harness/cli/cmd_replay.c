@@ -1,27 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * divergence replay --db FILE sig:N|repro:N [--plugin PATH]
+ * divergence replay --db FILE sig:N|repro:N [--plugin PATH ...]
  *
  * This file contains the `replay` command: it re-runs one recorded
  * reproducer on its plugin (the build recorded with the run, or --plugin)
  * and shows expected vs actual. `repro:N` names reproducer N, `sig:N` the
  * first reproducer kept for signature N (the id certificates print); a
  * bare number is refused, since signatures and reproducers are numbered
- * apart (store_ref_parse). Exit 0 when the plugin now conforms on it, 1
- * when it still departs, 2 on errors.
+ * apart (store_ref_parse). A disagreement among plugins (a hazard of
+ * `diff` or a differential fuzz run, a finding of the set "a|b") is
+ * re-run on every plugin of the set, each build as the run linked it (or
+ * one --plugin per plugin, in the set's order), and the plugins' outputs
+ * compared again (harness/run/crosscheck.h). Exit 0 when the plugin (every
+ * plugin of a set) now conforms on it, 1 when one still departs, 2 on
+ * errors.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "harness/base/alloc.h"
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
+#include "harness/run/crosscheck.h"
 #include "harness/run/trial.h"
 #include "harness/judge/verdict.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 
-#define USAGE "usage: divergence replay --db FILE sig:N|repro:N [--plugin PATH]\n"
+#define USAGE "usage: divergence replay --db FILE sig:N|repro:N [--plugin PATH ...]\n"
+#define REPLAY_MAX_PLUGINS CROSSCHECK_MAX_PLUGINS
 
 static void show_elem(uint32_t dtype, const char *label, const verdict_example *ex)
 {
@@ -52,9 +60,125 @@ static int print_finding(void *ctx, const divcase *c, const verdict_example *ex)
     return 0;
 }
 
+/* The workers and trials of a set replay. */
+typedef struct set_replay {
+    uint32_t n;
+    char names[REPLAY_MAX_PLUGINS][WORKER_NAME_MAX + 1];
+    char paths[REPLAY_MAX_PLUGINS][1024];
+    worker *w[REPLAY_MAX_PLUGINS];
+    trial t[REPLAY_MAX_PLUGINS];
+} set_replay;
+
+/*
+ * Re-runs case c, a disagreement of the plugin set info->implementation
+ * ("a|b|c") of hazard class `hazard`, on every plugin of the set: the
+ * builds run info->run_id links under each name, or plugins[0..n_plugins)
+ * in the set's order. Prints each plugin's value of the recorded element
+ * and whether they still disagree. Returns the exit status.
+ */
+static int replay_set(store *db, const divcase *c, const store_reproducer *info, int hazard,
+                      const char *const *plugins, uint32_t n_plugins)
+{
+    set_replay *sr = dvg_calloc(1, sizeof *sr);
+    int status = 2;
+    char msg[1024];
+    if (!sr) {
+        fprintf(stderr, "divergence replay: out of memory\n");
+        return 2;
+    }
+    for (const char *at = info->implementation; *at && sr->n < REPLAY_MAX_PLUGINS;) {
+        size_t len = strcspn(at, "|");
+        snprintf(sr->names[sr->n++], sizeof sr->names[0], "%.*s", (int)len, at);
+        at += len + (at[len] == '|');
+    }
+    if (n_plugins && n_plugins != sr->n) {
+        fprintf(stderr, "divergence replay: %s is a set of %u plugins: pass one --plugin per "
+                        "plugin, in its order, or none\n", info->implementation, sr->n);
+        goto done;
+    }
+    for (uint32_t k = 0; k < sr->n; k++) {
+        store_build b;
+        if (n_plugins) {
+            snprintf(sr->paths[k], sizeof sr->paths[k], "%s", plugins[k]);
+            continue;
+        }
+        int found = store_run_build(db, info->run_id, sr->names[k], &b);
+        if (found < 0) {
+            fprintf(stderr, "divergence replay: %s\n", store_errmsg(db));
+            goto done;
+        }
+        if (found > 0 || !b.path[0]) {
+            fprintf(stderr, "divergence replay: run %lld links no build of %s; pass one "
+                            "--plugin per plugin of %s, in its order\n",
+                    (long long)info->run_id, sr->names[k], info->implementation);
+            goto done;
+        }
+        snprintf(sr->paths[k], sizeof sr->paths[k], "%s", b.path);
+    }
+    verdict_profile prof;
+    verdict_profile_parse("exact", &prof, msg, sizeof msg);
+    worker_options wo;
+    worker_options_limited(&wo);
+    int departs = 0;
+    for (uint32_t k = 0; k < sr->n; k++) {
+        printf("  replaying on %s (%s)\n", sr->paths[k], sr->names[k]);
+        if (worker_new(sr->paths[k], &wo, &sr->w[k])) {
+            fprintf(stderr, "divergence replay: cannot create a worker for %s\n", sr->paths[k]);
+            goto done;
+        }
+        trial_init(&sr->t[k], sr->w[k], &prof);
+        int v = trial_run(&sr->t[k], c, NULL, NULL, NULL);
+        if (v < 0) {
+            fprintf(stderr, "divergence replay: %s\n", sr->t[k].error);
+            goto done;
+        }
+        if (sr->t[k].wr.outcome == WORKER_OUT_LOAD_ERROR) {
+            fprintf(stderr, "divergence replay: cannot load %s: %s\n", sr->paths[k],
+                    worker_result_format(&sr->t[k].wr, msg, sizeof msg));
+            goto done;
+        }
+        if (!v) {
+            printf("  %s departs from the spec on it\n", sr->names[k]);
+            departs = 1;
+        }
+    }
+    const trial *t[REPLAY_MAX_PLUGINS];
+    for (uint32_t k = 0; k < sr->n; k++)
+        t[k] = &sr->t[k];
+    crosscheck_counts counts;
+    memset(&counts, 0, sizeof counts);
+    crosscheck_outputs(t, sr->n, c, &counts, NULL, NULL);
+    if (info->element >= 0 && sr->t[0].valid && (uint64_t)info->element < sr->t[0].plan.count) {
+        printf("  recorded element %lld now:\n", (long long)info->element);
+        for (uint32_t k = 0; k < sr->n; k++) {
+            char cell[VERDICT_TEXT_MAX];
+            crosscheck_outcome_text(&sr->t[k], (uint64_t)info->element, cell, sizeof cell);
+            printf("    %-32s %s\n", sr->names[k], cell);
+        }
+    }
+    if (departs)
+        printf("  now: a plugin departs from the spec\n");
+    else if (counts.hazards[hazard])
+        printf("  now: the plugins still disagree (%s, %llu elements)\n", hazard_name((uint32_t)hazard),
+               (unsigned long long)counts.hazards[hazard]);
+    else
+        printf("  now: no %s disagreement among the plugins that compute it\n",
+               hazard_name((uint32_t)hazard));
+    status = departs ? 1 : 0;
+done:
+    for (uint32_t k = 0; k < REPLAY_MAX_PLUGINS; k++) {
+        trial_free(&sr->t[k]);
+        worker_free(sr->w[k]);
+    }
+    dvg_free(sr);
+    return status;
+}
+
 int cmd_replay(int argc, char **argv)
 {
     const char *db_path = NULL, *plugin = NULL, *id_text = NULL;
+    const char *plugins[REPLAY_MAX_PLUGINS];
+    uint32_t n_plugins = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             printf(USAGE
@@ -62,13 +186,22 @@ int cmd_replay(int argc, char **argv)
                    "           summaries print [sig:N] next to a class)\n"
                    "  repro:N  reproducer N (reports print it in their replay commands)\n"
                    "A bare number is refused: signatures and reproducers are numbered apart.\n"
-                   "Exit 0 the plugin now conforms on it, 1 it still departs, 2 errors.\n");
+                   "A disagreement among plugins (a hazard of diff or of a differential fuzz\n"
+                   "run) is re-run on every plugin of its set (the builds its run linked, or\n"
+                   "one --plugin per plugin, in the set's order) and compared again.\n"
+                   "Exit 0 the plugin (every plugin of a set) now conforms on it, 1 one still\n"
+                   "departs, 2 errors.\n");
             return 0;
         }
         if (!strcmp(argv[i], "--db") && i + 1 < argc)
             db_path = argv[++i];
-        else if (!strcmp(argv[i], "--plugin") && i + 1 < argc)
-            plugin = argv[++i];
+        else if (!strcmp(argv[i], "--plugin") && i + 1 < argc) {
+            if (n_plugins == REPLAY_MAX_PLUGINS) {
+                fprintf(stderr, "divergence replay: at most %d --plugin\n", REPLAY_MAX_PLUGINS);
+                return 2;
+            }
+            plugin = plugins[n_plugins++] = argv[++i];
+        }
         else if (argv[i][0] != '-' && !id_text)
             id_text = argv[i];
         else {
@@ -115,9 +248,15 @@ int cmd_replay(int argc, char **argv)
         fprintf(stderr, "divergence replay: %s\n", store_errmsg(db));
         goto done;
     }
+    int hazard = hazard_by_name(info.cls);
+    if (hazard < 0 && n_plugins > 1) {
+        fprintf(stderr, "divergence replay: " STORE_REF_REPRODUCER "%lld is a finding of %s "
+                        "alone: one --plugin\n", id, info.implementation);
+        goto done;
+    }
     if (!plugin)
         plugin = info.plugin_path;
-    if (!plugin[0]) {
+    if (hazard < 0 && !plugin[0]) {
         fprintf(stderr, "divergence replay: " STORE_REF_REPRODUCER "%lld names no plugin build; "
                         "pass --plugin\n", id);
         goto done;
@@ -147,9 +286,13 @@ int cmd_replay(int argc, char **argv)
         printf("  recorded: expected %s, got %s\n", info.expected, info.actual);
     if (info.note[0])
         printf("  recorded note: %s\n", info.note);
-    printf("  replaying on %s\n", plugin);
     if (!valid)
         printf("  the oracle: invalid input (%s)\n", why.text);
+    if (hazard >= 0) {
+        status = replay_set(db, &c, &info, hazard, plugins, n_plugins);
+        goto done;
+    }
+    printf("  replaying on %s\n", plugin);
     verdict_profile prof;
     verdict_profile_parse("exact", &prof, msg, sizeof msg);
     worker_options wo;

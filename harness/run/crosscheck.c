@@ -23,6 +23,14 @@ const char *hazard_name(uint32_t hazard)
     return hazard < HAZARD_COUNT ? hazard_names[hazard] : "?";
 }
 
+int hazard_by_name(const char *name)
+{
+    for (int h = 0; h < HAZARD_COUNT; h++)
+        if (!strcmp(hazard_names[h], name))
+            return h;
+    return -1;
+}
+
 uint32_t hazard_of(const oracle_rules *r, const oracle_elem *e, int declared)
 {
     if (declared)

@@ -35,6 +35,10 @@ enum {
  * past the last. Static text. */
 const char *hazard_name(uint32_t hazard);
 
+/* The HAZARD_* a class name names (hazard_name's words), or -1 when it is
+ * not a hazard class. */
+int hazard_by_name(const char *name);
+
 /* The hazard class of an element whose expected value is *e under rules
  * *r: `declared` 1 when a plugin's value conforms only through a declared
  * deviation or the profile. */

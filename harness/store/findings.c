@@ -278,7 +278,7 @@ static int load_operand(store *s, sqlite3_stmt *st, int shape_col, int blob_col,
 
 int store_reproducer_load(store *s, int64_t id, divcase *out, store_reproducer *info)
 {
-    sqlite3_stmt *st, *pl = NULL;
+    sqlite3_stmt *st;
     divcase c;
     store_reproducer r;
     int64_t v[6];
@@ -368,24 +368,16 @@ int store_reproducer_load(store *s, int64_t id, divcase *out, store_reproducer *
     store_reset_stmt(st);
 
     if (info) {
-        if (!(pl = store_prepare(s, SQL_REPRO_PLUGIN)))
+        store_build b;
+        if (store_run_build(s, r.run_id, r.implementation, &b) < 0)
             goto done;
-        sqlite3_bind_int64(pl, 1, r.run_id);
-        store_bind_text(pl, 2, r.implementation);
-        step = sqlite3_step(pl);
-        if (step == SQLITE_ROW) {
-            column_text(pl, 0, r.plugin_version, sizeof r.plugin_version);
-            column_text(pl, 1, r.plugin_path, sizeof r.plugin_path);
-            column_text(pl, 2, r.plugin_sha256, sizeof r.plugin_sha256);
-        } else if (step != SQLITE_DONE) {
-            store_fail_db(s);
-            goto done;
-        }
+        snprintf(r.plugin_version, sizeof r.plugin_version, "%s", b.version);
+        snprintf(r.plugin_path, sizeof r.plugin_path, "%s", b.path);
+        snprintf(r.plugin_sha256, sizeof r.plugin_sha256, "%s", b.sha256);
     }
     rc = 0;
 done:
     store_reset_stmt(st);
-    store_reset_stmt(pl);
     if (rc) {
         divcase_free(&c);
     } else {
@@ -428,6 +420,28 @@ int store_ref_parse(const char *text, int *is_signature, int64_t *id, char *err,
                      STORE_REF_REPRODUCER "N (a reproducer), N a positive integer", text);
     }
     return -1;
+}
+
+int store_run_build(store *s, int64_t run_id, const char *name, store_build *out)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *pl = store_prepare(s, SQL_REPRO_PLUGIN);
+    if (!pl)
+        return -1;
+    sqlite3_bind_int64(pl, 1, run_id);
+    store_bind_text(pl, 2, name);
+    int step = sqlite3_step(pl), rc = 1;
+    if (step == SQLITE_ROW) {
+        column_text(pl, 0, out->version, sizeof out->version);
+        column_text(pl, 1, out->path, sizeof out->path);
+        column_text(pl, 2, out->sha256, sizeof out->sha256);
+        rc = 0;
+    } else if (step != SQLITE_DONE) {
+        store_fail_db(s);
+        rc = -1;
+    }
+    store_reset_stmt(pl);
+    return rc;
 }
 
 int store_signature_reproducer(store *s, int64_t signature_id, int64_t *reproducer_id)

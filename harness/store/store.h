@@ -349,6 +349,19 @@ int store_reproducer_load(store *s, int64_t id, divcase *out, store_reproducer *
  * names both forms. */
 int store_ref_parse(const char *text, int *is_signature, int64_t *id, char *err, size_t errlen);
 
+/* A plugin build as a run links it. */
+typedef struct store_build {
+    char version[64];
+    char path[1024];
+    char sha256[65];
+} store_build;
+
+/* The build named `name` (a plugin descriptor's name) that run `run_id`
+ * links (the newest when it links several) into *out. Returns 0 when
+ * found, 1 when the run links none of that name (*out empty), -1 on an
+ * error. */
+int store_run_build(store *s, int64_t run_id, const char *name, store_build *out);
+
 /* The first reproducer (the lowest id) kept for signature `signature_id`
  * into *reproducer_id. Fails with "no such signature" or, when it keeps
  * none (all counted as dropped), "signature N keeps no reproducer (M

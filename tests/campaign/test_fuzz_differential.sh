@@ -52,6 +52,20 @@ sig=$(sed -n 's/^  hazard int-div-zero .*\[sig:\([0-9]*\)\]$/\1/p' "$tmp/d.out")
 if [ -n "$sig" ] && "$D" query --db "$tmp/d.db" history "sig:$sig" >"$tmp/h.out" 2>&1 &&
    grep -q "$SET .*int-div-zero" "$tmp/h.out"; then ok; else
     bad "query history sig:$sig"; cat "$tmp/h.out" >&2; fi
+# replay re-runs it on both plugins (the builds the run linked): they still
+# disagree; on the reference twice (--plugin per plugin) they do not.
+"$D" replay --db "$tmp/d.db" "sig:$sig" >"$tmp/r.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "now: the plugins still disagree (int-div-zero" "$tmp/r.out" &&
+    grep -q "replaying on .*mutant_other_unspecified.so ($O)" "$tmp/r.out" && ok ||
+    { bad "replay sig:$sig: exit $rc"; cat "$tmp/r.out" >&2; }
+"$D" replay --db "$tmp/d.db" "sig:$sig" --plugin "$REF" --plugin "$REF" >"$tmp/r2.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "now: no int-div-zero disagreement" "$tmp/r2.out" && ok ||
+    { bad "replay sig:$sig on the reference twice: exit $rc"; cat "$tmp/r2.out" >&2; }
+"$D" replay --db "$tmp/d.db" "sig:$sig" --plugin "$REF" >"$tmp/r3.out" 2>&1
+[ $? -eq 2 ] && grep -q "pass one --plugin per plugin" "$tmp/r3.out" && ok ||
+    bad "replay of a set finding with one --plugin: $(cat "$tmp/r3.out")"
 ops=$(q "$tmp/d.db" "SELECT count(*) FROM reproducers r JOIN signatures s ON s.id = r.signature_id WHERE s.implementation = '$SET' AND r.expected = 'unspecified' AND s.class = 'int-div-zero' AND s.dtype = 'i32' AND s.operand_class = 'positive/zero' AND r.actual LIKE '%$O: -1 (0xffffffff)%'")
 [ "${ops:-0}" -ge 1 ] && ok || bad "the reproducer's expected/actual words"
 
