@@ -131,10 +131,17 @@ static const report_cert *cert_of(const report_model *const *m, size_t n, const 
     return best;
 }
 
-/* 1 when the finding comes from a diff run. */
-static int is_diff(const report_model *m)
+/* 1 when the run compares plugins: a diff run, or a differential fuzz
+ * (or import) run, whose hazards are findings of a plugin set ("a|b").
+ * Its findings go into the table of what each implementation does. */
+static int compares_plugins(const report_model *m)
 {
-    return !strcmp(m->run.kind, "diff");
+    if (!strcmp(m->run.kind, "diff"))
+        return 1;
+    for (size_t i = 0; i < m->n_findings; i++)
+        if (strchr(m->findings[i].k.implementation, '|'))
+            return 1;
+    return 0;
 }
 
 /* What the finding's first reproducer recorded each plugin giving, or
@@ -219,7 +226,7 @@ void report_runs_html(const report_model *const *m, size_t n, FILE *f)
           "<th>class</th><th>operands</th><th>expected</th><th>what each gives</th>"
           "<th>signature</th><th>reproducer</th></tr>\n", f);
     for (size_t r = 0; r < n; r++) {
-        if (!is_diff(m[r]))
+        if (!compares_plugins(m[r]))
             continue;
         for (size_t i = 0; i < m[r]->n_findings; i++) {
             const report_finding *g = &m[r]->findings[i];
@@ -309,7 +316,7 @@ void report_runs_markdown(const report_model *const *m, size_t n, FILE *f)
           "| operands | what each gives | signature | reproducer |\n| --- | --- | --- | --- | --- "
           "| --- | --- | --- | --- |\n", f);
     for (size_t r = 0; r < n; r++) {
-        if (!is_diff(m[r]))
+        if (!compares_plugins(m[r]))
             continue;
         for (size_t i = 0; i < m[r]->n_findings; i++) {
             const report_finding *g = &m[r]->findings[i];
@@ -372,7 +379,7 @@ void report_runs_json(const report_model *const *m, size_t n, FILE *f)
     fputs("],\n \"diff\": [", f);
     first = 1;
     for (size_t r = 0; r < n; r++) {
-        if (!is_diff(m[r]))
+        if (!compares_plugins(m[r]))
             continue;
         for (size_t i = 0; i < m[r]->n_findings; i++) {
             const report_finding *g = &m[r]->findings[i];

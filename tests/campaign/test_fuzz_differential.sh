@@ -69,6 +69,12 @@ rc=$?
 ops=$(q "$tmp/d.db" "SELECT count(*) FROM reproducers r JOIN signatures s ON s.id = r.signature_id WHERE s.implementation = '$SET' AND r.expected = 'unspecified' AND s.class = 'int-div-zero' AND s.dtype = 'i32' AND s.operand_class = 'positive/zero' AND r.actual LIKE '%$O: -1 (0xffffffff)%'")
 [ "${ops:-0}" -ge 1 ] && ok || bad "the reproducer's expected/actual words"
 
+# The one page of several runs shows the campaign's hazards with what each
+# plugin gives (reports/report_runs.c: a run that compares plugins).
+"$D" report --db "$tmp/d.db" --runs 1 --format md -o "$tmp/p.md" >/dev/null 2>&1
+grep "| int-div-zero |" "$tmp/p.md" | grep -qF 'other\_unspecified: -1 (0xffffffff)' && ok ||
+    { bad "report --runs: no int-div-zero row of the fuzz run"; head -40 "$tmp/p.md" >&2; }
+
 # Once per signature: a second campaign on the same database adds no
 # signature twice, and says which were already known.
 before=$(q "$tmp/d.db" "SELECT count(*) FROM signatures")

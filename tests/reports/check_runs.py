@@ -87,10 +87,16 @@ class Facts:
                 self.cells[(impl, variant, dtype)] = (rid, verdict, cases)
         self.impls = {k[0] for k in self.cells}
         self.cols = {(k[1], k[2]) for k in self.cells}
-        # The findings of the diff runs, each with its first reproducer.
+        # The findings of the runs that compare plugins (diff runs, and
+        # differential fuzz runs: a finding of a plugin set "a|b"), each
+        # with its first reproducer.
         self.findings = []
         for rid in runs:
-            if self.run[rid][0] != "diff":
+            sets = db.execute(
+                "SELECT count(*) FROM signature_runs g JOIN signatures s"
+                " ON s.id = g.signature_id WHERE g.run_id = ? AND instr(s.implementation, '|')",
+                (rid,)).fetchone()[0]
+            if self.run[rid][0] != "diff" and not sets:
                 continue
             for sig, impl, variant, dtype, cls, operands in db.execute(
                     "SELECT s.id, s.implementation, s.variant, s.dtype, s.class, s.operand_class"
