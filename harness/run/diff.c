@@ -14,7 +14,6 @@
 #include "harness/run/diff.h"
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,10 +34,6 @@
 /* Hazard signatures (class, operand classes) kept per pair with their
  * example; more are counted under their class only. */
 #define DIFF_MAX_SIGS 64
-
-/* Departure signatures of one plugin in one case kept for the store (the
- * judge reports each signature once per case). */
-#define DIFF_MAX_PENDING 32
 
 void diff_options_default(diff_options *o)
 {
@@ -61,10 +56,6 @@ typedef struct diff_plugin {
     /* the pair being compared */
     uint64_t departed_cases;
     uint32_t first_cls;       /* class of its first departure */
-    /* the case being run, side by side with the others (run_case) */
-    verdict_example pending[DIFF_MAX_PENDING]; /* its departures in it */
-    uint32_t n_pending;
-    int rc;                   /* trial_run's */
     char first_text[VERDICT_NOTE_MAX + 2 * VERDICT_TEXT_MAX];
 } diff_plugin;
 
@@ -94,7 +85,6 @@ typedef struct diff {
     int64_t run_id;
     casefile_set *cases;
     uint32_t variant, dtype;
-    const divcase *current;    /* the case run_case runs */
     /* the pair's counts */
     uint64_t cases_run, elements, agree, hazard_elems[HAZARD_COUNT];
     int hazard_first[HAZARD_COUNT]; /* index into sigs, -1: none */
@@ -128,23 +118,14 @@ static int claims(const diff_plugin *pl, uint32_t variant, uint32_t dtype)
     return 0;
 }
 
-/* verdict_case's sink while the plugins run side by side: the departures
- * of one plugin, kept until every plugin has run the case
- * (record_departure then stores them in plugin order). */
-static int collect_departure(void *ctx, const divcase *c, const verdict_example *ex)
+/* The departures of one plugin, from verdict_case: recorded under the
+ * plugin's own name, the first kept for the summary. */
+static int departure_sink(void *ctx, const divcase *c, const verdict_example *ex)
 {
     diff_plugin *pl = ctx;
-    if (!ex->accepted && pl->n_pending < DIFF_MAX_PENDING)
-        pl->pending[pl->n_pending++] = *ex;
-    (void)c;
-    return 0;
-}
-
-/* Stores one departure of plugin pl in case c under the plugin's own name
- * and keeps the first for the summary. 0, or -1 (store). */
-static int record_departure(diff_plugin *pl, const divcase *c, const verdict_example *ex)
-{
     diff *d = pl->d;
+    if (ex->accepted)
+        return 0;
     verdict_words w;
     verdict_example_words(c->dtype, ex, &w);
     if (!pl->first_text[0]) {
@@ -336,42 +317,18 @@ static int diff_outcome(diff *d, const divcase *c)
     return rc;
 }
 
-/* One plugin runs the case (a thread of run_case). */
-static void *plugin_run(void *arg)
-{
-    diff_plugin *pl = arg;
-    pl->n_pending = 0;
-    pl->rc = trial_run(&pl->t, pl->d->current, NULL, collect_departure, pl);
-    return NULL;
-}
-
-/* Runs case c through every plugin, side by side (each in its own worker:
- * a thread per plugin but the first, which runs in this one), then stores
- * their departures in plugin order and compares the outputs. 0, or -1 on
- * an error. */
+/* Runs case c through every plugin and compares. 0, or -1 on an error. */
 static int run_case(diff *d, const divcase *c)
 {
-    pthread_t threads[DIFF_MAX_PLUGINS];
-    int started[DIFF_MAX_PLUGINS] = {0};
-    d->current = c;
-    for (uint32_t k = 1; k < d->na; k++)
-        started[k] = pthread_create(&threads[k], NULL, plugin_run, d->a[k]) == 0;
-    for (uint32_t k = 0; k < d->na; k++)
-        if (!started[k])
-            plugin_run(d->a[k]);
-    for (uint32_t k = 1; k < d->na; k++)
-        if (started[k])
-            pthread_join(threads[k], NULL);
     for (uint32_t k = 0; k < d->na; k++) {
         diff_plugin *pl = d->a[k];
-        if (pl->rc < 0) {
-            fprintf(d->err, "divergence diff: %s: %s\n", pl->info->name, pl->t.error);
+        int v = trial_run(&pl->t, c, NULL, departure_sink, pl);
+        if (v < 0) {
+            if (!d->store_failed)
+                fprintf(d->err, "divergence diff: %s: %s\n", pl->info->name, pl->t.error);
             return -1;
         }
-        for (uint32_t i = 0; i < pl->n_pending; i++)
-            if (record_departure(pl, c, &pl->pending[i]))
-                return -1;
-        pl->departed_cases += pl->rc == 0;
+        pl->departed_cases += v == 0;
     }
     d->cases_run++;
     if (compare_outputs(d, c))
