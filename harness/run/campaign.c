@@ -332,23 +332,18 @@ static int record_pending(lane *l, const divcase *c)
             fprintf(sh->err, "divergence fuzz: minimising a finding: %s\n", l->probe.error);
             return -1;
         }
-        char operand[64] = "", expected[VERDICT_TEXT_MAX] = "", actual[VERDICT_ACTUAL_MAX] = "";
-        if (ex.index != UINT64_MAX) {
-            snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(ex.operand_a),
-                     oracle_operand_name(ex.operand_b));
-            verdict_elem_text(c->dtype, &ex.expected, expected, sizeof expected);
-            verdict_actual_text(c->dtype, &ex, actual, sizeof actual);
-        }
+        verdict_words w;
+        verdict_example_words(c->dtype, &ex, &w);
         snprintf(note, sizeof note, "fuzz seed %" PRIu64 ", case %s, minimised: %s%s%.400s",
                  sh->o->seed, c->id, how, ex.note[0] ? "; " : "", ex.note);
         store_finding f = {
             .implementation = sh->info[l->k]->name,
             .cls = ex.cls,
-            .operand_class = operand,
+            .operand_class = w.operand,
             .c = &m,
             .element = ex.index == UINT64_MAX ? -1 : (int64_t)ex.index,
-            .expected = ex.index == UINT64_MAX ? NULL : expected,
-            .actual = ex.index == UINT64_MAX ? NULL : actual,
+            .expected = ex.index == UINT64_MAX ? NULL : w.expected,
+            .actual = ex.index == UINT64_MAX ? NULL : w.actual,
             .ulps = ex.cls == ORACLE_CLASS_WRONG_VALUE ? ex.ulps : UINT64_MAX,
             .note = note,
         };
@@ -488,20 +483,18 @@ static int record_hazards(job *j, const divcase *c)
             fprintf(sh->err, "divergence fuzz: minimising a disagreement: %s\n", probe_error(j));
             return -1;
         }
-        char operand[64], expected[VERDICT_TEXT_MAX];
-        snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(ex.operand_a),
-                 oracle_operand_name(ex.operand_b));
-        verdict_elem_text(c->dtype, &ex.expected, expected, sizeof expected);
+        verdict_words w; /* its operand classes and expected words; actual: p.given */
+        verdict_example_words(c->dtype, &ex, &w);
         snprintf(note, sizeof note,
                  "conformant implementations disagree here (fuzz seed %" PRIu64
                  ", case %.60s, minimised: %s)", sh->o->seed, c->id, how);
         store_finding f = {
             .implementation = sh->set_name,
             .class_name = hazard_name(h->x.hazard),
-            .operand_class = operand,
+            .operand_class = w.operand,
             .c = &m,
             .element = (int64_t)ex.index,
-            .expected = expected,
+            .expected = w.expected,
             .actual = p.given,
             .ulps = UINT64_MAX,
             .note = note,
