@@ -400,13 +400,3 @@ usage_error:
     c->usage(stderr);
     return CLI_ERROR;
 }
-
-void cli_missing_value(const char *cmd, const char *flag, const char *const *with_value)
-{
-    for (; *with_value; with_value++)
-        if (!strcmp(flag, *with_value)) {
-            fprintf(stderr, "divergence %s: option needs a value: '%s'\n", cmd, flag);
-            return;
-        }
-    fprintf(stderr, "divergence %s: unknown option '%s'\n", cmd, flag);
-}

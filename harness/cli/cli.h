@@ -186,10 +186,4 @@ typedef struct cli_command {
  */
 int cli_parse(const cli_command *c, int argc, char **argv);
 
-/* For flag `flag` given last, without the value it would need: prints
- * "divergence CMD: option needs a value: 'FLAG'" on stderr when it is one
- * of `with_value` (a NULL-terminated list), else "divergence CMD: unknown
- * option 'FLAG'". (Until every command reads its flags with cli_parse.) */
-void cli_missing_value(const char *cmd, const char *flag, const char *const *with_value);
-
 #endif /* HARNESS_CLI_H */
