@@ -347,24 +347,19 @@ static int is_help(const char *a)
 int cli_parse(const cli_command *c, int argc, char **argv)
 {
     const char *cmd = c->name;
-    int operands_only = 0;
+    int operands_only = 0, rc = 0;
     if (c->n_operands)
         *c->n_operands = 0;
-    if (c->mode & CLI_HELP_ANYWHERE)
-        for (int i = 1; i < argc; i++)
-            if (is_help(argv[i])) {
-                c->usage(stdout);
-                return CLI_HELP;
-            }
+    for (int i = 1; i < argc && (c->mode & CLI_HELP_ANYWHERE); i++)
+        if (is_help(argv[i]))
+            goto help;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const cli_flag *f = operands_only ? NULL : flag_find(c, a);
         int k = operands_only || f ? -1 : shared_find(c->shared, a);
         if (!operands_only && !f && k < 0) {
-            if (is_help(a)) {
-                c->usage(stdout);
-                return CLI_HELP;
-            }
+            if (is_help(a))
+                goto help;
             if ((c->mode & CLI_OPERANDS) && !strcmp(a, "--")) {
                 operands_only = 1;
                 continue;
@@ -392,11 +387,19 @@ int cli_parse(const cli_command *c, int argc, char **argv)
             goto usage_error;
         }
         const char *val = argv[++i];
-        if (f ? flag_store(cmd, f, val) : shared_store(cmd, c->shared, k, a, val))
-            return CLI_ERROR;
+        if (f ? flag_store(cmd, f, val) : shared_store(cmd, c->shared, k, a, val)) {
+            rc = CLI_ERROR; /* the value's message said why: no usage */
+            goto done;
+        }
     }
-    return 0;
+    goto done;
+help:
+    c->usage(stdout);
+    rc = CLI_HELP;
+    goto done;
 usage_error:
     c->usage(stderr);
-    return CLI_ERROR;
+    rc = CLI_ERROR;
+done:
+    return rc;
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * harness/cli/cli.h: what the subcommands share in reading their flags.
- * One parser per shared flag, so that every command accepts and refuses
+ * One parser, cli_parse, reads every command's argv against the
+ * command's table of flags (cli_flag, cli_command): --help, switches,
+ * values, lists, operands, and one message for each mistake. The shared
+ * flags have one parser each, so that every command accepts and refuses
  * the same texts with the same message:
  *   --seed N            any 64-bit unsigned decimal integer
  *   --shard I/N         0 <= I < N <= 1000000, no sign
