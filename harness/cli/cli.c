@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * This file contains the flag parsing that the subcommands share
- * (harness/cli/cli.h): decimal integers in a range, --shard I/N, the
- * seed, limits, profile and sandbox flags, and the resume key a run
- * records.
+ * This file contains the one flag parser of the subcommands
+ * (harness/cli/cli.h): cli_parse reads argv against a command's table of
+ * flags (switches, texts, lists, integers in a range, variants, dtypes),
+ * the shared flags (decimal integers in a range, --shard I/N, the seed,
+ * limits, profile, sandbox and --env), the operands and --help; and the
+ * resume key a run records.
  */
 #include "harness/cases/shapes.h"
 #include "harness/cli/cli.h"
@@ -16,6 +18,8 @@
 #include "harness/base/alloc.h"
 #include "harness/run/resume.h"
 #include "harness/worker/worker.h"
+#include "oracle/dtype.h"
+#include "oracle/variant.h"
 
 int cli_parse_u64(const char *cmd, const char *flag, const char *text, uint64_t lo, uint64_t hi,
                   uint64_t *out)
@@ -91,36 +95,100 @@ static int parse_env(const char *cmd, const char *val, const char **env, uint32_
     return 0;
 }
 
+/* The shared flags, each with its name (shared_names). */
+enum {
+    SH_SEED,
+    SH_SHARD,
+    SH_TIMEOUT,
+    SH_CPU_LIMIT,
+    SH_MEMORY_LIMIT,
+    SH_PROFILE,
+    SH_SHAPE_TIER,
+    SH_SANDBOX,
+    SH_ENV,
+    SH_COUNT
+};
+
+static const char *const shared_names[SH_COUNT] = {
+    "--seed", "--shard", "--timeout", "--cpu-limit", "--memory-limit",
+    "--profile", "--shape-tier", "--sandbox", "--env"};
+
+/* 1 when s gives shared flag k a place. */
+static int shared_has(const cli_shared *s, int k)
+{
+    switch (k) {
+    case SH_SEED:
+        return s->seed != NULL;
+    case SH_SHARD:
+        return s->shard_index && s->shard_count;
+    case SH_TIMEOUT:
+        return s->timeout_ms != NULL;
+    case SH_CPU_LIMIT:
+        return s->cpu_limit_s != NULL;
+    case SH_MEMORY_LIMIT:
+        return s->memory_limit != NULL;
+    case SH_PROFILE:
+        return s->profile != NULL;
+    case SH_SHAPE_TIER:
+        return s->shape_tier != NULL;
+    case SH_SANDBOX:
+        return s->sandbox != NULL;
+    default:
+        return s->env && s->n_env;
+    }
+}
+
+/* The shared flag named `flag` that s gives a place, or -1. */
+static int shared_find(const cli_shared *s, const char *flag)
+{
+    for (int k = 0; s && k < SH_COUNT; k++)
+        if (!strcmp(flag, shared_names[k]) && shared_has(s, k))
+            return k;
+    return -1;
+}
+
+/* Stores `val` of shared flag k. 0 or -1 (a message printed). */
+static int shared_store(const char *cmd, const cli_shared *s, int k, const char *flag,
+                        const char *val)
+{
+    switch (k) {
+    case SH_SEED:
+        return cli_parse_u64(cmd, flag, val, 0, UINT64_MAX, s->seed);
+    case SH_SHARD:
+        return cli_parse_shard(cmd, val, s->shard_index, s->shard_count);
+    case SH_TIMEOUT:
+        return parse_u32(cmd, flag, val, 1, 3600000, s->timeout_ms);
+    case SH_CPU_LIMIT:
+        return parse_u32(cmd, flag, val, 0, 86400, s->cpu_limit_s);
+    case SH_MEMORY_LIMIT: {
+        uint64_t mib;
+        if (cli_parse_u64(cmd, flag, val, 0, UINT64_C(1) << 30, &mib))
+            return -1;
+        *s->memory_limit = mib << 20;
+        return 0;
+    }
+    case SH_PROFILE: {
+        char why[160];
+        if (!verdict_profile_parse(val, s->profile, why, sizeof why))
+            return 0;
+        fprintf(stderr, "divergence %s: %s\n", cmd, why);
+        return -1;
+    }
+    case SH_SHAPE_TIER:
+        return parse_u32(cmd, flag, val, 0, SHAPES_MAX_TIER, s->shape_tier);
+    case SH_SANDBOX:
+        return parse_sandbox(cmd, val, s->sandbox);
+    default:
+        return parse_env(cmd, val, s->env, s->n_env);
+    }
+}
+
 int cli_parse_shared(const char *cmd, const cli_shared *s, const char *flag, const char *val)
 {
-    int rc;
-    if (s->seed && !strcmp(flag, "--seed"))
-        rc = cli_parse_u64(cmd, flag, val, 0, UINT64_MAX, s->seed);
-    else if (s->shard_index && s->shard_count && !strcmp(flag, "--shard"))
-        rc = cli_parse_shard(cmd, val, s->shard_index, s->shard_count);
-    else if (s->timeout_ms && !strcmp(flag, "--timeout"))
-        rc = parse_u32(cmd, flag, val, 1, 3600000, s->timeout_ms);
-    else if (s->cpu_limit_s && !strcmp(flag, "--cpu-limit"))
-        rc = parse_u32(cmd, flag, val, 0, 86400, s->cpu_limit_s);
-    else if (s->memory_limit && !strcmp(flag, "--memory-limit")) {
-        uint64_t mib;
-        rc = cli_parse_u64(cmd, flag, val, 0, UINT64_C(1) << 30, &mib);
-        if (!rc)
-            *s->memory_limit = mib << 20;
-    } else if (s->profile && !strcmp(flag, "--profile")) {
-        char why[160];
-        rc = verdict_profile_parse(val, s->profile, why, sizeof why);
-        if (rc)
-            fprintf(stderr, "divergence %s: %s\n", cmd, why);
-    } else if (s->shape_tier && !strcmp(flag, "--shape-tier"))
-        rc = parse_u32(cmd, flag, val, 0, SHAPES_MAX_TIER, s->shape_tier);
-    else if (s->sandbox && !strcmp(flag, "--sandbox"))
-        rc = parse_sandbox(cmd, val, s->sandbox);
-    else if (s->env && s->n_env && !strcmp(flag, "--env"))
-        rc = parse_env(cmd, val, s->env, s->n_env);
-    else
+    int k = shared_find(s, flag);
+    if (k < 0)
         return 0;
-    return rc ? -1 : 1;
+    return shared_store(cmd, s, k, flag, val) ? -1 : 1;
 }
 
 /* 1 when word w must be quoted to stay one word of a shell command line. */
@@ -187,12 +255,151 @@ int cli_run_key(int argc, char **argv, char **key)
     return -1; /* not reached */
 }
 
-void cli_missing_value(const char *cmd, const char *flag, const char *const *with_value)
+/* The row of c's own flags named `name`, or NULL. */
+static const cli_flag *flag_find(const cli_command *c, const char *name)
 {
-    for (; *with_value; with_value++)
-        if (!strcmp(flag, *with_value)) {
-            fprintf(stderr, "divergence %s: option needs a value: '%s'\n", cmd, flag);
-            return;
+    for (const cli_flag *f = c->flags; f && f->name; f++)
+        if (!strcmp(f->name, name))
+            return f;
+    return NULL;
+}
+
+/* Appends one entry to list row f: 0, or -1 when it is full. */
+static int list_room(const char *cmd, const cli_flag *f)
+{
+    if (*f->count < f->hi)
+        return 0;
+    fprintf(stderr, "divergence %s: at most %llu %s\n", cmd, (unsigned long long)f->hi, f->name);
+    return -1;
+}
+
+/* Stores `val` of row f. 0, or -1 (a message printed). */
+static int flag_store(const char *cmd, const cli_flag *f, const char *val)
+{
+    uint64_t n;
+    switch (f->kind) {
+    case CLI_SWITCH:
+        *(int *)f->dest = f->set;
+        return 0;
+    case CLI_TEXT:
+        *(const char **)f->dest = val;
+        return 0;
+    case CLI_TEXTS:
+        if (list_room(cmd, f))
+            return -1;
+        ((const char **)f->dest)[(*f->count)++] = val;
+        return 0;
+    case CLI_U32:
+    case CLI_U64:
+    case CLI_SECONDS:
+        if (cli_parse_u64(cmd, f->name, val, f->lo, f->hi, &n))
+            return -1;
+        if (f->kind == CLI_U32)
+            *(uint32_t *)f->dest = (uint32_t)n;
+        else if (f->kind == CLI_U64)
+            *(uint64_t *)f->dest = n;
+        else
+            *(double *)f->dest = (double)n;
+        return 0;
+    case CLI_VARIANT:
+    case CLI_VARIANTS: {
+        const oracle_variant *v = oracle_variant_by_name(val);
+        if (!v) {
+            fprintf(stderr, "divergence %s: unknown variant '%s'\n", cmd, val);
+            return -1;
         }
-    fprintf(stderr, "divergence %s: unknown option '%s'\n", cmd, flag);
+        if (f->kind == CLI_VARIANT) {
+            *(uint32_t *)f->dest = v->id;
+            return 0;
+        }
+        if (list_room(cmd, f))
+            return -1;
+        ((uint32_t *)f->dest)[(*f->count)++] = v->id;
+        return 0;
+    }
+    case CLI_DTYPE:
+    case CLI_DTYPES: {
+        uint32_t d = oracle_dtype_by_tag(val);
+        if (!d) {
+            fprintf(stderr, "divergence %s: unknown dtype '%s'\n", cmd, val);
+            return -1;
+        }
+        if (f->kind == CLI_DTYPE) {
+            *(uint32_t *)f->dest = d;
+            return 0;
+        }
+        if (list_room(cmd, f))
+            return -1;
+        ((uint32_t *)f->dest)[(*f->count)++] = d;
+        return 0;
+    }
+    default:
+        return f->call(cmd, f->name, val, f->dest);
+    }
+}
+
+/* 1 when word a asks for the usage. */
+static int is_help(const char *a)
+{
+    return !strcmp(a, "--help") || !strcmp(a, "-h");
+}
+
+int cli_parse(const cli_command *c, int argc, char **argv)
+{
+    const char *cmd = c->name;
+    int operands_only = 0, rc = 0;
+    if (c->n_operands)
+        *c->n_operands = 0;
+    for (int i = 1; i < argc && (c->mode & CLI_HELP_ANYWHERE); i++)
+        if (is_help(argv[i]))
+            goto help;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const cli_flag *f = operands_only ? NULL : flag_find(c, a);
+        int k = operands_only || f ? -1 : shared_find(c->shared, a);
+        if (!operands_only && !f && k < 0) {
+            if (is_help(a))
+                goto help;
+            if ((c->mode & CLI_OPERANDS) && !strcmp(a, "--")) {
+                operands_only = 1;
+                continue;
+            }
+            if (a[0] == '-' && !(c->mode & CLI_OPERANDS)) {
+                fprintf(stderr, "divergence %s: %s '%s'\n", cmd,
+                        c->unknown ? c->unknown : "unknown option", a);
+                goto usage_error;
+            }
+        }
+        if (!f && k < 0) { /* an operand */
+            if (!c->operands || *c->n_operands == c->max_operands) {
+                fprintf(stderr, "divergence %s: unexpected argument '%s'\n", cmd, a);
+                goto usage_error;
+            }
+            c->operands[(*c->n_operands)++] = argv[i];
+            continue;
+        }
+        if (f && f->kind == CLI_SWITCH) {
+            *(int *)f->dest = f->set;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "divergence %s: option needs a value: '%s'\n", cmd, a);
+            goto usage_error;
+        }
+        const char *val = argv[++i];
+        if (f ? flag_store(cmd, f, val) : shared_store(cmd, c->shared, k, a, val)) {
+            rc = CLI_ERROR; /* the value's message said why: no usage */
+            goto done;
+        }
+    }
+    goto done;
+help:
+    c->usage(stdout);
+    rc = CLI_HELP;
+    goto done;
+usage_error:
+    c->usage(stderr);
+    rc = CLI_ERROR;
+done:
+    return rc;
 }

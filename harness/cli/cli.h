@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * harness/cli/cli.h: what the subcommands share in reading their flags.
- * One parser per shared flag, so that every command accepts and refuses
+ * One parser, cli_parse, reads every command's argv against the
+ * command's table of flags (cli_flag, cli_command): --help, switches,
+ * values, lists, operands, and one message for each mistake. The shared
+ * flags have one parser each, so that every command accepts and refuses
  * the same texts with the same message:
  *   --seed N            any 64-bit unsigned decimal integer
  *   --shard I/N         0 <= I < N <= 1000000, no sign
@@ -19,6 +22,7 @@
 #define HARNESS_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "harness/judge/verdict.h"
 
@@ -75,10 +79,114 @@ int cli_parse_shared(const char *cmd, const cli_shared *s, const char *flag, con
  */
 int cli_run_key(int argc, char **argv, char **key);
 
-/* For flag `flag` given last, without the value it would need: prints
- * "divergence CMD: option needs a value: 'FLAG'" on stderr when it is one
- * of `with_value` (a NULL-terminated list: the command's options that
- * take a value), else "divergence CMD: unknown option 'FLAG'". */
-void cli_missing_value(const char *cmd, const char *flag, const char *const *with_value);
+/*
+ * One flag parser for every command: each command describes its flags in
+ * a table of cli_flag rows (terminated by a row with a NULL name) and
+ * cli_parse reads argv against it.
+ *
+ * The kinds of flag, and what `dest` (and `count`) point at:
+ *   CLI_SWITCH    no value; *(int *)dest = set
+ *   CLI_TEXT      *(const char **)dest = the value (last one wins)
+ *   CLI_TEXTS     repeatable: ((const char **)dest)[(*count)++] = the value,
+ *                 at most `max` ("divergence CMD: at most MAX FLAG")
+ *   CLI_U32       *(uint32_t *)dest = a decimal integer in [lo, hi]
+ *   CLI_U64       *(uint64_t *)dest = a decimal integer in [lo, hi]
+ *   CLI_SECONDS   *(double *)dest = a decimal integer in [lo, hi]
+ *                 (the three through cli_parse_u64 and its message)
+ *   CLI_VARIANT   *(uint32_t *)dest = the id of the variant named
+ *                 (oracle_variant_by_name; last one wins)
+ *   CLI_VARIANTS  repeatable: ((uint32_t *)dest)[(*count)++] = the id, at
+ *                 most `max`
+ *   CLI_DTYPE     *(uint32_t *)dest = the dtype of the tag
+ *                 (oracle_dtype_by_tag; last one wins)
+ *   CLI_DTYPES    repeatable: ((uint32_t *)dest)[(*count)++] = the dtype,
+ *                 at most `max`
+ *   CLI_CALL      call(cmd, flag, value, dest): 0 taken, -1 refused (the
+ *                 call printed why on stderr)
+ * An unknown variant or dtype prints "divergence CMD: unknown variant
+ * 'V'" ("unknown dtype 'T'"). Values are borrowed from argv: they live as
+ * long as argv does. A refused value exits 2 without the usage.
+ */
+typedef enum cli_kind {
+    CLI_SWITCH,
+    CLI_TEXT,
+    CLI_TEXTS,
+    CLI_U32,
+    CLI_U64,
+    CLI_SECONDS,
+    CLI_VARIANT,
+    CLI_VARIANTS,
+    CLI_DTYPE,
+    CLI_DTYPES,
+    CLI_CALL
+} cli_kind;
+
+typedef struct cli_flag {
+    const char *name; /* "--plugin", "-o" */
+    cli_kind kind;
+    void *dest;       /* where the value goes (above); owned by the caller */
+    uint32_t *count;  /* the lists: entries in dest so far */
+    uint64_t lo, hi;  /* CLI_U32, CLI_U64, CLI_SECONDS: the range; the lists: hi = max entries */
+    int set;          /* CLI_SWITCH: the value stored */
+    int (*call)(const char *cmd, const char *flag, const char *val, void *dest); /* CLI_CALL */
+} cli_flag;
+
+/* The table's rows, one macro per kind. */
+#define CLI_FLAG_SWITCH(n, d, v) {(n), CLI_SWITCH, (d), NULL, 0, 0, (v), NULL}
+#define CLI_FLAG_TEXT(n, d) {(n), CLI_TEXT, (void *)(d), NULL, 0, 0, 0, NULL}
+#define CLI_FLAG_TEXTS(n, d, c, max) {(n), CLI_TEXTS, (void *)(d), (c), 0, (max), 0, NULL}
+#define CLI_FLAG_U32(n, d, l, h) {(n), CLI_U32, (d), NULL, (l), (h), 0, NULL}
+#define CLI_FLAG_U64(n, d, l, h) {(n), CLI_U64, (d), NULL, (l), (h), 0, NULL}
+#define CLI_FLAG_SECONDS(n, d, l, h) {(n), CLI_SECONDS, (d), NULL, (l), (h), 0, NULL}
+#define CLI_FLAG_VARIANT(n, d) {(n), CLI_VARIANT, (d), NULL, 0, 0, 0, NULL}
+#define CLI_FLAG_VARIANTS(n, d, c, max) {(n), CLI_VARIANTS, (d), (c), 0, (max), 0, NULL}
+#define CLI_FLAG_DTYPE(n, d) {(n), CLI_DTYPE, (d), NULL, 0, 0, 0, NULL}
+#define CLI_FLAG_DTYPES(n, d, c, max) {(n), CLI_DTYPES, (d), (c), 0, (max), 0, NULL}
+#define CLI_FLAG_CALL(n, f, d) {(n), CLI_CALL, (d), NULL, 0, 0, 0, (f)}
+#define CLI_FLAG_END {NULL, CLI_SWITCH, NULL, NULL, 0, 0, 0, NULL}
+
+/* cli_command.mode bits. */
+#define CLI_HELP_ANYWHERE 1u /* --help or -h anywhere in argv, even as a value, prints the usage */
+#define CLI_OPERANDS 2u      /* a word no flag names is an operand even when it starts with
+                                '-' (a negative number), and every word after "--" is one */
+
+/* What one command accepts. Owned by the caller, read during cli_parse. */
+typedef struct cli_command {
+    const char *name;          /* in messages: "divergence NAME: ..." */
+    int (*usage)(FILE *to);    /* prints the usage on `to` (its return value is ignored) */
+    const cli_flag *flags;     /* the command's own flags; NULL: none */
+    const cli_shared *shared;  /* its shared flags (cli_parse_shared); NULL: none */
+    char **operands;           /* the words that are no flag, in order; NULL: none taken */
+    uint32_t max_operands;     /* room in operands */
+    uint32_t *n_operands;      /* set to the count (with operands) */
+    const char *unknown;       /* how a word that is no flag is called; NULL: "unknown option" */
+    unsigned mode;             /* CLI_HELP_ANYWHERE, CLI_OPERANDS */
+} cli_command;
+
+/* cli_parse's answers besides 0 (parsed: the command goes on). */
+#define CLI_HELP 1  /* --help or -h: the usage was printed on stdout; exit 0 */
+#define CLI_ERROR 2 /* a message (and for a usage mistake the usage) on stderr; exit 2 */
+/* The exit status of a cli_parse answer other than 0. */
+#define CLI_EXIT(rc) ((rc) == CLI_HELP ? 0 : 2)
+
+/*
+ * Reads argv[1 .. argc-1] (argv[0], the command's name, is skipped) as
+ * command `c` describes:
+ *  - "--help" or "-h" where a flag may stand (anywhere with
+ *    CLI_HELP_ANYWHERE): c->usage(stdout), CLI_HELP;
+ *  - a flag of c->flags or one of the shared flags c->shared gives a place
+ *    for: its value (the next word, whatever it is) stored; none left:
+ *    "divergence CMD: option needs a value: 'FLAG'";
+ *  - another word starting with '-' (not with CLI_OPERANDS):
+ *    "divergence CMD: UNKNOWN 'WORD'" (UNKNOWN: c->unknown);
+ *  - any other word: an operand, appended to c->operands; past
+ *    c->max_operands (or where the command takes none): "divergence CMD:
+ *    unexpected argument 'WORD'".
+ * Stops at the first mistake: a usage mistake (the three messages above)
+ * also prints c->usage(stderr); a refused value prints only its message.
+ * Returns 0 (every value stored), CLI_HELP or CLI_ERROR; the values
+ * stored before a mistake stay stored.
+ */
+int cli_parse(const cli_command *c, int argc, char **argv);
 
 #endif /* HARNESS_CLI_H */

@@ -19,6 +19,7 @@
 #include "harness/base/alloc.h"
 #include "harness/base/datadir.h"
 #include "harness/cases/casefile.h"
+#include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/judge/verdict.h"
 #include "oracle/dtype.h"
@@ -228,36 +229,37 @@ static int check_cases(const casefile_set *s, uint64_t max_elements)
     return disagreements ? 1 : 0;
 }
 
+/* --max-elements N (dest: a uint64_t): N a positive decimal integer. 0, or
+ * -1 with a message. */
+static int flag_max_elements(const char *cmd, const char *flag, const char *val, void *dest)
+{
+    char *end;
+    unsigned long long v = strtoull(val, &end, 10);
+    if (*end || !v || val[0] == '-') {
+        fprintf(stderr, "divergence %s: %s '%s': expected a positive integer\n", cmd, flag, val);
+        return -1;
+    }
+    *(uint64_t *)dest = v;
+    return 0;
+}
+
 int cmd_cases(int argc, char **argv)
 {
     const char *dir = NULL;
     char found[DATADIR_PATH_MAX], where[2 * DATADIR_PATH_MAX];
     int matrix = 0, check = 0;
     uint64_t max_elements = CASEFILE_DEFAULT_MAX_ELEMENTS;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
-            dir = argv[++i];
-        } else if (!strcmp(argv[i], "--matrix")) {
-            matrix = 1;
-        } else if (!strcmp(argv[i], "--check")) {
-            check = 1;
-        } else if (!strcmp(argv[i], "--max-elements") && i + 1 < argc) {
-            char *end;
-            unsigned long long v = strtoull(argv[++i], &end, 10);
-            if (*end || !v || argv[i][0] == '-') {
-                fprintf(stderr, "divergence cases: --max-elements '%s': expected a positive "
-                                "integer\n", argv[i]);
-                return 2;
-            }
-            max_elements = v;
-        } else {
-            fprintf(stderr, "divergence cases: unknown or incomplete option '%s'\n", argv[i]);
-            return usage(stderr);
-        }
-    }
+    const cli_flag flags[] = {
+        CLI_FLAG_SWITCH("--matrix", &matrix, 1),
+        CLI_FLAG_SWITCH("--check", &check, 1),
+        CLI_FLAG_TEXT("--dir", &dir),
+        CLI_FLAG_CALL("--max-elements", flag_max_elements, &max_elements),
+        CLI_FLAG_END};
+    const cli_command c = {.name = "cases", .usage = usage, .flags = flags,
+                           .unknown = "unknown or incomplete option"};
+    int rc = cli_parse(&c, argc, argv);
+    if (rc)
+        return CLI_EXIT(rc);
     if (matrix && check) {
         fprintf(stderr, "divergence cases: --matrix and --check are separate runs\n");
         return usage(stderr);
@@ -274,7 +276,7 @@ int cmd_cases(int argc, char **argv)
         fprintf(stderr, "%s\n", err.text);
         return 2;
     }
-    int rc = 0;
+    rc = 0;
     if (matrix)
         print_matrix(set);
     else if (check)

@@ -6,18 +6,16 @@
  *                    [--timeout MS] [--config TEXT] [--shard I/N] [--no-progress]
  *                    [--memory-limit MIB] [--cpu-limit S] [--resume]
  *                    [--sandbox auto|strict|off] [--env K=V ...]
+ *
+ * This file contains the `certify` command: its table of flags (read by
+ * cli_parse, harness/cli/cli.h) and the call into harness/run/certify.h.
  */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdio.h>
 
 #include "harness/base/alloc.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
-#include "harness/cases/shapes.h"
 #include "harness/run/certify.h"
-#include "oracle/dtype.h"
-#include "oracle/variant.h"
 
 static int usage(FILE *to)
 {
@@ -42,12 +40,6 @@ static int usage(FILE *to)
     return 2;
 }
 
-/* The options that take a value. */
-static const char *const with_value[] = {
-    "--plugin", "--db", "--cases", "--config", "--variant", "--dtype", "--profile", "--seed",
-    "--random", "--max-elements", "--shard", "--timeout", "--memory-limit", "--cpu-limit",
-    "--sandbox", "--env", "--shape-tier", NULL};
-
 int cmd_certify(int argc, char **argv)
 {
     certify_options o;
@@ -60,74 +52,22 @@ int cmd_certify(int argc, char **argv)
                                .shape_tier = &o.shape_tier,
                                .n_env = &o.n_env};
     o.env = env;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(a, "--no-progress")) {
-            o.progress = 0;
-            continue;
-        }
-        if (!strcmp(a, "--resume")) {
-            o.resume = 1;
-            continue;
-        }
-        if (a[0] != '-') {
-            fprintf(stderr, "divergence certify: unexpected argument '%s'\n", a);
-            return usage(stderr);
-        }
-        if (i + 1 >= argc) {
-            cli_missing_value("certify", a, with_value);
-            return usage(stderr);
-        }
-        const char *val = argv[++i];
-        uint64_t n;
-        int taken = cli_parse_shared("certify", &shared, a, val);
-        if (taken < 0)
-            return 2;
-        if (taken)
-            continue;
-        if (!strcmp(a, "--plugin"))
-            o.plugin_path = val;
-        else if (!strcmp(a, "--db"))
-            o.db_path = val;
-        else if (!strcmp(a, "--cases"))
-            o.cases_dir = val;
-        else if (!strcmp(a, "--config"))
-            o.config = val;
-        else if (!strcmp(a, "--variant")) {
-            const oracle_variant *v = oracle_variant_by_name(val);
-            if (!v) {
-                fprintf(stderr, "divergence certify: unknown variant '%s'\n", val);
-                return 2;
-            }
-            if (o.n_variants == CERTIFY_MAX_FILTERS)
-                return usage(stderr);
-            o.variants[o.n_variants++] = v->id;
-        } else if (!strcmp(a, "--dtype")) {
-            uint32_t d = oracle_dtype_by_tag(val);
-            if (!d) {
-                fprintf(stderr, "divergence certify: unknown dtype '%s'\n", val);
-                return 2;
-            }
-            if (o.n_dtypes == CERTIFY_MAX_FILTERS)
-                return usage(stderr);
-            o.dtypes[o.n_dtypes++] = d;
-        } else if (!strcmp(a, "--random")) {
-            if (cli_parse_u64("certify", a, val, 0, 10000000, &n))
-                return 2;
-            o.random_cases = (uint32_t)n;
-        } else if (!strcmp(a, "--max-elements")) {
-            if (cli_parse_u64("certify", a, val, 1, 1u << 24, &n))
-                return 2;
-            o.max_elements = (uint32_t)n;
-        } else {
-            fprintf(stderr, "divergence certify: unknown option '%s'\n", a);
-            return usage(stderr);
-        }
-    }
+    const cli_flag flags[] = {
+        CLI_FLAG_SWITCH("--no-progress", &o.progress, 0),
+        CLI_FLAG_SWITCH("--resume", &o.resume, 1),
+        CLI_FLAG_TEXT("--plugin", &o.plugin_path),
+        CLI_FLAG_TEXT("--db", &o.db_path),
+        CLI_FLAG_TEXT("--cases", &o.cases_dir),
+        CLI_FLAG_TEXT("--config", &o.config),
+        CLI_FLAG_VARIANTS("--variant", o.variants, &o.n_variants, CERTIFY_MAX_FILTERS),
+        CLI_FLAG_DTYPES("--dtype", o.dtypes, &o.n_dtypes, CERTIFY_MAX_FILTERS),
+        CLI_FLAG_U32("--random", &o.random_cases, 0, 10000000),
+        CLI_FLAG_U32("--max-elements", &o.max_elements, 1, 1u << 24),
+        CLI_FLAG_END};
+    const cli_command c = {.name = "certify", .usage = usage, .flags = flags, .shared = &shared};
+    int rc = cli_parse(&c, argc, argv);
+    if (rc)
+        return CLI_EXIT(rc);
     o.shape_paths = o.shape_tier > 0;
     if (!o.plugin_path) {
         fprintf(stderr, "divergence certify: --plugin PATH is required\n");
@@ -139,7 +79,7 @@ int cmd_certify(int argc, char **argv)
         return 2;
     }
     o.args = key;
-    int rc = certify_run(&o, stdout, stderr);
+    rc = certify_run(&o, stdout, stderr);
     dvg_free(key);
     return rc;
 }

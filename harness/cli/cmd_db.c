@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
 #include "reports/escape.h"
@@ -156,16 +157,15 @@ int cmd_db(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        }
-    for (int i = 2; i < argc; i++)
-        if (argv[i][0] == '-') { /* no subcommand takes options */
-            fprintf(stderr, "divergence db: unknown option '%s'\n", argv[i]);
-            return usage(stderr);
-        }
+    /* No subcommand takes options: the words after it are its operands,
+     * stored over themselves (argv + 2); --help anywhere. */
+    uint32_t n_operands;
+    const cli_command c = {.name = "db", .usage = usage, .operands = argv + 2,
+                           .max_operands = (uint32_t)argc - 2, .n_operands = &n_operands,
+                           .mode = CLI_HELP_ANYWHERE};
+    int rc = cli_parse(&c, argc - 1, argv + 1);
+    if (rc)
+        return CLI_EXIT(rc);
     if (!strcmp(argv[1], "merge"))
         return merge(argc - 2, argv + 2);
     if (!strcmp(argv[1], "check"))

@@ -80,33 +80,27 @@ static int usage(FILE *to)
 
 int cmd_explain(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        }
-    char **rest = argv; /* the operands, compacted in place */
-    int n_rest;
+    target_flags tf = {0};
     target t;
-    if (target_parse(argc, argv, &t, rest, &n_rest, stderr))
-        return 2;
     verdict_profile prof;
     char why[160];
     verdict_profile_parse("exact", &prof, why, sizeof why);
-    cli_shared shared = {.profile = &prof};
-    int kept = 0;
-    for (int i = 0; i < n_rest; i++) {
-        if (!strcmp(rest[i], "--profile") && i + 1 < n_rest) {
-            if (cli_parse_shared("explain", &shared, rest[i], rest[i + 1]) < 0)
-                return 2;
-            i++;
-        } else {
-            rest[kept++] = rest[i];
-        }
-    }
-    n_rest = kept;
+    const cli_shared shared = {.profile = &prof};
+    const cli_flag flags[] = {TARGET_FLAGS(&tf), CLI_FLAG_END};
+    /* The operands, stored over the words they come from (argv + 1): a
+     * negative number is one, and so is every word after "--". */
+    char **rest = argv + 1;
+    uint32_t n_rest;
+    const cli_command c = {.name = "explain", .usage = usage, .flags = flags, .shared = &shared,
+                           .operands = rest, .max_operands = argc > 0 ? (uint32_t)argc - 1 : 0,
+                           .n_operands = &n_rest, .mode = CLI_HELP_ANYWHERE | CLI_OPERANDS};
+    int rc = cli_parse(&c, argc, argv);
+    if (rc)
+        return CLI_EXIT(rc);
+    if (target_resolve("explain", &tf, &t, stderr))
+        return 2;
     if (n_rest != 2) {
-        fprintf(stderr, "divergence explain: expected two operands A B, got %d\n", n_rest);
+        fprintf(stderr, "divergence explain: expected two operands A B, got %u\n", n_rest);
         return usage(stderr);
     }
     uint64_t a, b;

@@ -6,10 +6,12 @@
  *                   [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]
  * divergence import --plugin P [--plugin Q ...] [--db F] [--max-elements N] [--memory-limit MIB]
  *                   [--cpu-limit S] FILE|DIR...
+ *
+ * This file contains the `fuzz` and `import` commands: their tables of
+ * flags (read by cli_parse, harness/cli/cli.h) and the calls into
+ * harness/run/campaign.h.
  */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "harness/base/alloc.h"
@@ -41,17 +43,27 @@ static const char import_usage[] =
     "  --max-elements must be the fuzz target's (DIVERGENCE_FUZZ_MAX_ELEMENTS,\n"
     "  default 256) so the bytes decode to the same case\n";
 
-/* Parses the options of both commands; operands go to rest. */
-/* The options that take a value. */
-static const char *const with_value[] = {
-    "--plugin", "--db", "--config", "--max-elements", "--timeout", "--memory-limit",
-    "--cpu-limit", "--seconds", "--cases", "--jobs", "--seed", "--shard", "--corpus",
-    "--profile", "--sandbox", "--env", NULL};
-
-static int parse(const char *cmd, int argc, char **argv, campaign_options *o, char **rest,
-                 int *n_rest)
+static int fuzz_help(FILE *to)
 {
-    int is_fuzz = !strcmp(cmd, "fuzz");
+    fputs(fuzz_usage, to);
+    return 2;
+}
+
+static int import_help(FILE *to)
+{
+    fputs(import_usage, to);
+    return 2;
+}
+
+/*
+ * Reads the flags of fuzz (rest NULL) or import (its files to
+ * rest[0 .. *n_rest), room for argc) into o. Returns 0, CLI_HELP or
+ * CLI_ERROR (as cli_parse: the usage or the error printed).
+ */
+static int parse(const char *cmd, int argc, char **argv, campaign_options *o, char **rest,
+                 uint32_t *n_rest)
+{
+    int is_fuzz = !rest;
     static const char *env[CLI_MAX_ENV];
     cli_shared shared = {.timeout_ms = &o->timeout_ms, .memory_limit = &o->memory_limit,
                          .cpu_limit_s = &o->cpu_limit_s, .sandbox = &o->sandbox, .env = env,
@@ -63,107 +75,48 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
         shared.profile = &o->profile;
     }
     o->env = env;
-    *n_rest = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        uint64_t n;
-        if (!strcmp(a, "--no-progress")) {
-            o->progress = 0;
-            continue;
-        }
-        if (is_fuzz && !strcmp(a, "--stop-on-finding")) {
-            o->stop_on_finding = 1;
-            continue;
-        }
-        if (is_fuzz && (!strcmp(a, "--pin") || !strcmp(a, "--no-pin"))) {
-            o->pin = !strcmp(a, "--pin");
-            continue;
-        }
-        if (is_fuzz && !strcmp(a, "--resume")) {
-            o->resume = 1;
-            continue;
-        }
-        if (a[0] != '-') {
-            if (is_fuzz) {
-                fprintf(stderr, "divergence fuzz: unexpected argument '%s'\n%s", a, fuzz_usage);
-                return 2;
-            }
-            rest[(*n_rest)++] = argv[i];
-            continue;
-        }
-        if (i + 1 >= argc) {
-            cli_missing_value(cmd, a, with_value);
-            return 2;
-        }
-        const char *v = argv[++i];
-        int taken = cli_parse_shared(cmd, &shared, a, v);
-        if (taken < 0)
-            return 2;
-        if (taken)
-            continue;
-        if (!strcmp(a, "--plugin")) {
-            if (o->n_plugins == CAMPAIGN_MAX_PLUGINS) {
-                fprintf(stderr, "divergence %s: at most %d --plugin\n", cmd,
-                        CAMPAIGN_MAX_PLUGINS);
-                return 2;
-            }
-            o->plugin_paths[o->n_plugins++] = v;
-        } else if (!strcmp(a, "--db"))
-            o->db_path = v;
-        else if (!strcmp(a, "--config"))
-            o->config = v;
-        else if (!strcmp(a, "--max-elements")) {
-            if (cli_parse_u64(cmd, a, v, 1, 1u << 24, &n))
-                return 2;
-            o->max_elements = (uint32_t)n;
-        } else if (is_fuzz && !strcmp(a, "--seconds")) {
-            if (cli_parse_u64(cmd, a, v, 0, 30 * 86400, &n))
-                return 2;
-            o->seconds = (double)n;
-        } else if (is_fuzz && !strcmp(a, "--cases")) {
-            if (cli_parse_u64(cmd, a, v, 0, UINT64_MAX, &n))
-                return 2;
-            o->max_cases = n;
-        } else if (is_fuzz && !strcmp(a, "--jobs")) {
-            if (cli_parse_u64(cmd, a, v, 1, 64, &n))
-                return 2;
-            o->jobs = (uint32_t)n;
-        } else if (is_fuzz && !strcmp(a, "--corpus"))
-            o->corpus_dir = v;
-        else {
-            fprintf(stderr, "divergence %s: unknown option '%s'\n%s", cmd, a,
-                    is_fuzz ? fuzz_usage : import_usage);
-            return 2;
-        }
-    }
+    const cli_flag flags[] = {
+        CLI_FLAG_SWITCH("--no-progress", &o->progress, 0),
+        CLI_FLAG_TEXTS("--plugin", o->plugin_paths, &o->n_plugins, CAMPAIGN_MAX_PLUGINS),
+        CLI_FLAG_TEXT("--db", &o->db_path),
+        CLI_FLAG_TEXT("--config", &o->config),
+        CLI_FLAG_U32("--max-elements", &o->max_elements, 1, 1u << 24),
+        /* fuzz only, from here */
+        CLI_FLAG_SWITCH("--stop-on-finding", &o->stop_on_finding, 1),
+        CLI_FLAG_SWITCH("--pin", &o->pin, 1),
+        CLI_FLAG_SWITCH("--no-pin", &o->pin, 0),
+        CLI_FLAG_SWITCH("--resume", &o->resume, 1),
+        CLI_FLAG_SECONDS("--seconds", &o->seconds, 0, 30 * 86400),
+        CLI_FLAG_U64("--cases", &o->max_cases, 0, UINT64_MAX),
+        CLI_FLAG_U32("--jobs", &o->jobs, 1, 64),
+        CLI_FLAG_TEXT("--corpus", &o->corpus_dir),
+        CLI_FLAG_END};
+    static const cli_flag end = CLI_FLAG_END;
+    cli_flag import_flags[6]; /* import's: the first five */
+    memcpy(import_flags, flags, 5 * sizeof flags[0]);
+    import_flags[5] = end;
+    const cli_command c = {.name = cmd, .usage = is_fuzz ? fuzz_help : import_help,
+                           .flags = is_fuzz ? flags : import_flags, .shared = &shared,
+                           .operands = rest, .max_operands = rest ? (uint32_t)argc : 0,
+                           .n_operands = n_rest, .mode = CLI_HELP_ANYWHERE};
+    int rc = cli_parse(&c, argc, argv);
+    if (rc)
+        return rc;
     if (!o->n_plugins) {
         fprintf(stderr, "divergence %s: --plugin PATH is required\n%s", cmd,
                 is_fuzz ? fuzz_usage : import_usage);
-        return 2;
+        return CLI_ERROR;
     }
-    return 0;
-}
-
-static int wants_help(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-            return 1;
     return 0;
 }
 
 int cmd_fuzz(int argc, char **argv)
 {
-    if (wants_help(argc, argv)) {
-        fputs(fuzz_usage, stdout);
-        return 0;
-    }
     campaign_options o;
     campaign_options_default(&o);
-    int n_rest;
-    int prc = parse("fuzz", argc, argv, &o, NULL, &n_rest);
+    int prc = parse("fuzz", argc, argv, &o, NULL, NULL);
     if (prc)
-        return prc;
+        return CLI_EXIT(prc);
     if (o.seconds == 0 && o.max_cases == 0) {
         fprintf(stderr, "divergence fuzz: --seconds 0 needs --cases N\n");
         return 2;
@@ -181,23 +134,22 @@ int cmd_fuzz(int argc, char **argv)
 
 int cmd_import(int argc, char **argv)
 {
-    if (wants_help(argc, argv)) {
-        fputs(import_usage, stdout);
-        return 0;
-    }
     campaign_options o;
     campaign_options_default(&o);
     o.progress = 0;
     o.max_elements = 256; /* fuzz/fuzz_div.c's default: same bytes, same case */
     char **rest = dvg_calloc(argc > 0 ? (size_t)argc : 1, sizeof *rest); /* the files */
     char *key = NULL;
-    int n_rest, rc = 2;
+    uint32_t n_rest = 0;
+    int rc = 2;
     if (!rest) {
         fprintf(stderr, "divergence import: out of memory\n");
         goto done;
     }
-    if ((rc = parse("import", argc, argv, &o, rest, &n_rest)))
+    if ((rc = parse("import", argc, argv, &o, rest, &n_rest))) {
+        rc = CLI_EXIT(rc);
         goto done;
+    }
     rc = 2;
     if (!n_rest) {
         fprintf(stderr, "divergence import: no finding files given\n%s", import_usage);
@@ -208,7 +160,7 @@ int cmd_import(int argc, char **argv)
         goto done;
     }
     o.args = key;
-    rc = campaign_import(&o, rest, n_rest, stdout, stderr);
+    rc = campaign_import(&o, rest, (int)n_rest, stdout, stderr);
 done:
     dvg_free(key);
     dvg_free(rest);

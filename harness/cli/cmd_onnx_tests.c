@@ -38,42 +38,21 @@ int cmd_onnx_tests(int argc, char **argv)
     const char *dir = NULL;
     memset(&o, 0, sizeof o);
     const cli_shared shared = {.timeout_ms = &o.timeout_ms};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            return usage(stdout);
-        if (!strcmp(a, "--verbose")) {
-            o.verbose = 1;
-            continue;
-        }
-        if (a[0] != '-') {
-            if (dir) {
-                fprintf(stderr, "divergence onnx-tests: more than one DIR ('%s')\n", a);
-                return usage(stderr);
-            }
-            dir = a;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            static const char *const with_value[] = {"--plugin", "--config", "--timeout", NULL};
-            cli_missing_value("onnx-tests", a, with_value);
-            return usage(stderr);
-        }
-        const char *val = argv[++i];
-        int taken = cli_parse_shared("onnx-tests", &shared, a, val);
-        if (taken < 0)
-            return 2;
-        if (taken)
-            continue;
-        if (!strcmp(a, "--plugin"))
-            o.plugin_path = val;
-        else if (!strcmp(a, "--config"))
-            o.config = val;
-        else {
-            fprintf(stderr, "divergence onnx-tests: unknown option '%s'\n", a);
-            return usage(stderr);
-        }
-    }
+    const cli_flag flags[] = {
+        CLI_FLAG_SWITCH("--verbose", &o.verbose, 1),
+        CLI_FLAG_TEXT("--plugin", &o.plugin_path),
+        CLI_FLAG_TEXT("--config", &o.config),
+        CLI_FLAG_END};
+    char *operands[1];
+    uint32_t n_operands;
+    const cli_command c = {.name = "onnx-tests", .usage = usage, .flags = flags,
+                           .shared = &shared, .operands = operands, .max_operands = 1,
+                           .n_operands = &n_operands};
+    int rc = cli_parse(&c, argc, argv);
+    if (rc)
+        return CLI_EXIT(rc);
+    if (n_operands)
+        dir = operands[0];
     if (!dir) {
         fprintf(stderr, "divergence onnx-tests: DIR is required\n");
         return usage(stderr);

@@ -157,30 +157,29 @@ static void answer(const oracle_rules *r, int exact, const uint64_t *a, const ui
         emit(w, &e[i], width);
 }
 
+static int usage(FILE *to)
+{
+    fprintf(to, "usage: divergence oracle --variant V --dtype T [--attr k=v ...] [--exact]\n"
+                "  stdin: lines 'A B' of hex bits as wide as the dtype\n"
+                "  stdout: per line the expected hex bits, nan, inf (either sign) or "
+                "unspecified\n");
+    return 2;
+}
+
 int cmd_oracle(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: divergence oracle --variant V --dtype T [--attr k=v ...] [--exact]\n"
-                   "  stdin: lines 'A B' of hex bits as wide as the dtype\n"
-                   "  stdout: per line the expected hex bits, nan, inf (either sign) or "
-                   "unspecified\n");
-            return 0;
-        }
-    char **rest = argv; /* the operands, compacted in place */
-    int n_rest;
+    target_flags tf = {0};
     target t;
-    if (target_parse(argc, argv, &t, rest, &n_rest, stderr))
-        return 2;
     int exact = 0;
-    for (int i = 0; i < n_rest; i++) {
-        if (!strcmp(rest[i], "--exact"))
-            exact = 1;
-        else {
-            fprintf(stderr, "divergence oracle: unexpected argument '%s'\n", rest[i]);
-            return 2;
-        }
-    }
+    const cli_flag flags[] = {TARGET_FLAGS(&tf), CLI_FLAG_SWITCH("--exact", &exact, 1),
+                              CLI_FLAG_END};
+    const cli_command c = {.name = "oracle", .usage = usage, .flags = flags,
+                           .unknown = "unexpected argument", .mode = CLI_HELP_ANYWHERE};
+    int rc = cli_parse(&c, argc, argv);
+    if (rc)
+        return CLI_EXIT(rc);
+    if (target_resolve("oracle", &tf, &t, stderr))
+        return 2;
     if (!exact)
         oracle_fastpath_selfcheck();
 

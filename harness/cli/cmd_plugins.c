@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
@@ -56,14 +57,26 @@ static void show(const char *path, const worker_info *in)
     }
 }
 
+static int usage(FILE *to)
+{
+    fprintf(to, "usage: divergence plugins PATH...\n");
+    return 2;
+}
+
 int cmd_plugins(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: divergence plugins PATH...\n");
-        return argc < 2 ? 2 : 0;
-    }
+    if (argc < 2)
+        return usage(stderr);
+    /* Every word a PATH (even one starting with '-'), stored over itself. */
+    uint32_t n_paths;
+    const cli_command c = {.name = "plugins", .usage = usage, .operands = argv + 1,
+                           .max_operands = (uint32_t)argc - 1, .n_operands = &n_paths,
+                           .mode = CLI_OPERANDS};
+    int prc = cli_parse(&c, argc, argv);
+    if (prc)
+        return CLI_EXIT(prc);
     int status = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i <= (int)n_paths; i++) {
         worker *w = NULL;
         worker_result r = WORKER_RESULT_INIT;
         char msg[WORKER_MESSAGE_MAX + 64];

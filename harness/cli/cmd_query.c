@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
 #include "reports/query.h"
@@ -57,6 +58,22 @@ static int parse_id(const char *what, const char *text, int64_t min, int64_t *ou
     return 0;
 }
 
+/* --since RUN (dest: a since_flag). 0, or -1 with a message. */
+typedef struct since_flag {
+    int64_t run;
+    int given;
+} since_flag;
+
+static int flag_since(const char *cmd, const char *flag, const char *val, void *dest)
+{
+    since_flag *f = dest;
+    (void)cmd;
+    if (parse_id(flag, val, 0, &f->run))
+        return -1;
+    f->given = 1;
+    return 0;
+}
+
 /* history's SIGNATURE: "sig:N", as certificates print it, or N (a query
  * takes no reproducer id, so a bare number is a signature here). */
 static int parse_signature(const char *text, int64_t *out)
@@ -75,61 +92,39 @@ static int parse_signature(const char *text, int64_t *out)
 int cmd_query(int argc, char **argv)
 {
     query_request q = {0};
-    const char *db_path = STORE_DEFAULT_PATH, *pos[3] = {NULL, NULL, NULL};
-    int n_pos = 0, have_since = 0, status = 2;
+    const char *db_path = STORE_DEFAULT_PATH;
+    char *pos[3] = {NULL, NULL, NULL};
+    uint32_t n_pos = 0;
+    since_flag since = {0, 0};
+    int status = 2;
     store *s = NULL;
     char err[1024];
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(a, "--json")) {
-            q.json = 1;
-            continue;
-        }
-        if (a[0] != '-') {
-            if (n_pos == 3) {
-                fprintf(stderr, "divergence query: unexpected argument '%s'\n", a);
-                return usage(stderr);
-            }
-            pos[n_pos++] = a;
-            continue;
-        }
-        if (strcmp(a, "--db") && strcmp(a, "--plugin") && strcmp(a, "--since")) {
-            fprintf(stderr, "divergence query: unknown option '%s'\n", a);
-            return usage(stderr);
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "divergence query: option needs a value: '%s'\n", a);
-            return usage(stderr);
-        }
-        const char *val = argv[++i];
-        if (!strcmp(a, "--db")) {
-            db_path = val;
-        } else if (!strcmp(a, "--plugin")) {
-            q.plugin = val;
-        } else if (!strcmp(a, "--since")) {
-            if (parse_id("--since", val, 0, &q.since))
-                return 2;
-            have_since = 1;
-        }
-    }
+    const cli_flag flags[] = {
+        CLI_FLAG_SWITCH("--json", &q.json, 1),
+        CLI_FLAG_TEXT("--db", &db_path),
+        CLI_FLAG_TEXT("--plugin", &q.plugin),
+        CLI_FLAG_CALL("--since", flag_since, &since),
+        CLI_FLAG_END};
+    const cli_command c = {.name = "query", .usage = usage, .flags = flags, .operands = pos,
+                           .max_operands = 3, .n_operands = &n_pos};
+    int rc = cli_parse(&c, argc, argv);
+    if (rc)
+        return CLI_EXIT(rc);
+    q.since = since.run;
     if (!n_pos || !query_known(pos[0])) {
         if (n_pos)
             fprintf(stderr, "divergence query: unknown query '%s'\n", pos[0]);
         return usage(stderr);
     }
     q.name = pos[0];
-    int want_pos = !strcmp(q.name, "history") ? 2 : !strcmp(q.name, "diff") ? 3 : 1;
+    uint32_t want_pos = !strcmp(q.name, "history") ? 2 : !strcmp(q.name, "diff") ? 3 : 1;
     if (n_pos != want_pos) {
-        fprintf(stderr, "divergence query %s: expected %d argument%s\n", q.name, want_pos - 1,
+        fprintf(stderr, "divergence query %s: expected %u argument%s\n", q.name, want_pos - 1,
                 want_pos == 2 ? "" : "s");
         return usage(stderr);
     }
-    if ((!strcmp(q.name, "new") || !strcmp(q.name, "fixed")) && !have_since) {
+    if ((!strcmp(q.name, "new") || !strcmp(q.name, "fixed")) && !since.given) {
         fprintf(stderr, "divergence query %s: --since RUN is required\n", q.name);
         return 2;
     }
@@ -147,7 +142,7 @@ int cmd_query(int argc, char **argv)
         fprintf(stderr, "divergence query: %s\n", err);
         goto done;
     }
-    int rc = query_run(s, &q, stdout, err, sizeof err);
+    rc = query_run(s, &q, stdout, err, sizeof err);
     if (rc) {
         fprintf(stderr, "divergence query: %s\n", err);
         status = rc > 0 ? 1 : 2;

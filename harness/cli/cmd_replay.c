@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "harness/base/alloc.h"
+#include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
 #include "harness/run/crosscheck.h"
@@ -174,41 +175,44 @@ done:
     return status;
 }
 
+/* The usage line; on stdout (--help) with what the ids mean. */
+static int usage(FILE *to)
+{
+    fputs(USAGE, to);
+    if (to == stdout)
+        fputs("  sig:N    the first reproducer kept for signature N (certificates and fuzz\n"
+              "           summaries print [sig:N] next to a class)\n"
+              "  repro:N  reproducer N (reports print it in their replay commands)\n"
+              "A bare number is refused: signatures and reproducers are numbered apart.\n"
+              "A disagreement among plugins (a hazard of diff or of a differential fuzz\n"
+              "run) is re-run on every plugin of its set (the builds its run linked, or\n"
+              "one --plugin per plugin, in the set's order) and compared again.\n"
+              "Exit 0 the plugin (every plugin of a set) now conforms on it, 1 one still\n"
+              "departs, 2 errors.\n",
+              to);
+    return 2;
+}
+
 int cmd_replay(int argc, char **argv)
 {
     const char *db_path = NULL, *plugin = NULL, *id_text = NULL;
     const char *plugins[REPLAY_MAX_PLUGINS];
-    uint32_t n_plugins = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf(USAGE
-                   "  sig:N    the first reproducer kept for signature N (certificates and fuzz\n"
-                   "           summaries print [sig:N] next to a class)\n"
-                   "  repro:N  reproducer N (reports print it in their replay commands)\n"
-                   "A bare number is refused: signatures and reproducers are numbered apart.\n"
-                   "A disagreement among plugins (a hazard of diff or of a differential fuzz\n"
-                   "run) is re-run on every plugin of its set (the builds its run linked, or\n"
-                   "one --plugin per plugin, in the set's order) and compared again.\n"
-                   "Exit 0 the plugin (every plugin of a set) now conforms on it, 1 one still\n"
-                   "departs, 2 errors.\n");
-            return 0;
-        }
-        if (!strcmp(argv[i], "--db") && i + 1 < argc)
-            db_path = argv[++i];
-        else if (!strcmp(argv[i], "--plugin") && i + 1 < argc) {
-            if (n_plugins == REPLAY_MAX_PLUGINS) {
-                fprintf(stderr, "divergence replay: at most %d --plugin\n", REPLAY_MAX_PLUGINS);
-                return 2;
-            }
-            plugin = plugins[n_plugins++] = argv[++i];
-        }
-        else if (argv[i][0] != '-' && !id_text)
-            id_text = argv[i];
-        else {
-            fprintf(stderr, "divergence replay: unexpected argument '%s'\n" USAGE, argv[i]);
-            return 2;
-        }
-    }
+    uint32_t n_plugins = 0, n_ids;
+    char *ids[1];
+    const cli_flag flags[] = {
+        CLI_FLAG_TEXT("--db", &db_path),
+        CLI_FLAG_TEXTS("--plugin", plugins, &n_plugins, REPLAY_MAX_PLUGINS),
+        CLI_FLAG_END};
+    const cli_command cc = {.name = "replay", .usage = usage, .flags = flags, .operands = ids,
+                            .max_operands = 1, .n_operands = &n_ids,
+                            .unknown = "unexpected argument"};
+    int prc = cli_parse(&cc, argc, argv);
+    if (prc)
+        return CLI_EXIT(prc);
+    if (n_ids)
+        id_text = ids[0];
+    if (n_plugins)
+        plugin = plugins[n_plugins - 1];
     if (!id_text) {
         fprintf(stderr, USAGE);
         return 2;

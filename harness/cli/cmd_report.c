@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
 #include "reports/report.h"
@@ -46,17 +47,6 @@ static int usage(FILE *to)
             "implementation and the newest diff run.\n"
             "exit: 0 written, 2 usage or environment error\n");
     return 2;
-}
-
-/* 1 for the options that take a value. */
-static int takes_value(const char *a)
-{
-    static const char *const with_value[] = {"--db", "--plugin", "--format", "-o", "--output",
-                                             "--run", "--runs"};
-    for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
-        if (!strcmp(a, with_value[i]))
-            return 1;
-    return 0;
 }
 
 static int parse_run(const char *text, int64_t *out)
@@ -88,6 +78,32 @@ static int parse_runs(const char *text, int64_t *runs, size_t *n)
             return 0;
         p += len + 1;
     }
+}
+
+/* --run N (dest: an int64_t). 0, or -1 with a message. */
+static int flag_run(const char *cmd, const char *flag, const char *val, void *dest)
+{
+    if (!parse_run(val, dest))
+        return 0;
+    fprintf(stderr, "divergence %s: %s '%s': expected a run id\n", cmd, flag, val);
+    return -1;
+}
+
+/* The runs of --runs. */
+typedef struct run_list {
+    int64_t ids[REPORT_MAX_RUNS];
+    size_t n;
+} run_list;
+
+/* --runs R1,R2,... (dest: a run_list). 0, or -1 with a message. */
+static int flag_runs(const char *cmd, const char *flag, const char *val, void *dest)
+{
+    run_list *l = dest;
+    if (!parse_runs(val, l->ids, &l->n))
+        return 0;
+    fprintf(stderr, "divergence %s: %s '%s': expected run ids R1,R2,... (at most %d)\n", cmd, flag,
+            val, REPORT_MAX_RUNS);
+    return -1;
 }
 
 /* What is at `path` when it is something a report may not replace: NULL
@@ -184,61 +200,27 @@ int cmd_report(int argc, char **argv)
     const char *format = "html";
     int64_t run_id = 0;
     int latest = 0, per_plugin = 0, status = 2;
-    int64_t runs[REPORT_MAX_RUNS];
-    size_t n_runs = 0;
+    run_list runs = {{0}, 0};
     report_format fmt;
     store *s = NULL;
     FILE *out = NULL;
     char err[1024], tmp[4200] = "";
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(a, "--latest")) {
-            latest = 1;
-            continue;
-        }
-        if (!strcmp(a, "--latest-per-plugin")) {
-            per_plugin = 1;
-            continue;
-        }
-        if (a[0] != '-') {
-            fprintf(stderr, "divergence report: unexpected argument '%s'\n", a);
-            return usage(stderr);
-        }
-        if (!takes_value(a)) {
-            fprintf(stderr, "divergence report: unknown option '%s'\n", a);
-            return usage(stderr);
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "divergence report: option needs a value: '%s'\n", a);
-            return usage(stderr);
-        }
-        const char *val = argv[++i];
-        if (!strcmp(a, "--db"))
-            db_path = val;
-        else if (!strcmp(a, "--plugin"))
-            plugin = val;
-        else if (!strcmp(a, "--format"))
-            format = val;
-        else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-            out_path = val;
-        else if (!strcmp(a, "--runs")) {
-            if (parse_runs(val, runs, &n_runs)) {
-                fprintf(stderr, "divergence report: --runs '%s': expected run ids R1,R2,... "
-                                "(at most %d)\n", val, REPORT_MAX_RUNS);
-                return 2;
-            }
-        } else if (!strcmp(a, "--run")) {
-            if (parse_run(val, &run_id)) {
-                fprintf(stderr, "divergence report: --run '%s': expected a run id\n", val);
-                return 2;
-            }
-        }
-    }
+    const cli_flag flags[] = {
+        CLI_FLAG_SWITCH("--latest", &latest, 1),
+        CLI_FLAG_SWITCH("--latest-per-plugin", &per_plugin, 1),
+        CLI_FLAG_TEXT("--db", &db_path),
+        CLI_FLAG_TEXT("--plugin", &plugin),
+        CLI_FLAG_TEXT("--format", &format),
+        CLI_FLAG_TEXT("-o", &out_path),
+        CLI_FLAG_TEXT("--output", &out_path),
+        CLI_FLAG_CALL("--runs", flag_runs, &runs),
+        CLI_FLAG_CALL("--run", flag_run, &run_id),
+        CLI_FLAG_END};
+    const cli_command c = {.name = "report", .usage = usage, .flags = flags};
+    int rc = cli_parse(&c, argc, argv);
+    if (rc)
+        return CLI_EXIT(rc);
     if (report_format_parse(format, &fmt)) {
         fprintf(stderr, "divergence report: --format '%s': expected html, junit, md or json\n",
                 format);
@@ -248,8 +230,8 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "divergence report: --run and --latest exclude each other\n");
         return 2;
     }
-    int several = n_runs || per_plugin;
-    if (several && (run_id || latest || plugin || (n_runs && per_plugin))) {
+    int several = runs.n || per_plugin;
+    if (several && (run_id || latest || plugin || (runs.n && per_plugin))) {
         fprintf(stderr, "divergence report: --runs or --latest-per-plugin alone: not with "
                         "--run, --latest, --plugin or each other\n");
         return 2;
@@ -268,7 +250,7 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "divergence report: %s\n", err);
         goto done;
     }
-    if (per_plugin && report_latest_runs(s, runs, REPORT_MAX_RUNS, &n_runs, err, sizeof err)) {
+    if (per_plugin && report_latest_runs(s, runs.ids, REPORT_MAX_RUNS, &runs.n, err, sizeof err)) {
         fprintf(stderr, "divergence report: %s\n", err);
         goto done;
     }
@@ -282,15 +264,15 @@ int cmd_report(int argc, char **argv)
         if (!(out = open_temporary(out_path, tmp, sizeof tmp)))
             goto done;
     }
-    if (several ? report_write_runs(s, db_path, runs, n_runs, fmt, out, err, sizeof err)
+    if (several ? report_write_runs(s, db_path, runs.ids, runs.n, fmt, out, err, sizeof err)
                 : report_write(s, db_path, run_id, plugin, fmt, out, err, sizeof err)) {
         fprintf(stderr, "divergence report: %s\n", err);
         goto done;
     }
     if (out != stdout) {
-        int rc = fclose(out);
+        int closed = fclose(out);
         out = NULL;
-        if (rc != 0) {
+        if (closed != 0) {
             fprintf(stderr, "divergence report: -o %s: %s\n", out_path, strerror(errno));
             goto done;
         }

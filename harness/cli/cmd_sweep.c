@@ -6,17 +6,17 @@
  *                  [--timeout MS] [--config TEXT] [--max-failures N]
  *                  [--batch-pairs N] [--nondet-every N] [--shape-tier K] [--pin]
  *                  [--no-progress]
+ *
+ * This file contains the `sweep` command: its table of flags (read by
+ * cli_parse, harness/cli/cli.h) and the call into harness/run/sweep.h.
  */
-#include <errno.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "harness/base/alloc.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/run/sweep.h"
-#include "oracle/dtype.h"
-#include "oracle/variant.h"
 
 static int usage(FILE *to)
 {
@@ -40,11 +40,27 @@ static int usage(FILE *to)
     return 2;
 }
 
-/* The options that take a value. */
-static const char *const with_value[] = {
-    "--plugin", "--db", "--config", "--dtype", "--variant", "--attr", "--profile", "--jobs",
-    "--random", "--seed", "--timeout", "--max-failures", "--batch-pairs", "--nondet-every",
-    "--shard", "--sandbox", "--env", "--shape-tier", NULL};
+/* --attr k=v: appended to the sweep's attributes (o: the sweep_options).
+ * 0 or -1. */
+static int parse_attr(const char *cmd, const char *flag, const char *val, void *dest)
+{
+    sweep_options *o = dest;
+    static char keys[SWEEP_MAX_ATTRS][64];
+    const char *eq = strchr(val, '=');
+    (void)flag;
+    if (!eq || eq == val || o->n_attrs == SWEEP_MAX_ATTRS) {
+        fprintf(stderr, "divergence %s: --attr '%s': expected key=value (at most %d)\n", cmd, val,
+                SWEEP_MAX_ATTRS);
+        return -1;
+    }
+    size_t len = (size_t)(eq - val) < sizeof keys[0] - 1 ? (size_t)(eq - val) : sizeof keys[0] - 1;
+    memcpy(keys[o->n_attrs], val, len);
+    keys[o->n_attrs][len] = '\0';
+    o->attr_key[o->n_attrs] = keys[o->n_attrs];
+    o->attr_value[o->n_attrs] = eq + 1;
+    o->n_attrs++;
+    return 0;
+}
 
 int cmd_sweep(int argc, char **argv)
 {
@@ -57,101 +73,26 @@ int cmd_sweep(int argc, char **argv)
                                .shape_tier = &o.shape_tier,
                                .n_env = &o.n_env};
     o.env = env;
-    const char *variant_name = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(a, "--no-progress")) {
-            o.progress = 0;
-            continue;
-        }
-        if (!strcmp(a, "--resume")) {
-            o.resume = 1;
-            continue;
-        }
-        if (!strcmp(a, "--pin")) {
-            o.pin = 1;
-            continue;
-        }
-        if (a[0] != '-') {
-            fprintf(stderr, "divergence sweep: unexpected argument '%s'\n", a);
-            return usage(stderr);
-        }
-        if (i + 1 >= argc) {
-            cli_missing_value("sweep", a, with_value);
-            return usage(stderr);
-        }
-        const char *val = argv[++i];
-        uint64_t n;
-        int taken = cli_parse_shared("sweep", &shared, a, val);
-        if (taken < 0)
-            return 2;
-        if (taken)
-            continue;
-        if (!strcmp(a, "--plugin")) {
-            o.plugin_path = val;
-        } else if (!strcmp(a, "--db")) {
-            o.db_path = val;
-        } else if (!strcmp(a, "--config")) {
-            o.config = val;
-        } else if (!strcmp(a, "--dtype")) {
-            o.dtype = oracle_dtype_by_tag(val);
-            if (!o.dtype) {
-                fprintf(stderr, "divergence sweep: unknown dtype '%s'\n", val);
-                return 2;
-            }
-        } else if (!strcmp(a, "--variant")) {
-            const oracle_variant *v = oracle_variant_by_name(val);
-            if (!v) {
-                fprintf(stderr, "divergence sweep: unknown variant '%s'\n", val);
-                return 2;
-            }
-            o.variant = v->id;
-            variant_name = val;
-        } else if (!strcmp(a, "--attr")) {
-            const char *eq = strchr(val, '=');
-            if (!eq || eq == val || o.n_attrs == SWEEP_MAX_ATTRS) {
-                fprintf(stderr, "divergence sweep: --attr '%s': expected key=value (at most %d)\n",
-                        val, SWEEP_MAX_ATTRS);
-                return 2;
-            }
-            static char keys[SWEEP_MAX_ATTRS][64];
-            size_t len = (size_t)(eq - val) < sizeof keys[0] - 1 ? (size_t)(eq - val)
-                                                                 : sizeof keys[0] - 1;
-            memcpy(keys[o.n_attrs], val, len);
-            keys[o.n_attrs][len] = '\0';
-            o.attr_key[o.n_attrs] = keys[o.n_attrs];
-            o.attr_value[o.n_attrs] = eq + 1;
-            o.n_attrs++;
-        } else if (!strcmp(a, "--jobs")) {
-            if (cli_parse_u64("sweep", a, val, 1, 64, &n))
-                return 2;
-            o.jobs = (uint32_t)n;
-        } else if (!strcmp(a, "--random")) {
-            if (cli_parse_u64("sweep", a, val, 0, UINT64_C(1) << 40, &n))
-                return 2;
-            o.random_pairs = n;
-        } else if (!strcmp(a, "--max-failures")) {
-            if (cli_parse_u64("sweep", a, val, 1, 1000000, &n))
-                return 2;
-            o.max_failures = (uint32_t)n;
-        } else if (!strcmp(a, "--batch-pairs")) {
-            if (cli_parse_u64("sweep", a, val, 256, UINT64_C(1) << 26, &n))
-                return 2;
-            o.batch_pairs = (uint32_t)n;
-        } else if (!strcmp(a, "--nondet-every")) {
-            if (cli_parse_u64("sweep", a, val, 0, UINT32_MAX, &n))
-                return 2;
-            o.nondet_every = (uint32_t)n;
-        } else {
-            fprintf(stderr, "divergence sweep: unknown option '%s'\n", a);
-            return usage(stderr);
-        }
-    }
-    (void)variant_name;
+    const cli_flag flags[] = {
+        CLI_FLAG_SWITCH("--no-progress", &o.progress, 0),
+        CLI_FLAG_SWITCH("--resume", &o.resume, 1),
+        CLI_FLAG_SWITCH("--pin", &o.pin, 1),
+        CLI_FLAG_TEXT("--plugin", &o.plugin_path),
+        CLI_FLAG_TEXT("--db", &o.db_path),
+        CLI_FLAG_TEXT("--config", &o.config),
+        CLI_FLAG_DTYPE("--dtype", &o.dtype),
+        CLI_FLAG_VARIANT("--variant", &o.variant),
+        CLI_FLAG_CALL("--attr", parse_attr, &o),
+        CLI_FLAG_U32("--jobs", &o.jobs, 1, 64),
+        CLI_FLAG_U64("--random", &o.random_pairs, 0, UINT64_C(1) << 40),
+        CLI_FLAG_U32("--max-failures", &o.max_failures, 1, 1000000),
+        CLI_FLAG_U32("--batch-pairs", &o.batch_pairs, 256, UINT64_C(1) << 26),
+        CLI_FLAG_U32("--nondet-every", &o.nondet_every, 0, UINT32_MAX),
+        CLI_FLAG_END};
+    const cli_command c = {.name = "sweep", .usage = usage, .flags = flags, .shared = &shared};
+    int rc = cli_parse(&c, argc, argv);
+    if (rc)
+        return CLI_EXIT(rc);
     if (!o.plugin_path || !o.dtype) {
         fprintf(stderr, "divergence sweep: --plugin PATH and --dtype T are required\n");
         return usage(stderr);
@@ -162,7 +103,7 @@ int cmd_sweep(int argc, char **argv)
         return 2;
     }
     o.args = key;
-    int rc = sweep_run(&o, stdout, stderr);
+    rc = sweep_run(&o, stdout, stderr);
     dvg_free(key);
     return rc;
 }

@@ -8,7 +8,7 @@ _divergence()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="certify plugins sweep fuzz import replay report query db explain oracle cases onnx-tests"
+    local commands="certify diff plugins sweep fuzz import replay report query db explain oracle cases onnx-tests"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help" -- "$cur"))
         return
@@ -36,7 +36,7 @@ _divergence()
         return ;;
     --seed|--random|--max-elements|--shape-tier|--timeout|--config|--shard|--memory-limit|\
     --cpu-limit|--env|--attr|--seconds|--jobs|--batch-pairs|--nondet-every|--max-failures|\
-    --run|--since)
+    --run|--runs|--since)
         return ;;
     esac
 
@@ -45,15 +45,19 @@ _divergence()
     certify) flags="--plugin --variant --dtype --profile --seed --db --cases --random
         --max-elements --shape-tier --timeout --config --shard --no-progress --memory-limit
         --cpu-limit --resume --sandbox --env" ;;
+    diff) flags="--plugin --variant --dtype --profile --seed --db --cases --random
+        --max-elements --timeout --partial --sandbox --env" ;;
     sweep) flags="--plugin --dtype --variant --attr --jobs --shard --db --resume --profile
         --random --seed --timeout --config --max-failures --batch-pairs --nondet-every --pin
-        --no-progress --sandbox --env" ;;
+        --shape-tier --no-progress --sandbox --env" ;;
     fuzz) flags="--plugin --seconds --cases --jobs --seed --shard --db --corpus --max-elements
         --timeout --profile --stop-on-finding --no-progress --memory-limit --cpu-limit --resume
         --pin --no-pin --sandbox --env" ;;
-    import) flags="--plugin --db --max-elements --memory-limit --cpu-limit" ;;
+    import) flags="--plugin --db --config --max-elements --timeout --memory-limit --cpu-limit
+        --no-progress --sandbox --env" ;;
     replay) flags="--db --plugin" ;;
-    report) flags="--db --run --plugin --latest --format -o" ;;
+    report) flags="--db --run --runs --plugin --latest --latest-per-plugin --format -o
+        --output" ;;
     query)
         flags="--db --json --plugin --since"
         [ "$COMP_CWORD" -ge 2 ] && case $cur in -*) ;; *)

@@ -76,6 +76,9 @@ expect_err "bad attr value" "auto_broadcast='both'" "$D" oracle --variant openvi
 expect_err "attr without =" "expected key=value" "$D" explain --variant openvino-divide-1 --dtype f32 --attr axis 1 2
 expect_err "option without value" "needs a value" "$D" oracle --variant
 expect_err "explain one operand" "expected two operands" "$D" explain --variant onnx-div-7 --dtype f32 1
+# the messages name the command (explain's once named its first operand)
+expect_err "explain names itself" "^divergence explain: --variant is required" "$D" explain 1 2
+expect_err "explain names itself (attr)" "^divergence explain: --attr 'axis'" "$D" explain --variant openvino-divide-1 --dtype f32 --attr axis 1 2
 expect_err "explain out of range" "out of the range of i8" "$D" explain --variant onnx-div-14 --dtype i8 200 1
 expect_err "explain malformed" "not a number" "$D" explain --variant onnx-div-7 --dtype f32 1.5.2 1
 expect_err "unknown command" "unknown command" "$D" frobnicate
