@@ -422,6 +422,21 @@ static int find_hazard(void *ctx, const crosscheck_elem *x)
     return 1;
 }
 
+/* The example a disagreement gives the minimiser: its element, operands,
+ * operand classes and the oracle's word; class MATCH (every plugin
+ * conforms). */
+static void hazard_example(const crosscheck_elem *x, verdict_example *ex)
+{
+    memset(ex, 0, sizeof *ex);
+    ex->cls = ORACLE_CLASS_MATCH;
+    ex->index = x->index;
+    ex->a = x->a;
+    ex->b = x->b;
+    ex->operand_a = x->operand_a;
+    ex->operand_b = x->operand_b;
+    ex->expected = *x->expected;
+}
+
 /* minimise_probe: 1 when the plugins still disagree with the class. */
 static int hazard_reproduces(void *ctx, const divcase *c, verdict_example *ex)
 {
@@ -435,14 +450,7 @@ static int hazard_reproduces(void *ctx, const divcase *c, verdict_example *ex)
     hazard_find f = {.hazard = p->hazard};
     if (!crosscheck_outputs(t, j->n_lanes, c, NULL, find_hazard, &f))
         return 0;
-    memset(ex, 0, sizeof *ex);
-    ex->cls = ORACLE_CLASS_MATCH; /* every plugin conforms */
-    ex->index = f.x.index;
-    ex->a = f.x.a;
-    ex->b = f.x.b;
-    ex->operand_a = f.x.operand_a;
-    ex->operand_b = f.x.operand_b;
-    ex->expected = *f.x.expected;
+    hazard_example(&f.x, ex);
     const char *names[CAMPAIGN_MAX_PLUGINS];
     lane_names(j->sh, names);
     crosscheck_given_text(t, names, j->n_lanes, f.x.index, p->given, sizeof p->given);
@@ -466,14 +474,7 @@ static int record_hazards(job *j, const divcase *c)
     for (uint32_t i = 0; i < j->n_hazards; i++) {
         const pending_hazard *h = &j->hazards[i];
         verdict_example ex;
-        memset(&ex, 0, sizeof ex);
-        ex.cls = ORACLE_CLASS_MATCH;
-        ex.index = h->x.index;
-        ex.a = h->x.a;
-        ex.b = h->x.b;
-        ex.operand_a = h->x.operand_a;
-        ex.operand_b = h->x.operand_b;
-        ex.expected = h->expected;
+        hazard_example(&h->x, &ex);
         hazard_probe p = {.j = j, .hazard = h->x.hazard};
         snprintf(p.given, sizeof p.given, "%s", h->given);
         minimise_target tg = {hazard_reproduces, &p, NULL, NULL};
