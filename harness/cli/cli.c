@@ -273,6 +273,20 @@ static int list_room(const char *cmd, const cli_flag *f)
     return -1;
 }
 
+/* Stores the id of a variant or dtype named by row f: the one value
+ * (`single`) or the next entry of its list. 0, or -1 (a message printed). */
+static int store_id(const char *cmd, const cli_flag *f, uint32_t id, int single)
+{
+    if (single) {
+        *(uint32_t *)f->dest = id;
+        return 0;
+    }
+    if (list_room(cmd, f))
+        return -1;
+    ((uint32_t *)f->dest)[(*f->count)++] = id;
+    return 0;
+}
+
 /* Stores `val` of row f. 0, or -1 (a message printed). */
 static int flag_store(const char *cmd, const cli_flag *f, const char *val)
 {
@@ -308,14 +322,7 @@ static int flag_store(const char *cmd, const cli_flag *f, const char *val)
             fprintf(stderr, "divergence %s: unknown variant '%s'\n", cmd, val);
             return -1;
         }
-        if (f->kind == CLI_VARIANT) {
-            *(uint32_t *)f->dest = v->id;
-            return 0;
-        }
-        if (list_room(cmd, f))
-            return -1;
-        ((uint32_t *)f->dest)[(*f->count)++] = v->id;
-        return 0;
+        return store_id(cmd, f, v->id, f->kind == CLI_VARIANT);
     }
     case CLI_DTYPE:
     case CLI_DTYPES: {
@@ -324,14 +331,7 @@ static int flag_store(const char *cmd, const cli_flag *f, const char *val)
             fprintf(stderr, "divergence %s: unknown dtype '%s'\n", cmd, val);
             return -1;
         }
-        if (f->kind == CLI_DTYPE) {
-            *(uint32_t *)f->dest = d;
-            return 0;
-        }
-        if (list_room(cmd, f))
-            return -1;
-        ((uint32_t *)f->dest)[(*f->count)++] = d;
-        return 0;
+        return store_id(cmd, f, d, f->kind == CLI_DTYPE);
     }
     default:
         return f->call(cmd, f->name, val, f->dest);
