@@ -16,21 +16,75 @@
 
 int divcase_alloc(divcase *c, uint64_t max_elements)
 {
+    return divcase_alloc_pooled(c, max_elements, NULL);
+}
+
+/* Takes a buffer of `bytes` from pool slot k, or allocates one. */
+static uint8_t *pool_take(divcase_pool *pool, int k, uint64_t bytes)
+{
+    if (!pool || bytes < DIVCASE_POOL_MIN_BYTES || pool->cap[k] < bytes)
+        return dvg_calloc(1, bytes ? bytes : 1);
+    uint8_t *p = pool->buf[k];
+    pool->lent[k] = p;
+    pool->lent_cap[k] = pool->cap[k];
+    pool->buf[k] = NULL;
+    pool->cap[k] = 0;
+    p[bytes - 1] = 0;
+    return p;
+}
+
+/* Gives buffer p of `bytes` back to pool slot k (the larger one stays). */
+static void pool_give(divcase_pool *pool, int k, uint8_t *p, uint64_t bytes)
+{
+    if (pool && p && p == pool->lent[k]) {
+        bytes = pool->lent_cap[k];
+        pool->lent[k] = NULL;
+    }
+    if (!pool || bytes < DIVCASE_POOL_MIN_BYTES || bytes <= pool->cap[k]) {
+        dvg_free(p);
+        return;
+    }
+    dvg_free(pool->buf[k]);
+    pool->buf[k] = p;
+    pool->cap[k] = bytes;
+}
+
+int divcase_alloc_pooled(divcase *c, uint64_t max_elements, divcase_pool *pool)
+{
     uint64_t na = oracle_shape_count(&c->a_shape);
     uint64_t nb = oracle_shape_count(&c->b_shape);
     if (na > max_elements || nb > max_elements)
         return -1;
     c->a_bytes = oracle_nbytes(c->dtype, na);
     c->b_bytes = oracle_nbytes(c->dtype, nb);
-    c->a = dvg_calloc(1, c->a_bytes ? c->a_bytes : 1);
-    c->b = dvg_calloc(1, c->b_bytes ? c->b_bytes : 1);
+    c->a = pool_take(pool, 0, c->a_bytes);
+    c->b = pool_take(pool, 1, c->b_bytes);
     if (!c->a || !c->b) {
-        dvg_free(c->a);
-        dvg_free(c->b);
+        pool_give(pool, 0, c->a, c->a_bytes);
+        pool_give(pool, 1, c->b, c->b_bytes);
         c->a = c->b = NULL;
         return -1;
     }
     return 0;
+}
+
+void divcase_free_pooled(divcase *c, divcase_pool *pool)
+{
+    if (!c)
+        return;
+    pool_give(pool, 0, c->a, c->a_bytes);
+    pool_give(pool, 1, c->b, c->b_bytes);
+    c->a = c->b = NULL;
+    divcase_free(c);
+}
+
+void divcase_pool_free(divcase_pool *pool)
+{
+    if (!pool)
+        return;
+    dvg_free(pool->buf[0]);
+    dvg_free(pool->buf[1]);
+    memset(pool, 0, sizeof *pool);
 }
 
 void divcase_free(divcase *c)

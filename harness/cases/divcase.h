@@ -65,6 +65,35 @@ int divcase_alloc(divcase *c, uint64_t max_elements);
 /* Frees what the case owns and zeroes it. Accepts NULL. */
 void divcase_free(divcase *c);
 
+/* Operand buffers handed from one case to the next of a stream (the shape
+ * paths' size tiers reach 2^24 elements): a buffer the kernel has already
+ * given pages to costs no page faults when it is filled again. Zero it
+ * before its first use; free it with divcase_pool_free. */
+typedef struct divcase_pool {
+    uint8_t *buf[2];            /* per operand (A, B): a buffer, or NULL */
+    uint64_t cap[2];            /* its bytes */
+    const uint8_t *lent[2];     /* the buffer a case holds now, */
+    uint64_t lent_cap[2];       /* and its bytes */
+} divcase_pool;
+
+/* Operands from this size up go through the pool; smaller ones are
+ * allocated as divcase_alloc does. */
+#define DIVCASE_POOL_MIN_BYTES (UINT64_C(64) << 10)
+
+/* divcase_alloc, taking each operand buffer of DIVCASE_POOL_MIN_BYTES or
+ * more from *pool when it holds one large enough (pool NULL: divcase_alloc).
+ * Such a buffer is not zeroed but for its last byte: for a caller that
+ * writes every element (the i4/u4 padding nibble is then 0, as
+ * divcase_alloc leaves it). 0, or -1 as divcase_alloc. */
+int divcase_alloc_pooled(divcase *c, uint64_t max_elements, divcase_pool *pool);
+
+/* divcase_free, giving the case's large operand buffers to *pool (pool
+ * keeps the larger buffer of each operand; pool NULL: divcase_free). */
+void divcase_free_pooled(divcase *c, divcase_pool *pool);
+
+/* Frees the pool's buffers and zeroes it. Accepts NULL. */
+void divcase_pool_free(divcase_pool *pool);
+
 /* The byte offset from a 64-byte line at which the worker places the data
  * of tensor `which` (DIVCASE_A, _B, _C) of case c when it holds nbytes
  * bytes: c->offsets.at[which] when c->offsets.set, else where ending flush

@@ -670,6 +670,12 @@ void shapes_spec_attrs(const shapes_spec *s, dvg_attrs *attrs)
 int shapes_case(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s,
                 const char *id, divcase *c)
 {
+    return shapes_case_pooled(g, variant, dtype, s, id, NULL, c);
+}
+
+int shapes_case_pooled(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s,
+                       const char *id, divcase_pool *pool, divcase *c)
+{
     memset(c, 0, sizeof *c);
     snprintf(c->id, sizeof c->id, "%s", id ? id : "shape");
     snprintf(c->source, sizeof c->source, "%s", s->what);
@@ -681,7 +687,7 @@ int shapes_case(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec 
     c->b_shape = s->b;
     c->offsets = s->offsets;
     uint64_t na = oracle_shape_count(&s->a), nb = oracle_shape_count(&s->b);
-    if (divcase_alloc(c, na > nb ? na : nb))
+    if (divcase_alloc_pooled(c, na > nb ? na : nb, pool))
         return -1;
     /* Large equal shapes (the size tiers) repeat with one period, which the
      * judge checks once (gen.h, gen_fill_operands_periodic). */

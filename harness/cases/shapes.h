@@ -68,6 +68,12 @@ void shapes_list_free(shapes_list *l);
 int shapes_case(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s,
                 const char *id, divcase *c);
 
+/* shapes_case with the operand buffers from *pool (divcase_alloc_pooled;
+ * NULL: none): free the case with divcase_free_pooled into the same pool,
+ * and a stream of large cases reuses its pages. */
+int shapes_case_pooled(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s,
+                       const char *id, divcase_pool *pool, divcase *c);
+
 /*
  * Where the choices of a drawn shape come from: below(ctx, n) returns a
  * choice in [0, n) for n >= 1 (called with n = 1 too). The campaign's

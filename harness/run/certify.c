@@ -98,6 +98,7 @@ typedef struct certify {
     trial trial;        /* the case being judged, with its worker */
     int store_failed;
     int narrowed;       /* a crash of this claim was narrowed already */
+    divcase_pool pool;  /* the shape cases' operand buffers */
     /* the claim's findings, held until it is recorded */
     held_finding *held;
     size_t n_held, cap_held;
@@ -478,11 +479,12 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
         char id[64];
         snprintf(id, sizeof id, "shape:%" PRIu64 ":%s:%s:%zu", o->seed, v->name,
                  oracle_dtype_tag(cf->dtype), i);
-        if (shapes_case(&g, cf->variant, cf->dtype, &paths.spec[i], id, &c)) {
+        if (shapes_case_pooled(&g, cf->variant, cf->dtype, &paths.spec[i], id, &cf->pool, &c)) {
             rc = out_of_memory(cf);
             break;
         }
-        rc = step(cf, &c, 1, claim, n_claims, ++done, total);
+        rc = step(cf, &c, 0, claim, n_claims, ++done, total);
+        divcase_free_pooled(&c, &cf->pool);
         uint32_t out = cf->trial.wr.outcome;
         incomplete += out != WORKER_OUT_OK && out != WORKER_OUT_INVALID_INPUT &&
                       out != WORKER_OUT_UNSUPPORTED;
@@ -718,6 +720,7 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
 done:
     session_close(&cf.session, status == 2);
     held_free(&cf);
+    divcase_pool_free(&cf.pool);
     dvg_free(cf.recorded);
     trial_free(&cf.trial);
     worker_free(cf.w);

@@ -57,7 +57,7 @@ typedef struct worker_batch {
     uint32_t variant_, dtype_;
     dvg_attrs attrs_;
     oracle_shape a_shape_, b_shape_, out_shape_;
-    uint64_t region_[12];
+    uint64_t region_[18];
 } worker_batch;
 
 /*

@@ -2,9 +2,10 @@
 /*
  * harness/worker/request.c: what worker_run and the batch runs share.
  *
- * This file contains the parent's operand arena (the memfd both sides map:
- * grown, shrunk by punching holes) and the layout of the tensors in it
- * (ending flush with their pages, or at the case's data offsets), the
+ * This file contains the parent's operand arena (the memfd both sides map,
+ * grown and never shrunk) and the layout of the tensors in it (each in a
+ * slot that keeps its pages from case to case, ending flush with its
+ * pages, or at the case's data offsets), the
  * check of the output's slack around its data,
  * the result's output buffers, the request a case makes, and the reading
  * of a reply into a result: a plugin status, the process state a call
@@ -23,32 +24,19 @@
 #include "harness/base/alloc.h"
 #include "oracle/dtype.h"
 
-/* Makes the arena at least `need` bytes. The memfd is sealed against
- * shrinking, so a large idle arena gives its memory back by punching a
- * hole past what is needed, keeping its size. */
+/* Makes the arena at least `need` bytes. The arena only grows: the slots
+ * in it keep their pages from case to case (worker_layout_case), and a
+ * larger mapping is the old one extended (mremap), so no page already
+ * touched is faulted in again. */
 int worker_fit_arena(worker *w, uint64_t need)
 {
-    uint64_t size = w->arena_size;
-    if (need <= size) {
-        if (size > (UINT64_C(64) << 20) && need < w->arena_live / 4) {
-            uint64_t keep = (need + w->page - 1) / w->page * w->page;
-            if (fallocate(w->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)keep,
-                          (off_t)(size - keep)) == 0)
-                w->arena_live = keep;
-        }
-        if (need > w->arena_live)
-            w->arena_live = need;
+    if (need <= w->arena_size)
         return 0;
-    }
-    size = need;
+    uint64_t size = need;
     /* Small arenas double, so a run of growing cases remaps rarely. */
     uint64_t twice = w->arena_size * 2;
     if (twice > need && twice <= (UINT64_C(64) << 20))
         size = twice;
-    if (w->arena)
-        munmap(w->arena, (size_t)w->arena_size);
-    w->arena = NULL;
-    w->arena_size = w->arena_live = 0;
     struct stat st;
     if (fstat(w->memfd, &st) != 0 ||
         ((uint64_t)st.st_size < size && ftruncate(w->memfd, (off_t)size) != 0)) {
@@ -58,7 +46,8 @@ int worker_fit_arena(worker *w, uint64_t need)
                 e == EFBIG ? " (the file size limit, ulimit -f, is below it)" : "");
         return -1;
     }
-    void *p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, w->memfd, 0);
+    void *p = w->arena ? mremap(w->arena, (size_t)w->arena_size, (size_t)size, MREMAP_MAYMOVE)
+                       : mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, w->memfd, 0);
     if (p == MAP_FAILED) {
         worker_set_err(w, "cannot map %llu bytes of operand memory: %s", (unsigned long long)size,
                 strerror(errno));
@@ -66,7 +55,6 @@ int worker_fit_arena(worker *w, uint64_t need)
     }
     w->arena = p;
     w->arena_size = size;
-    w->arena_live = need;
     return 0;
 }
 
@@ -92,7 +80,7 @@ void worker_layout_region(ctl_region *g, uint64_t off, uint64_t nbytes, int at, 
     g->pad -= (g->pad - (uint64_t)at) % 64;
 }
 
-void worker_layout_case(const worker *w, const divcase *c, uint64_t c_bytes, ctl_region g[3])
+void worker_layout_case(worker *w, const divcase *c, uint64_t c_bytes, ctl_region g[3])
 {
     size_t page = w->page;
     const divcase_offsets *o = &c->offsets;
@@ -100,9 +88,41 @@ void worker_layout_case(const worker *w, const divcase *c, uint64_t c_bytes, ctl
     for (int i = 0; i < 3 && o->set; i++)
         at[i] = o->at[i] & 63;
     worker_layout_region(&g[R_A], 0, c->a_bytes, at[DIVCASE_A], page);
-    worker_layout_region(&g[R_B], g[R_A].pages * page, c->b_bytes, at[DIVCASE_B], page);
-    worker_layout_region(&g[R_OUT], g[R_B].off + g[R_B].pages * page, c_bytes, at[DIVCASE_C],
-                         page);
+    worker_layout_region(&g[R_B], 0, c->b_bytes, at[DIVCASE_B], page);
+    worker_layout_region(&g[R_OUT], 0, c_bytes, at[DIVCASE_C], page);
+    uint64_t slot = 0;
+    for (int i = R_A; i <= R_OUT; i++) {
+        if (g[i].pages > w->slot_pages[i])
+            w->slot_pages[i] = g[i].pages;
+        g[i].slot_off = slot;
+        g[i].slot_pages = w->slot_pages[i];
+        g[i].off = slot + (g[i].slot_pages - g[i].pages) * page;
+        slot += g[i].slot_pages * page;
+    }
+}
+
+/* The first byte of o[from, to) that differs from pat[i % n] (i: its
+ * offset from o), or UINT64_MAX. Whole runs of 64 bytes (a multiple of
+ * every pattern length the worker uses: 1, 2, 4, 8) are compared at once. */
+static uint64_t pattern_mismatch(const uint8_t *o, uint64_t from, uint64_t to, const uint8_t *pat,
+                                 uint32_t n)
+{
+    uint8_t run[64];
+    for (uint32_t i = 0; i < sizeof run; i++)
+        run[i] = pat[i % n];
+    uint64_t i = from;
+    while (i < to && i % 64)
+        if (o[i] != pat[i % n])
+            return i;
+        else
+            i++;
+    if (64 % n == 0)
+        for (; i + 64 <= to && !memcmp(o + i, run, 64); i += 64)
+            ;
+    for (; i < to; i++)
+        if (o[i] != pat[i % n])
+            return i;
+    return UINT64_MAX;
 }
 
 int worker_slack_changed(const uint8_t *o, const ctl_region *g, size_t page,
@@ -111,16 +131,16 @@ int worker_slack_changed(const uint8_t *o, const ctl_region *g, size_t page,
     uint64_t end = g->pad + g->nbytes, size = g->pages * page;
     if (!g->pages)
         return 0; /* nothing mapped: an empty tensor's pad is only its pointer's */
-    for (uint64_t i = 0; i < g->pad; i++)
-        if (o[i] != pat[i % n]) {
-            *at = (int64_t)i - (int64_t)g->pad;
-            return 1;
-        }
-    for (uint64_t i = end; i < size; i++)
-        if (o[i] != pat[i % n]) {
-            *at = (int64_t)(i - g->pad);
-            return 1;
-        }
+    uint64_t i = pattern_mismatch(o, 0, g->pad, pat, n);
+    if (i != UINT64_MAX) {
+        *at = (int64_t)i - (int64_t)g->pad;
+        return 1;
+    }
+    i = pattern_mismatch(o, end, size, pat, n);
+    if (i != UINT64_MAX) {
+        *at = (int64_t)(i - g->pad);
+        return 1;
+    }
     return 0;
 }
 
@@ -231,20 +251,32 @@ void worker_side_outcome(worker_result *r, int64_t slack_at)
  * nondeterministic where the runs differ otherwise. */
 void worker_flag_elements(worker_result *r, const uint64_t q1[2], const uint64_t q2[2])
 {
-    for (uint64_t i = 0; i < r->count; i++) {
-        uint64_t v1 = oracle_load(r->dtype, r->out1, i);
-        uint64_t v2 = oracle_load(r->dtype, r->out2, i);
-        uint8_t f = 0;
-        if (v1 == q1[i & 1] && v2 == q2[i & 1]) {
-            f = WORKER_ELEM_UNWRITTEN;
-            if (!r->n_unwritten++)
-                r->first_unwritten = i;
-        } else if (v1 != v2) {
-            f = WORKER_ELEM_NONDET;
-            if (!r->n_nondet++)
-                r->first_nondet = i;
+    /* Where the two runs agree byte for byte, no element is
+     * nondeterministic, and none is unwritten (it would have to equal
+     * both poisons): those elements are flagged 0 a block at a time. */
+    const uint64_t block = 4096;
+    for (uint64_t at = 0; at < r->count; at += block) {
+        uint64_t n = r->count - at < block ? r->count - at : block;
+        uint64_t lo = oracle_nbytes(r->dtype, at), hi = oracle_nbytes(r->dtype, at + n);
+        if ((at + n) % 2 == 0 && !memcmp(r->out1 + lo, r->out2 + lo, (size_t)(hi - lo))) {
+            memset(r->flags + at, 0, (size_t)n);
+            continue;
         }
-        r->flags[i] = f;
+        for (uint64_t i = at; i < at + n; i++) {
+            uint64_t v1 = oracle_load(r->dtype, r->out1, i);
+            uint64_t v2 = oracle_load(r->dtype, r->out2, i);
+            uint8_t f = 0;
+            if (v1 == q1[i & 1] && v2 == q2[i & 1]) {
+                f = WORKER_ELEM_UNWRITTEN;
+                if (!r->n_unwritten++)
+                    r->first_unwritten = i;
+            } else if (v1 != v2) {
+                f = WORKER_ELEM_NONDET;
+                if (!r->n_nondet++)
+                    r->first_nondet = i;
+            }
+            r->flags[i] = f;
+        }
     }
 }
 

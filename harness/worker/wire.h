@@ -51,6 +51,9 @@ typedef struct ctl_region {
     uint64_t pad;    /* bytes before the data in the first page */
     uint64_t nbytes; /* data bytes; pad + nbytes <= pages * page size
                         (fewer than 64 bytes short: the tail slack) */
+    uint64_t slot_off;   /* the tensor's slot in the memfd, page-aligned:  */
+    uint64_t slot_pages; /* the data pages are its last `pages` pages
+                            (off = slot_off + (slot_pages - pages) * page) */
 } ctl_region;
 
 typedef struct ctl_request {

@@ -61,7 +61,11 @@ struct worker {
     uint64_t out_shown;     /* bytes of it copied to stderr so far */
     uint8_t *arena;         /* parent's mapping of it */
     uint64_t arena_size;
-    uint64_t arena_live;    /* bytes of it that may hold pages */
+    uint64_t slot_pages[3]; /* the slots of A, B and the output in it
+                               (worker_layout_case): the most pages each
+                               tensor needed so far; they only grow, so
+                               the pages of the arena and the child's
+                               mappings of them serve every later case */
 
     pid_t pid;              /* 0: no child; with a zygote: its runner,
                                which is the zygote's child, not ours */
@@ -187,8 +191,12 @@ int worker_fit_arena(worker *w, uint64_t need);
 void worker_layout_region(ctl_region *g, uint64_t off, uint64_t nbytes, int at, size_t page);
 
 /* The regions A, B and output of case c, whose output has c_bytes bytes,
- * one after the other from arena offset 0, placed by c->offsets. */
-void worker_layout_case(const worker *w, const divcase *c, uint64_t c_bytes, ctl_region g[3]);
+ * placed by c->offsets, each at the end of its slot: the slots of A, B and
+ * the output lie one after the other from arena offset 0, each as large as
+ * the most pages its tensor needed in this worker's life (grown here when
+ * c needs more). Mapping a slot costs page faults once; a case that fits
+ * the slots reuses the pages and the child's mappings as they are. */
+void worker_layout_case(worker *w, const divcase *c, uint64_t c_bytes, ctl_region g[3]);
 
 /* 1 when a byte of the slack of output region g (before its data, and
  * after it up to the end of its pages), mapped at o (the region's first
