@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "harness/run/sweep.h"
+#include "harness/run/sweep/sweep.h"
 #include "oracle/dtype.h"
 #include "oracle/fastpath.h"
 #include "oracle/rowcheck.h"

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "harness/base/alloc.h"
-#include "harness/run/resume.h"
+#include "harness/run/engine/resume.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"

@@ -67,7 +67,7 @@ typedef struct cli_shared {
 int cli_parse_shared(const char *cmd, const cli_shared *s, const char *flag, const char *val);
 
 /*
- * The resume key of a run (harness/run/resume.h), recorded as its command
+ * The resume key of a run (harness/run/engine/resume.h), recorded as its command
  * line (runs.args): "divergence", then argv (argv[0] the command's name,
  * as the commands receive it) without the words that change only speed or
  * display (resume_flag_kind: --resume, --no-progress, --pin, --no-pin,

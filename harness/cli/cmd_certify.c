@@ -8,14 +8,14 @@
  *                    [--sandbox auto|strict|off] [--env K=V ...]
  *
  * This file contains the `certify` command: its table of flags (read by
- * cli_parse, harness/cli/cli.h) and the call into harness/run/certify.h.
+ * cli_parse, harness/cli/cli.h) and the call into harness/run/certify/certify.h.
  */
 #include <stdio.h>
 
 #include "harness/base/alloc.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
-#include "harness/run/certify.h"
+#include "harness/run/certify/certify.h"
 
 static int usage(FILE *to)
 {

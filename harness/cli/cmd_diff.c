@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * This file contains `divergence diff`: its table of flags (read by
- * cli_parse, harness/cli/cli.h) and the call into harness/run/diff.h.
+ * cli_parse, harness/cli/cli.h) and the call into harness/run/diff/diff.h.
  *
  * divergence diff --plugin A --plugin B [--plugin C ...] [--variant V ...]
  *                 [--dtype T ...] [--profile P] [--seed N] [--db FILE]
@@ -14,7 +14,7 @@
 #include "harness/base/alloc.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
-#include "harness/run/diff.h"
+#include "harness/run/diff/diff.h"
 
 static int usage(FILE *to)
 {

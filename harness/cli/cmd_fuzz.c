@@ -9,7 +9,7 @@
  *
  * This file contains the `fuzz` and `import` commands: their tables of
  * flags (read by cli_parse, harness/cli/cli.h) and the calls into
- * harness/run/campaign.h.
+ * harness/run/campaign/campaign.h.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +17,7 @@
 #include "harness/base/alloc.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
-#include "harness/run/campaign.h"
+#include "harness/run/campaign/campaign.h"
 
 static const char fuzz_usage[] =
     "usage: divergence fuzz --plugin P [--plugin Q ...] [--seconds N] [--cases N] [--jobs J]\n"

@@ -6,7 +6,7 @@
  * Debian's libonnx-testdata, or any directory of that layout): the oracle
  * judges the shipped outputs, and the plugin, when given, runs each case in
  * a worker and is judged by the oracle and compared with the shipped
- * output. See harness/run/onnx_tests.h. Exit 0 when the plugin conforms on
+ * output. See harness/run/onnx/onnx_tests.h. Exit 0 when the plugin conforms on
  * every case it claims, 1 when it departs on one, 2 on errors.
  */
 #include <stdio.h>
@@ -14,7 +14,7 @@
 
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
-#include "harness/run/onnx_tests.h"
+#include "harness/run/onnx/onnx_tests.h"
 
 #define ONNX_TESTS_DEBIAN_DIR "/usr/share/libonnx-testdata/data/node"
 

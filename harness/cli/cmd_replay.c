@@ -11,7 +11,7 @@
  * `diff` or a differential fuzz run, a finding of the set "a|b") is
  * re-run on every plugin of the set, each build as the run linked it (or
  * one --plugin per plugin, in the set's order), and the plugins' outputs
- * compared again (harness/run/crosscheck.h). Exit 0 when the plugin (every
+ * compared again (harness/run/engine/crosscheck.h). Exit 0 when the plugin (every
  * plugin of a set) now conforms on it, 1 when one still departs, 2 on
  * errors.
  */
@@ -23,8 +23,8 @@
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
-#include "harness/run/crosscheck.h"
-#include "harness/run/trial.h"
+#include "harness/run/engine/crosscheck.h"
+#include "harness/run/engine/trial.h"
 #include "harness/judge/verdict.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"

@@ -8,7 +8,7 @@
  *                  [--no-progress]
  *
  * This file contains the `sweep` command: its table of flags (read by
- * cli_parse, harness/cli/cli.h) and the call into harness/run/sweep.h.
+ * cli_parse, harness/cli/cli.h) and the call into harness/run/sweep/sweep.h.
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,7 +16,7 @@
 #include "harness/base/alloc.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
-#include "harness/run/sweep.h"
+#include "harness/run/sweep/sweep.h"
 
 static int usage(FILE *to)
 {

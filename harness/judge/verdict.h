@@ -2,7 +2,7 @@
 /*
  * harness/judge/verdict.h: the judge. Compares what an implementation
  * produced for one case (verdict_outputs: plain outputs, whoever ran it -
- * the worker through harness/run/trial.h, the sweep's batches, the
+ * the worker through harness/run/engine/trial.h, the sweep's batches, the
  * in-process fuzz target) with the oracle, element by element, under a
  * tolerance profile; classifies every difference (oracle/compare.h's
  * classes); tallies the counts of one (variant, dtype) claim; and writes

@@ -193,7 +193,7 @@ int store_plugin_build(store *s, int64_t run_id, const char *name, const char *v
 
 /* As store_plugin_build, with the SHA-256 of the file at `path` (64
  * lower-case hex digits) hashed by the caller, once for the whole run
- * (harness/run/session.h); the file is not read here. */
+ * (harness/run/engine/session.h); the file is not read here. */
 int store_record_plugin_build(store *s, int64_t run_id, const char *name, const char *version,
                               const char *path, const char *sha256, int64_t *build_id);
 
@@ -490,7 +490,7 @@ int store_merge(store *s, const char *in_path, store_merge_stats *stats);
 int store_check(const char *path, int *version, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------
- * Sweeps (since schema 3): `divergence sweep` (harness/run/sweep.h) records
+ * Sweeps (since schema 3): `divergence sweep` (harness/run/sweep/sweep.h) records
  * one row per sweep in `sweeps`, the chunks it finished in `sweep_chunks`
  * (so --resume skips them) and its differences per class and operand
  * class in `operand_counts`, each chunk in one batch with its counts,

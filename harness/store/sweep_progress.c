@@ -3,7 +3,7 @@
  * harness/store/sweep_progress.c: what `divergence sweep` records.
  *
  * This file contains the sweep operations of store.h (schema 3;
- * harness/run/sweep.h is their caller): a sweep's row, the chunks it
+ * harness/run/sweep/sweep.h is their caller): a sweep's row, the chunks it
  * finished (what --resume skips), its verdict, and its element counts
  * per difference class and operand class. Their statements are prepared
  * per call: a sweep writes once per chunk.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/onnx/test_onnx_tests.c: harness/run/onnx_tests.c against TensorProtos
+ * tests/onnx/test_onnx_tests.c: harness/run/onnx/ against TensorProtos
  * and test_div* directories built here with protobuf-c (so layouts Debian
  * does not ship are covered: opset 6 legacy broadcasting with an axis, an
  * initializer operand, typed data fields, several data sets, a shipped
@@ -17,7 +17,7 @@
 
 #include "check.h"
 #include "harness/base/alloc.h"
-#include "harness/run/onnx_tests.h"
+#include "harness/run/onnx/onnx_tests.h"
 #include "oracle/dtype.h"
 #include "onnx/onnx.pb-c.h"
 

@@ -21,7 +21,7 @@
 
 #include "check.h"
 #include "harness/base/alloc.h"
-#include "harness/run/certify.h"
+#include "harness/run/certify/certify.h"
 #include "harness/store/store.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"

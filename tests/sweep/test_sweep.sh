@@ -82,7 +82,7 @@ has input input-mutated
 sweep hang 1 --plugin "$M/mutant_hang.so" --dtype i4 --timeout 300
 has hang "stopped: a batch hung"
 
-# The shape paths after the pairs (sweep_paths.c): remainder_17 is right on
+# The shape paths after the pairs (sweep/paths.c): remainder_17 is right on
 # every i8 pair of the sweep's layout and wrong on a 17-wide tail of rank 3.
 sweep paths 1 --plugin "$M/mutant_remainder_17.so" --dtype i8
 has paths "shape paths (harness/cases/shapes.h, up to 2^12 + 1 elements): [0-9]* cases, [0-9]* elements: NONCONFORMANT"

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "harness/run/sweep.h"
+#include "harness/run/sweep/sweep.h"
 #include "oracle/dtype.h"
 #include "oracle/expect.h"
 #include "oracle/fastpath.h"

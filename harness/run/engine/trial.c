@@ -4,7 +4,7 @@
  * the plugin's worker and the judge, and the translation of a worker's
  * result into the judge's plain outputs.
  */
-#include "harness/run/trial.h"
+#include "harness/run/engine/trial.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/run/onnx_tests.h: ONNX's own backend tests for Div as a peer suite.
+ * harness/run/onnx/onnx_tests.h: ONNX's own backend tests for Div as a peer suite.
  *
  * ONNX ships node tests as directories (Debian: libonnx-testdata,
  * /usr/share/libonnx-testdata/data/node/test_div*):

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/run/trial.h: one case through the whole check - the oracle's rules,
+ * harness/run/engine/trial.h: one case through the whole check - the oracle's rules,
  * plan and expected elements, the plugin in its worker, the verdict. The
  * unit certify, the fuzz campaign, import and replay all repeat. Here the
  * worker's result becomes the judge's plain outputs (verdict_outputs):

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * This file contains the minimiser of findings (harness/run/minimise.h):
+ * This file contains the minimiser of findings (harness/run/campaign/minimise.h):
  * the narrowing to the example's element, the simplest operands of its
  * operand classes, and the greedy shape shrinker whose candidates are the
  * steps a kernel's paths care about first. Every step keeps a change only
  * when the caller's probe says the finding still shows.
  */
-#include "harness/run/minimise.h"
+#include "harness/run/campaign/minimise.h"
 
 #include <stdio.h>
 #include <string.h>

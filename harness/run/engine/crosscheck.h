@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/run/crosscheck.h: several plugins' outputs of the same case,
+ * harness/run/engine/crosscheck.h: several plugins' outputs of the same case,
  * compared element by element - the rule `divergence diff` and the
  * differential fuzz campaign (`divergence fuzz --plugin A --plugin B`)
  * share. An element on which every plugin that computed the case conforms
@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "harness/run/trial.h"
+#include "harness/run/engine/trial.h"
 
 #define CROSSCHECK_MAX_PLUGINS 8
 

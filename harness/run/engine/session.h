@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/run/session.h: one run in the store, the same for every command
+ * harness/run/engine/session.h: one run in the store, the same for every command
  * that records one (certify, sweep, fuzz, import). A session
  *   1. hashes the plugin file, once for the whole command (SHA-256,
  *      harness/base/sha256.h), and opens (or creates) the store;
  *   2. takes up an incomplete run (--resume: by its resume key,
- *      harness/run/resume.h, or, for sweep, by the run the caller found)
+ *      harness/run/engine/resume.h, or, for sweep, by the run the caller found)
  *      or begins a new one and records the plugin build with it;
  *   3. finishes the run, complete or incomplete;
  *   4. closes the store, leaving a run that failed 'incomplete'.

@@ -13,7 +13,7 @@
  * transaction: a resumed sweep keeps it, a sharded one walks it in the
  * shard that chunk number falls to.
  */
-#include "harness/run/sweep_internal.h"
+#include "harness/run/sweep/sweep_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "harness/cases/shapes.h"
-#include "harness/run/trial.h"
+#include "harness/run/engine/trial.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
 

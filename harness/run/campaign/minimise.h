@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/run/minimise.h: a finding made as small as it goes while it
+ * harness/run/campaign/minimise.h: a finding made as small as it goes while it
  * still shows - the fuzz campaign's and import's minimiser, for a
  * departure of one plugin from the oracle and for a disagreement among
  * plugins alike. What "still shows" means is the caller's probe; the

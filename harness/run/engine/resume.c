@@ -3,9 +3,9 @@
  * This file contains the taking up of an interrupted run (--resume): the
  * resume key's comparison, finding the run and checking its plugin build,
  * and reading back what the run had committed (certificates, cases,
- * signatures). See harness/run/resume.h.
+ * signatures). See harness/run/engine/resume.h.
  */
-#include "harness/run/resume.h"
+#include "harness/run/engine/resume.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * text they are kept as in the store (sweep_chunks.tally), which
  * --resume reads back.
  */
-#include "harness/run/sweep_internal.h"
+#include "harness/run/sweep/sweep_internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/run/diff.h: the differential run across implementations
+ * harness/run/diff/diff.h: the differential run across implementations
  * (`divergence diff`). The same cases - the conformance cases of cases/,
  * the edge-value cross product, seeded random cases and one case per
  * unspecified class built on purpose - go through every plugin, each in
@@ -10,7 +10,7 @@
  *   agree      every plugin gave the same bits;
  *   hazard     every plugin that computed it conforms (the one judge,
  *              verdict_element) but their bits differ: a portability
- *              hazard, named by its class (harness/run/crosscheck.h);
+ *              hazard, named by its class (harness/run/engine/crosscheck.h);
  *   departure  a plugin does not conform (verdict_case's classes), and
  *              which one.
  * Hazards go into the store as findings of the plugin set
@@ -22,7 +22,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "harness/run/crosscheck.h"
+#include "harness/run/engine/crosscheck.h"
 
 #define DIFF_MAX_PLUGINS CROSSCHECK_MAX_PLUGINS
 #define DIFF_MAX_FILTERS 32

@@ -5,7 +5,7 @@
  * batches, stopping the sweep after too many failing batches, and
  * recording each chunk under the store's lock.
  */
-#include "harness/run/sweep_internal.h"
+#include "harness/run/sweep/sweep_internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 
 #include "harness/base/affinity.h"
 #include "harness/base/alloc.h"
-#include "harness/run/trial.h"
+#include "harness/run/engine/trial.h"
 #include "oracle/dtype.h"
 
 void sweep_set_failed(shared *sh)

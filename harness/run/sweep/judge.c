@@ -6,14 +6,14 @@
  * the verdict, the findings gathered per signature with a window of
  * values for a small reproducer.
  */
-#include "harness/run/sweep_internal.h"
+#include "harness/run/sweep/sweep_internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness/base/alloc.h"
-#include "harness/run/trial.h"
+#include "harness/run/engine/trial.h"
 #include "oracle/dtype.h"
 #include "oracle/rowcheck.h"
 #include "oracle/value.h"

@@ -5,7 +5,7 @@
  * with a small reproducer in the sweep's layout, and the chunk's place,
  * in one transaction.
  */
-#include "harness/run/sweep_internal.h"
+#include "harness/run/sweep/sweep_internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

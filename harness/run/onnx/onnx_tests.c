@@ -6,7 +6,7 @@
  * oracle, and, with a plugin, running the inputs through the trial and
  * judging what the plugin computed.
  */
-#include "harness/run/onnx_tests.h"
+#include "harness/run/onnx/onnx_tests.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +20,7 @@
 
 #include "harness/base/alloc.h"
 #include "harness/cases/divcase.h"
-#include "harness/run/trial.h"
+#include "harness/run/engine/trial.h"
 #include "harness/judge/verdict.h"
 #include "harness/worker/worker.h"
 #include "oracle/compare.h"

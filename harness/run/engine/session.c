@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * This file contains the run session (harness/run/session.h): the life of
+ * This file contains the run session (harness/run/engine/session.h): the life of
  * one run in the store, from opening the store to closing it, that
  * certify, sweep, the fuzz campaign and import share. The plugin file is
  * hashed here once and the hash given to every step that records or
  * checks the build.
  */
-#include "harness/run/session.h"
+#include "harness/run/engine/session.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#include "harness/run/resume.h"
+#include "harness/run/engine/resume.h"
 
 int session_open(run_session *s, const char *command, const char *db_path,
                  const char *plugin_path, const char *name, const char *version, FILE *err)

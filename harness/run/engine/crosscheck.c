@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * This file contains the comparison of several plugins' outputs of one
- * case (harness/run/crosscheck.h): the hazard classes, where the specs
+ * case (harness/run/engine/crosscheck.h): the hazard classes, where the specs
  * leave room, and the walk over the output elements that keeps, among the
  * plugins that computed the case, those on which every one conforms by the
  * one judge (verdict_element) but the bits differ.
  */
-#include "harness/run/crosscheck.h"
+#include "harness/run/engine/crosscheck.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  * the summary (bugs, then signatures); and `divergence import`, which replays libFuzzer and AFL++
  * finding files through the same decoder and stores them the same way.
  */
-#include "harness/run/campaign.h"
+#include "harness/run/campaign/campaign.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -28,11 +28,11 @@
 #include "harness/base/datadir.h"
 #include "harness/cases/gen.h"
 #include "harness/cases/shapes.h"
-#include "harness/run/crosscheck.h"
-#include "harness/run/minimise.h"
-#include "harness/run/resume.h"
-#include "harness/run/session.h"
-#include "harness/run/trial.h"
+#include "harness/run/engine/crosscheck.h"
+#include "harness/run/campaign/minimise.h"
+#include "harness/run/engine/resume.h"
+#include "harness/run/engine/session.h"
+#include "harness/run/engine/trial.h"
 #include "harness/store/store.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/run/certify.h: certification of one plugin. For each claimed
+ * harness/run/certify/certify.h: certification of one plugin. For each claimed
  * (variant, dtype) pair: the conformance cases of cases/, the edge-value
  * cross product, and seeded random cases biased to edge values, each run in
  * an isolated worker and judged against the oracle; findings go into the
@@ -48,7 +48,7 @@ typedef struct certify_options {
     uint32_t cpu_limit_s;          /* CPU seconds per plugin call; 0: none */
     int resume;                    /* 1: continue the latest incomplete
                                       certify run of the same command line
-                                      and plugin build (harness/run/resume.h):
+                                      and plugin build (harness/run/engine/resume.h):
                                       the claims it certified are kept, the
                                       others judged; none: a new run */
     int32_t sandbox;               /* WORKER_SANDBOX_* (--sandbox; 0: auto) */

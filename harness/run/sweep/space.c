@@ -5,7 +5,7 @@
  * boundary exponents x significand patterns), which chunk holds which
  * rows, and which chunks belong to a shard.
  */
-#include "harness/run/sweep_internal.h"
+#include "harness/run/sweep/sweep_internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * This file contains the differential run across implementations
- * (`divergence diff`, harness/run/diff.h): a worker and a trial per plugin,
+ * (`divergence diff`, harness/run/diff/diff.h): a worker and a trial per plugin,
  * the (variant, dtype) pairs every plugin claims, the same cases through
  * each (the conformance cases, the edge cross product, the pairs of edge
  * values whose result a spec leaves free, seeded random cases), each
@@ -11,7 +11,7 @@
  * of hazard class x plugin per pair, a reproducer per hazard signature, and
  * the run in the store (kind "diff").
  */
-#include "harness/run/diff.h"
+#include "harness/run/diff/diff.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -21,9 +21,9 @@
 #include "harness/base/alloc.h"
 #include "harness/cases/casefile.h"
 #include "harness/cases/gen.h"
-#include "harness/run/crosscheck.h"
-#include "harness/run/session.h"
-#include "harness/run/trial.h"
+#include "harness/run/engine/crosscheck.h"
+#include "harness/run/engine/session.h"
+#include "harness/run/engine/trial.h"
 #include "harness/store/store.h"
 #include "harness/worker/narrow.h"
 #include "harness/worker/worker.h"

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/run/sweep_internal.h: what the files of `divergence sweep` share
- * (private to harness/run; the contract is harness/run/sweep.h):
- *   sweep_space.c   the space: rows, chunks, batches, the edge table
- *   sweep_tally.c   a chunk's counts, and their text in sweep_chunks.tally
- *   sweep_judge.c   the judging of one batch in bulk (sweep_judge_*)
- *   sweep_batch.c   building and running one batch, its failures
- *   sweep_record.c  recording a finished chunk in the store
- *   sweep_jobs.c    the jobs (one worker and thread each) and their chunks
+ * harness/run/sweep/sweep_internal.h: what the files of `divergence sweep` share
+ * (private to harness/run; the contract is harness/run/sweep/sweep.h):
+ *   sweep/space.c   the space: rows, chunks, batches, the edge table
+ *   sweep/tally.c   a chunk's counts, and their text in sweep_chunks.tally
+ *   sweep/judge.c   the judging of one batch in bulk (sweep_judge_*)
+ *   sweep/batch.c   building and running one batch, its failures
+ *   sweep/record.c  recording a finished chunk in the store
+ *   sweep/jobs.c    the jobs (one worker and thread each) and their chunks
  *   sweep.c         sweep_run: set-up, the run session, progress, summary
  */
 #ifndef HARNESS_SWEEP_INTERNAL_H
@@ -18,8 +18,8 @@
 #include <stdio.h>
 
 #include "harness/cases/divcase.h"
-#include "harness/run/session.h"
-#include "harness/run/sweep.h"
+#include "harness/run/engine/session.h"
+#include "harness/run/sweep/sweep.h"
 #include "harness/store/store.h"
 #include "harness/worker/batch.h"
 #include "harness/worker/worker.h"
@@ -36,7 +36,7 @@
 enum { L_NUMPY, L_AXIS0, L_FLAT };
 extern const char *const sweep_layout_names[];
 
-/* ---- the space (sweep_space.c) ------------------------------------------ */
+/* ---- the space (sweep/space.c) ------------------------------------------ */
 
 /* The pairs of a sweep: product rows (one fixed operand against every
  * value, or every table value), then random rows, grouped into chunks. */
@@ -76,7 +76,7 @@ uint64_t sweep_product_value(const space *sp, uint64_t i);
 /* 1 when chunk c belongs to the shard of o. */
 int sweep_chunk_in_shard(const sweep_options *o, uint64_t c);
 
-/* ---- counts (sweep_tally.c) ---------------------------------------------- */
+/* ---- counts (sweep/tally.c) ---------------------------------------------- */
 
 /* Counts of one chunk (or of the whole sweep). */
 typedef struct counts {
@@ -93,7 +93,7 @@ void sweep_counts_format(const counts *c, char *buf, size_t len);
 /* Parses sweep_counts_format's text; 0, or -1 when it is malformed. */
 int sweep_counts_parse(const char *text, counts *c);
 
-/* ---- judging (sweep_judge.c) ---------------------------------------------- */
+/* ---- judging (sweep/judge.c) ---------------------------------------------- */
 
 /* Adds one finding of a batch (index: batch element, or UINT64_MAX) to
  * the judge's signature list. */
@@ -166,7 +166,7 @@ struct shared {
     int narrowed;                /* a crash was narrowed already */
     const char *stop_reason;
     uint64_t new_signatures;     /* guarded by store_lock */
-    /* the shape paths (sweep_paths.c), after the jobs */
+    /* the shape paths (sweep/paths.c), after the jobs */
     int paths_done;              /* recorded, now or by an earlier session */
     int paths_walked;            /* walked by this session */
     counts paths;                /* what this session's walk counted */
@@ -174,19 +174,19 @@ struct shared {
 
 
 /* Builds batch `first`.. of chunk c (k rows of n pairs) into the job's
- * buffers and the case/view; sets bt.same_a / same_b (sweep_batch.c). */
+ * buffers and the case/view; sets bt.same_a / same_b (sweep/batch.c). */
 void sweep_build_batch(job *jb, uint64_t c, int random, uint64_t first, uint32_t k, uint32_t n,
                        divcase *dc, sweep_view *v);
 
-/* Runs and judges one batch. 0, or -1 on a harness error (sweep_batch.c). */
+/* Runs and judges one batch. 0, or -1 on a harness error (sweep/batch.c). */
 int sweep_run_batch(job *jb, const divcase *dc, const sweep_view *v);
 
 /* Records a finished chunk: its counts, histogram, operand counts,
  * findings and place, in one transaction. Called with sh->store_lock
- * held. 0 or -1 (sweep_record.c). */
+ * held. 0 or -1 (sweep/record.c). */
 int sweep_commit_chunk(job *jb, uint64_t c, int random);
 
-/* sh->failed = 1, under sh->lock (sweep_jobs.c). */
+/* sh->failed = 1, under sh->lock (sweep/jobs.c). */
 void sweep_set_failed(shared *sh);
 
 /* A job: its worker started (the plugin loaded) and its buffers for
@@ -203,7 +203,7 @@ void *sweep_job_main(void *arg);
 /* Judges the shape-path cases of the sweep's (variant, dtype) in worker w
  * and records them as chunk sp.n_chunks, unless an earlier session did or
  * that chunk is another shard's. *secs: the time it took. 0, or -1 with the
- * reason on sh->err (sweep_paths.c). */
+ * reason on sh->err (sweep/paths.c). */
 int sweep_walk_paths(shared *sh, worker *w, double *secs);
 
 #endif /* HARNESS_SWEEP_INTERNAL_H */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * This file contains the certification of one plugin (`divergence
- * certify`, harness/run/certify.h): for each selected claim, the
+ * certify`, harness/run/certify/certify.h): for each selected claim, the
  * conformance cases, the edge-value cross product, seeded random cases and
  * the shape-path cases (harness/cases/shapes.h), judged in a worker; the claim's findings held and recorded with its
  * counts and certificate in one transaction; the run in the store through
- * a run session (harness/run/session.h); the certificate, each failing
+ * a run session (harness/run/engine/session.h); the certificate, each failing
  * class with an example and the signature to replay ("[sig:N]").
  */
-#include "harness/run/certify.h"
+#include "harness/run/certify/certify.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,9 +22,9 @@
 #include "harness/cases/gen.h"
 #include "harness/cases/shapes.h"
 #include "harness/worker/narrow.h"
-#include "harness/run/resume.h"
-#include "harness/run/session.h"
-#include "harness/run/trial.h"
+#include "harness/run/engine/resume.h"
+#include "harness/run/engine/session.h"
+#include "harness/run/engine/trial.h"
 #include "harness/store/store.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"

@@ -6,14 +6,14 @@
  * batches) and judged; a batch that crashed, hung or failed judged as a
  * whole case, with a small case kept and the first crash narrowed.
  */
-#include "harness/run/sweep_internal.h"
+#include "harness/run/sweep/sweep_internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness/cases/gen.h"
-#include "harness/run/trial.h"
+#include "harness/run/engine/trial.h"
 #include "harness/worker/narrow.h"
 #include "oracle/dtype.h"
 #include "oracle/value.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/run/campaign.h: the built-in fuzzing campaign (`divergence fuzz`)
+ * harness/run/campaign/campaign.h: the built-in fuzzing campaign (`divergence fuzz`)
  * and the import of findings from libFuzzer and AFL++ (`divergence
  * import`). No clang needed: cases come from structured random generation
  * (harness/cases/gen.h) and from mutating the corpus's bytes and decoding them
@@ -14,7 +14,7 @@
  * claim. Besides each plugin's departures from the oracle (findings of
  * that plugin), the campaign looks for elements where every plugin that
  * computed the case conforms but their bits differ (a portability hazard,
- * harness/run/crosscheck.h): minimised the same way (while the plugins
+ * harness/run/engine/crosscheck.h): minimised the same way (while the plugins
  * still disagree with the same hazard class) and stored once per
  * signature as a finding of the plugin set ("a|b"), named by its class.
  * Hazards are reported; they do not make the exit status 1.
@@ -29,7 +29,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "harness/run/crosscheck.h"
+#include "harness/run/engine/crosscheck.h"
 
 #define CAMPAIGN_MAX_PLUGINS CROSSCHECK_MAX_PLUGINS
 
@@ -60,7 +60,7 @@ typedef struct campaign_options {
                                   (default WORKER_LIMIT_CPU_S) */
     int resume;                /* fuzz: 1 continues the latest incomplete
                                   fuzz run of the same command line and
-                                  plugin build (harness/run/resume.h) from the
+                                  plugin build (harness/run/engine/resume.h) from the
                                   cases its counts hold; --seconds then
                                   budgets this session; none: a new run */
     int32_t sandbox;               /* WORKER_SANDBOX_* (--sandbox; 0: auto) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/run/resume.h: taking up an interrupted run again, for
+ * harness/run/engine/resume.h: taking up an interrupted run again, for
  * `divergence certify --resume` and `divergence fuzz --resume`.
  *
  * A run killed or failed half way stays in the store as 'incomplete'

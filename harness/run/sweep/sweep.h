@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/run/sweep.h: `divergence sweep`. Every operand pair of a small dtype
+ * harness/run/sweep/sweep.h: `divergence sweep`. Every operand pair of a small dtype
  * (f16, bf16, i16, u16: 2^32 pairs; i8, u8: 2^16; i4, u4: 256) goes
  * through a plugin in large batches, in isolated workers on every core, and
  * is judged against the oracle. For f32 and f64, where that is impossible,
@@ -90,7 +90,7 @@ typedef struct sweep_options {
     uint32_t batch_pairs;       /* target pairs per batch; 0: 2^19 */
     uint32_t nondet_every;      /* batches 0, N, 2N, ... of a chunk run twice; 0: never */
     uint32_t shape_tier;        /* the shape paths after the pairs, up to 2^K + 1
-                                   elements (sweep_paths.c); 0: none */
+                                   elements (sweep/paths.c); 0: none */
     int pin;                    /* 1: each job and its worker on one CPU (jobs <= CPUs);
                                    measured slower here, so off by default */
     uint32_t stop_after_chunks; /* tests: stop (as if killed) after this many chunks; 0: no */

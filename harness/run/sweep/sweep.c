@@ -5,7 +5,7 @@
  * space sized, the run session opened (a new sweep, or the one --resume
  * continues), the jobs run with progress, the verdict and the summary.
  */
-#include "harness/run/sweep.h"
+#include "harness/run/sweep/sweep.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "harness/base/alloc.h"
-#include "harness/run/sweep_internal.h"
-#include "harness/run/trial.h"
+#include "harness/run/sweep/sweep_internal.h"
+#include "harness/run/engine/trial.h"
 #include "oracle/dtype.h"
 #include "oracle/fastpath.h"
 #include "oracle/rowcheck.h"
@@ -177,7 +177,7 @@ static int resume_chunk(void *ctx, uint64_t chunk, uint64_t pairs, uint64_t unju
     counts c;
     if (chunk == sh->sp.n_chunks && sweep_chunk_in_shard(sh->o, chunk) && pairs == 0 &&
         !sweep_counts_parse(tally, &c) && c.unjudged == unjudged) {
-        sh->paths_done = 1; /* the shape paths (sweep_paths.c) */
+        sh->paths_done = 1; /* the shape paths (sweep/paths.c) */
         sh->paths = c;
         return 0;
     }
