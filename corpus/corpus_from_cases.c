@@ -6,7 +6,7 @@
  *
  *   corpus_from_cases CASES DIV_OUT CASEFILE_OUT DICT_OUT
  *
- * DIV_OUT       fuzz_encode() of every case of CASES (casefile_load) whose
+ * DIV_OUT       decode_encode() of every case of CASES (casefile_load) whose
  *               tensors hold at most 4096 elements, and, for every valid
  *               one of those with more output elements than fuzz_div
  *               decodes by default (16), its element pairs in 1-D slices
@@ -73,7 +73,7 @@ static int write_case(const char *dir, const divcase *c)
 {
     uint8_t *bytes;
     size_t n;
-    if (fuzz_encode(c, &bytes, &n)) {
+    if (decode_encode(c, &bytes, &n)) {
         fprintf(stderr, "corpus_from_cases: case %s cannot be encoded\n", c->id);
         return -1;
     }
@@ -116,12 +116,12 @@ static int write_slice(const char *dir, const divcase *c, const oracle_plan *p, 
 
 static int div_corpus(const casefile_set *set, const char *dir)
 {
-    fuzz_limits whole;
-    fuzz_limits_default(&whole);
+    decode_limits whole;
+    decode_limits_default(&whole);
     whole.max_elements = WHOLE_MAX_ELEMENTS;
     for (size_t i = 0; i < set->count; i++) {
         const divcase *c = &set->cases[i];
-        if (fuzz_limits_admit(&whole, c) && write_case(dir, c))
+        if (decode_limits_admit(&whole, c) && write_case(dir, c))
             return -1;
         oracle_rules r;
         oracle_plan p;

@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 typedef struct fuzz_div_state {
     const dvg_descriptor *d;
     dvg_iut *iut;
-    fuzz_limits lim;
+    decode_limits lim;
     oracle_elem *expected;  /* max_elements */
     uint8_t *a_copy, *b_copy; /* max_elements * 8 bytes */
     uint8_t *flags;         /* VERDICT_ELEM_* per element: max_elements */
@@ -105,7 +105,7 @@ static fuzz_div_state *fuzz_div_setup(void)
         setup_fail("the plugin's open(\"\") failed", path);
     st.d = d;
 
-    fuzz_limits_default(&st.lim);
+    decode_limits_default(&st.lim);
     st.lim.max_elements = FUZZ_DIV_DEFAULT_MAX_ELEMENTS;
     const char *me = getenv("DIVERGENCE_FUZZ_MAX_ELEMENTS");
     if (me && *me) {
@@ -374,7 +374,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_div_state *st = fuzz_div_state_get();
     divcase c;
-    if (fuzz_decode(data, size, &st->lim, &c))
+    if (decode_case(data, size, &st->lim, &c))
         return 0; /* out of memory: not the plugin's fault */
     check_case(st, &c);
     divcase_free(&c);

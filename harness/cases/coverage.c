@@ -114,6 +114,19 @@ void coverage_clear(case_coverage *c)
     memset(c, 0, sizeof *c);
 }
 
+void coverage_merge(case_coverage *to, const case_coverage *from)
+{
+    to->cases += from->cases;
+    to->ranks |= from->ranks;
+    for (size_t i = 0; i < sizeof to->inner / sizeof to->inner[0]; i++)
+        to->inner[i] |= from->inner[i];
+    to->inner_above |= from->inner_above;
+    to->patterns |= from->patterns;
+    to->tiers |= from->tiers;
+    for (int i = 0; i < 3; i++)
+        to->offsets[i] |= from->offsets[i];
+}
+
 void coverage_add_plan(case_coverage *c, const oracle_plan *p)
 {
     c->cases++;

@@ -46,6 +46,10 @@ uint32_t coverage_pattern_of(const oracle_plan *p);
 /* Empties *c. */
 void coverage_clear(case_coverage *c);
 
+/* Adds what *from holds to *to: its cases, and every rank, inner size,
+ * pattern, tier and offset (the coverage of both sets of cases). */
+void coverage_merge(case_coverage *to, const case_coverage *from);
+
 /* Adds one judged case, given by its plan. */
 void coverage_add_plan(case_coverage *c, const oracle_plan *p);
 

@@ -48,32 +48,32 @@
 
 /* ---- the reader ---------------------------------------------------------- */
 
-void fuzz_reader_init(fuzz_reader *r, const uint8_t *data, size_t size)
+void decode_reader_init(decode_reader *r, const uint8_t *data, size_t size)
 {
     r->data = data;
     r->size = data ? size : 0;
     r->pos = 0;
 }
 
-uint8_t fuzz_read_u8(fuzz_reader *r)
+uint8_t decode_read_u8(decode_reader *r)
 {
     return r->pos < r->size ? r->data[r->pos++] : 0;
 }
 
-uint64_t fuzz_read_le(fuzz_reader *r, unsigned nbytes)
+uint64_t decode_read_le(decode_reader *r, unsigned nbytes)
 {
     uint64_t v = 0;
     for (unsigned i = 0; i < nbytes && i < 8; i++)
-        v |= (uint64_t)fuzz_read_u8(r) << (8 * i);
+        v |= (uint64_t)decode_read_u8(r) << (8 * i);
     return v;
 }
 
-int fuzz_reader_done(const fuzz_reader *r)
+int decode_reader_done(const decode_reader *r)
 {
     return r->pos >= r->size;
 }
 
-void fuzz_limits_default(fuzz_limits *lim)
+void decode_limits_default(decode_limits *lim)
 {
     memset(lim, 0, sizeof *lim);
     lim->max_elements = FUZZ_DEFAULT_MAX_ELEMENTS;
@@ -240,7 +240,7 @@ NO_COVERAGE static int claim_usable(const dvg_claim *c)
     return oracle_variant_has_dtype(oracle_variant_get(c->variant), c->dtype);
 }
 
-NO_COVERAGE static int claimed(const fuzz_limits *lim, uint32_t variant, uint32_t dtype)
+NO_COVERAGE static int claimed(const decode_limits *lim, uint32_t variant, uint32_t dtype)
 {
     for (uint32_t i = 0; i < lim->n_claims; i++)
         if (lim->claims[i].variant == variant && lim->claims[i].dtype == dtype)
@@ -252,7 +252,7 @@ NO_COVERAGE static int claimed(const fuzz_limits *lim, uint32_t variant, uint32_
  * vs-th variant; with claims, an unclaimed pair maps onto the usable claims
  * (those the variant table allows) by (vs * 256 + ts) modulo their count.
  * A claim list with no usable pair is ignored. */
-static void pick_pair(uint8_t vs, uint8_t ts, const fuzz_limits *lim, uint32_t *variant,
+static void pick_pair(uint8_t vs, uint8_t ts, const decode_limits *lim, uint32_t *variant,
                       uint32_t *dtype)
 {
     const oracle_variant *v = oracle_variant_at(vs % oracle_variant_count());
@@ -279,36 +279,36 @@ static void pick_pair(uint8_t vs, uint8_t ts, const fuzz_limits *lim, uint32_t *
     }
 }
 
-static int64_t read_axis(fuzz_reader *r)
+static int64_t read_axis(decode_reader *r)
 {
-    uint8_t b = fuzz_read_u8(r);
+    uint8_t b = decode_read_u8(r);
     if (b >= AXIS_LONG) {
-        int64_t x = (int8_t)fuzz_read_u8(r);
+        int64_t x = (int8_t)decode_read_u8(r);
         return x < FUZZ_AXIS_MIN ? FUZZ_AXIS_MIN : x > FUZZ_AXIS_MAX ? FUZZ_AXIS_MAX : x;
     }
     return AXIS_TAB[b & 15];
 }
 
-static int64_t read_dim(fuzz_reader *r)
+static int64_t read_dim(decode_reader *r)
 {
-    uint8_t b = fuzz_read_u8(r);
+    uint8_t b = decode_read_u8(r);
     if (b >= DIM_LONG)
-        return (int64_t)fuzz_read_le(r, 4);
+        return (int64_t)decode_read_le(r, 4);
     return DIM_TAB[b & 31];
 }
 
-static void read_shape(fuzz_reader *r, oracle_shape *s)
+static void read_shape(decode_reader *r, oracle_shape *s)
 {
     memset(s, 0, sizeof *s);
-    s->rank = RANK_TAB[fuzz_read_u8(r) & 15];
+    s->rank = RANK_TAB[decode_read_u8(r) & 15];
     for (uint32_t i = 0; i < s->rank; i++)
         s->dims[i] = read_dim(r);
 }
 
 /* A numpy partner of s: some leading dims dropped, some dims set to 1. */
-static void read_partner(fuzz_reader *r, const oracle_shape *s, oracle_shape *out)
+static void read_partner(decode_reader *r, const oracle_shape *s, oracle_shape *out)
 {
-    uint8_t d = fuzz_read_u8(r), mask = fuzz_read_u8(r);
+    uint8_t d = decode_read_u8(r), mask = decode_read_u8(r);
     uint32_t drop = (d & 0x80) ? (d & 0x7f) % (s->rank + 1) : 0;
     memset(out, 0, sizeof *out);
     out->rank = s->rank - drop;
@@ -320,10 +320,10 @@ static void read_partner(fuzz_reader *r, const oracle_shape *s, oracle_shape *ou
  * one (pdpd axis -1 and ONNX legacy without axis: a suffix), else where
  * the bytes say; some dims set to 1 (pdpd broadcasts them, ONNX legacy
  * refuses them); for pdpd, trailing ones (which the rule trims). */
-static void read_window(fuzz_reader *r, const oracle_shape *s, uint32_t rule,
+static void read_window(decode_reader *r, const oracle_shape *s, uint32_t rule,
                         const dvg_attrs *at, oracle_shape *out)
 {
-    uint8_t l = fuzz_read_u8(r), mask = fuzz_read_u8(r), t = fuzz_read_u8(r);
+    uint8_t l = decode_read_u8(r), mask = decode_read_u8(r), t = decode_read_u8(r);
     uint32_t rank = s->rank, start, len, trailing = t % 3;
     int suffix = 0, fixed = 0;
     int64_t axis = at->axis;
@@ -358,9 +358,9 @@ static void read_window(fuzz_reader *r, const oracle_shape *s, uint32_t rule,
 }
 
 /* One change that (most likely) breaks a compatible pair. */
-static void read_break(fuzz_reader *r, oracle_shape *a, oracle_shape *b)
+static void read_break(decode_reader *r, oracle_shape *a, oracle_shape *b)
 {
-    uint8_t k = fuzz_read_u8(r), x = fuzz_read_u8(r), y = fuzz_read_u8(r);
+    uint8_t k = decode_read_u8(r), x = decode_read_u8(r), y = decode_read_u8(r);
     oracle_shape *s = (k & 1) ? a : b;
     switch ((k >> 1) & 3) {
     case 0: /* change one dimension */
@@ -388,10 +388,10 @@ static void read_break(fuzz_reader *r, oracle_shape *a, oracle_shape *b)
     }
 }
 
-static void read_shapes(fuzz_reader *r, uint32_t rule, const dvg_attrs *at, oracle_shape *a,
+static void read_shapes(decode_reader *r, uint32_t rule, const dvg_attrs *at, oracle_shape *a,
                         oracle_shape *b)
 {
-    uint8_t m = fuzz_read_u8(r);
+    uint8_t m = decode_read_u8(r);
     const uint8_t *tab = rule == ORACLE_SHAPE_NUMPY ? GEN_NUMPY_TAB
                          : rule == ORACLE_SHAPE_EQUAL ? GEN_EQUAL_TAB
                                                       : GEN_WINDOW_TAB;
@@ -424,7 +424,7 @@ static void read_shapes(fuzz_reader *r, uint32_t rule, const dvg_attrs *at, orac
     case G_ONES: {
         *a = s;
         memset(b, 0, sizeof *b);
-        b->rank = fuzz_read_u8(r) % (s.rank + 1);
+        b->rank = decode_read_u8(r) % (s.rank + 1);
         for (uint32_t i = 0; i < b->rank; i++)
             b->dims[i] = 1;
         break;
@@ -458,10 +458,10 @@ static unsigned elem_bytes(uint32_t dtype)
 }
 
 /* Reads `n` elements of `dtype` into buf. */
-static void read_operands(fuzz_reader *r, uint32_t dtype, uint8_t *buf, uint64_t n,
+static void read_operands(decode_reader *r, uint32_t dtype, uint8_t *buf, uint64_t n,
                           uint64_t input_hash, uint64_t stream)
 {
-    uint8_t mode = fuzz_read_u8(r) & 3;
+    uint8_t mode = decode_read_u8(r) & 3;
     uint64_t mask = oracle_dtype_mask(dtype);
     unsigned w = elem_bytes(dtype);
     size_t n_edges;
@@ -471,13 +471,13 @@ static void read_operands(fuzz_reader *r, uint32_t dtype, uint8_t *buf, uint64_t
     gen_rng g;
     int seeded = 0;
     if (mode == OP_GEN) {
-        uint64_t seed = fuzz_read_le(r, 4);
+        uint64_t seed = decode_read_le(r, 4);
         gen_seed(&g, seed, stream);
         seeded = 1;
     }
     for (uint64_t i = 0; i < n; i++) {
         uint64_t v;
-        if (!seeded && fuzz_reader_done(r)) {
+        if (!seeded && decode_reader_done(r)) {
             /* Out of bytes: the rest from the generator, seeded by the input. */
             gen_seed(&g, input_hash, stream);
             seeded = 1;
@@ -485,18 +485,18 @@ static void read_operands(fuzz_reader *r, uint32_t dtype, uint8_t *buf, uint64_t
         if (seeded) {
             v = gen_value(&g, dtype);
         } else if (mode == OP_RAW) {
-            v = fuzz_read_le(r, w);
+            v = decode_read_le(r, w);
         } else {
-            uint8_t s = fuzz_read_u8(r);
+            uint8_t s = decode_read_u8(r);
             if (s < EL_NEAR) {
                 v = edges[s % n_edges];
             } else if (s < EL_SMALL) {
-                v = edges[fuzz_read_u8(r) % n_edges] + (uint64_t)(int64_t)NEAR_STEP[s & 7];
+                v = edges[decode_read_u8(r) % n_edges] + (uint64_t)(int64_t)NEAR_STEP[s & 7];
             } else if (s < EL_RAW) {
                 int k = (int)(s & 31) - 16;
                 v = is_float ? float_of_small(&ff, k) : (uint64_t)(int64_t)k;
             } else {
-                v = fuzz_read_le(r, w);
+                v = decode_read_le(r, w);
             }
         }
         oracle_store(dtype, buf, i, v & mask);
@@ -510,36 +510,36 @@ static void read_operands(fuzz_reader *r, uint32_t dtype, uint8_t *buf, uint64_t
  * for a choice of one. */
 static uint64_t byte_below(void *ctx, uint64_t n)
 {
-    fuzz_reader *r = ctx;
+    decode_reader *r = ctx;
     if (n <= 1)
         return 0;
-    return fuzz_read_le(r, n <= 256 ? 1 : n <= 65536 ? 2 : 8) % n;
+    return decode_read_le(r, n <= 256 ? 1 : n <= 65536 ? 2 : 8) % n;
 }
 
-int fuzz_decode(const uint8_t *data, size_t size, const fuzz_limits *lim, divcase *out)
+int decode_case(const uint8_t *data, size_t size, const decode_limits *lim, divcase *out)
 {
-    fuzz_limits dflt;
+    decode_limits dflt;
     if (!lim) {
-        fuzz_limits_default(&dflt);
+        decode_limits_default(&dflt);
         lim = &dflt;
     }
     uint64_t maxe = lim->max_elements ? lim->max_elements : 1;
-    fuzz_reader rd;
-    fuzz_reader_init(&rd, data, size);
+    decode_reader rd;
+    decode_reader_init(&rd, data, size);
     uint64_t hash = fnv1a(rd.data, rd.size);
 
     memset(out, 0, sizeof *out);
-    uint8_t layout = fuzz_read_u8(&rd);
-    uint8_t vs = fuzz_read_u8(&rd), ts = fuzz_read_u8(&rd);
+    uint8_t layout = decode_read_u8(&rd);
+    uint8_t vs = decode_read_u8(&rd), ts = decode_read_u8(&rd);
     pick_pair(vs, ts, lim, &out->variant, &out->dtype);
     const oracle_variant *v = oracle_variant_get(out->variant);
     oracle_attrs_default(v, &out->attrs);
-    out->attrs.broadcast = fuzz_read_u8(&rd) & 1;
-    out->attrs.axis_set = fuzz_read_u8(&rd) & 1;
+    out->attrs.broadcast = decode_read_u8(&rd) & 1;
+    out->attrs.axis_set = decode_read_u8(&rd) & 1;
     out->attrs.axis = read_axis(&rd);
-    out->attrs.pythondiv = (fuzz_read_u8(&rd) & 1) ^ 1;
-    out->attrs.auto_broadcast = (uint32_t)((fuzz_read_u8(&rd) % 3 + 1) % 3);
-    out->attrs.int_rounding = (uint32_t)(fuzz_read_u8(&rd) % 3);
+    out->attrs.pythondiv = (decode_read_u8(&rd) & 1) ^ 1;
+    out->attrs.auto_broadcast = (uint32_t)((decode_read_u8(&rd) % 3 + 1) % 3);
+    out->attrs.int_rounding = (uint32_t)(decode_read_u8(&rd) % 3);
 
     shapes_spec path;
     if (layout >= LAYOUT_SHAPE_PATH) {
@@ -686,11 +686,11 @@ static int encodable(const divcase *c)
     return 1;
 }
 
-int fuzz_limits_admit(const fuzz_limits *lim, const divcase *c)
+int decode_limits_admit(const decode_limits *lim, const divcase *c)
 {
-    fuzz_limits dflt;
+    decode_limits dflt;
     if (!lim) {
-        fuzz_limits_default(&dflt);
+        decode_limits_default(&dflt);
         lim = &dflt;
     }
     if (!encodable(c))
@@ -709,7 +709,7 @@ int fuzz_limits_admit(const fuzz_limits *lim, const divcase *c)
                       lim->max_elements ? lim->max_elements : 1);
 }
 
-int fuzz_encode(const divcase *c, uint8_t **out, size_t *size)
+int decode_encode(const divcase *c, uint8_t **out, size_t *size)
 {
     *out = NULL;
     *size = 0;
@@ -726,7 +726,7 @@ int fuzz_encode(const divcase *c, uint8_t **out, size_t *size)
     const dvg_attrs *at = &c->attrs;
 
     wbuf w = {0};
-    put(&w, FUZZ_FORMAT_VERSION);
+    put(&w, DECODE_FORMAT_VERSION);
     put(&w, (uint8_t)vi);
     put(&w, (uint8_t)ti);
     put(&w, (uint8_t)at->broadcast);

@@ -9,24 +9,24 @@
  * the input can make the decoder fail, allocate more than the limits
  * allow, or loop. The same bytes give the same case on every machine.
  */
-#ifndef FUZZ_DECODE_H
-#define FUZZ_DECODE_H
+#ifndef HARNESS_DECODE_H
+#define HARNESS_DECODE_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "divergence/iut.h"
 #include "harness/cases/divcase.h"
 
-typedef struct fuzz_limits {
+typedef struct decode_limits {
     uint64_t max_elements;   /* per tensor (A, B and the output); >= 1 */
     /* When n_claims > 0 the case's (variant, dtype) is one of these pairs
      * (a plugin's claims); otherwise any pair the variant table allows. */
     const dvg_claim *claims;
     uint32_t n_claims;
-} fuzz_limits;
+} decode_limits;
 
 /* Defaults: 64 elements per tensor, any (variant, dtype). */
-void fuzz_limits_default(fuzz_limits *lim);
+void decode_limits_default(decode_limits *lim);
 
 /*
  * Decodes `size` bytes into *out (overwritten, not freed; release with
@@ -34,19 +34,19 @@ void fuzz_limits_default(fuzz_limits *lim);
  * (shapes and attributes are decoded, not repaired). Returns 0, or -1 only
  * when an allocation fails.
  */
-int fuzz_decode(const uint8_t *data, size_t size, const fuzz_limits *lim, divcase *out);
+int decode_case(const uint8_t *data, size_t size, const decode_limits *lim, divcase *out);
 
 /*
- * Encodes a case into bytes that fuzz_decode (with limits that admit it)
+ * Encodes a case into bytes that decode_case (with limits that admit it)
  * turns back into the same variant, dtype, attributes, shapes and
  * operands. *out is allocated with dvg_malloc; the caller frees it with
  * dvg_free. Returns 0, or -1 on allocation failure or a case the format
  * cannot hold (more elements than 2^24).
  */
-int fuzz_encode(const divcase *c, uint8_t **out, size_t *size);
+int decode_encode(const divcase *c, uint8_t **out, size_t *size);
 
 /*
- * 1 when fuzz_decode with these limits turns fuzz_encode(c) back into c:
+ * 1 when decode_case with these limits turns decode_encode(c) back into c:
  * the (variant, dtype) is in the variant table (and among the claims, when
  * the limits list claims), the attributes are in the ranges the format
  * holds (broadcast, axis_set and m_pythondiv 0 or 1, axis in [-64, 64],
@@ -55,25 +55,25 @@ int fuzz_encode(const divcase *c, uint8_t **out, size_t *size);
  * the larger of each right-aligned pair of dimensions hold at most
  * lim->max_elements elements. 0 otherwise. lim NULL: the defaults.
  */
-int fuzz_limits_admit(const fuzz_limits *lim, const divcase *c);
+int decode_limits_admit(const decode_limits *lim, const divcase *c);
 
 /*
  * The byte reader of the decoder, for callers that build inputs or read
  * fields the same way (every read succeeds: past the end it returns 0).
  */
-typedef struct fuzz_reader {
+typedef struct decode_reader {
     const uint8_t *data;
     size_t size, pos;
-} fuzz_reader;
+} decode_reader;
 
-void fuzz_reader_init(fuzz_reader *r, const uint8_t *data, size_t size);
-uint8_t fuzz_read_u8(fuzz_reader *r);
+void decode_reader_init(decode_reader *r, const uint8_t *data, size_t size);
+uint8_t decode_read_u8(decode_reader *r);
 /* `nbytes` (<= 8) bytes, little-endian; missing bytes read as 0. */
-uint64_t fuzz_read_le(fuzz_reader *r, unsigned nbytes);
+uint64_t decode_read_le(decode_reader *r, unsigned nbytes);
 /* 1 when every byte has been read. */
-int fuzz_reader_done(const fuzz_reader *r);
+int decode_reader_done(const decode_reader *r);
 
-/* The format version fuzz_encode writes in byte 0 (fuzz/README.md). */
-#define FUZZ_FORMAT_VERSION 1
+/* The format version decode_encode writes in byte 0 (fuzz/README.md). */
+#define DECODE_FORMAT_VERSION 1
 
-#endif /* FUZZ_DECODE_H */
+#endif /* HARNESS_DECODE_H */

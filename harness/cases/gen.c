@@ -211,6 +211,11 @@ static void shapes_onnx_legacy(gen_rng *g, divcase *c, int invalid, uint64_t max
 static void fill_tensor(gen_rng *g, uint32_t dtype, uint8_t *p, uint64_t n, uint64_t period)
 {
     uint64_t drawn = n < period ? n : period;
+    if (!p) { /* gen_skip_operands: the same draws, nothing written */
+        for (uint64_t i = 0; i < drawn; i++)
+            (void)gen_value(g, dtype);
+        return;
+    }
     for (uint64_t i = 0; i < drawn; i++)
         oracle_store(dtype, p, i, gen_value(g, dtype));
     uint64_t run = oracle_nbytes(dtype, drawn), total = oracle_nbytes(dtype, n);
@@ -230,8 +235,10 @@ static void fill_both(gen_rng *g, divcase *c, uint64_t b_period)
         /* INT_MIN / -1 somewhere (the element-wise pairing of equal shapes),
          * within the common run when there is one, so it repeats with it. */
         uint64_t i = gen_below(g, b_period == GEN_FILL_PERIOD && na > b_period ? b_period : na);
-        oracle_store(c->dtype, c->a, i, (mask >> 1) + 1);
-        oracle_store(c->dtype, c->b, i, mask);
+        if (c->a && c->b) {
+            oracle_store(c->dtype, c->a, i, (mask >> 1) + 1);
+            oracle_store(c->dtype, c->b, i, mask);
+        }
     }
 }
 
@@ -245,6 +252,16 @@ void gen_fill_operands(gen_rng *g, divcase *c)
 void gen_fill_operands_periodic(gen_rng *g, divcase *c)
 {
     fill_both(g, c, GEN_FILL_PERIOD);
+}
+
+void gen_skip_operands(gen_rng *g, const divcase *c, int periodic)
+{
+    divcase shapes = *c;
+    shapes.a = shapes.b = NULL;
+    if (periodic)
+        gen_fill_operands_periodic(g, &shapes);
+    else
+        gen_fill_operands(g, &shapes);
 }
 
 /* Starts a case: zeroed, named, with the variant's attributes (or `attrs`). */

@@ -19,6 +19,10 @@ typedef struct gen_rng {
 
 /* Seeds a stream: the same (seed, stream) gives the same sequence. */
 void gen_seed(gen_rng *g, uint64_t seed, uint64_t stream);
+
+/* The stream's next 64 random bits (splitmix64: every value equally
+ * likely, the sequence a function of the seed and stream alone); advances
+ * g. */
 uint64_t gen_next(gen_rng *g);
 /* Uniform in [0, n) (n > 0). */
 uint64_t gen_below(gen_rng *g, uint64_t n);
@@ -50,6 +54,13 @@ void gen_fill_operands(gen_rng *g, divcase *c);
  * size tiers of the shape walker use it: a case of 2^24 elements then
  * costs about what a memcmp of its output costs to judge. */
 void gen_fill_operands_periodic(gen_rng *g, divcase *c);
+
+/* Advances g exactly as gen_fill_operands (periodic 0) or
+ * gen_fill_operands_periodic (1) would fill the operands of c (its dtype
+ * and shapes read; its buffers neither needed nor written): a planner
+ * finds where the stream stands before each case of a list without
+ * building them. */
+void gen_skip_operands(gen_rng *g, const divcase *c, int periodic);
 
 /*
  * Fills *c (zeroed first) with a random case for (variant, dtype, attrs):

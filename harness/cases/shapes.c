@@ -673,8 +673,10 @@ int shapes_case(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec 
     return shapes_case_pooled(g, variant, dtype, s, id, NULL, c);
 }
 
-int shapes_case_pooled(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s,
-                       const char *id, divcase_pool *pool, divcase *c)
+/* The case of spec s without its operands: id, source, attributes,
+ * shapes, offsets. */
+static void case_header(uint32_t variant, uint32_t dtype, const shapes_spec *s, const char *id,
+                        divcase *c)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->id, sizeof c->id, "%s", id ? id : "shape");
@@ -686,12 +688,33 @@ int shapes_case_pooled(gen_rng *g, uint32_t variant, uint32_t dtype, const shape
     c->a_shape = s->a;
     c->b_shape = s->b;
     c->offsets = s->offsets;
+}
+
+/* 1 when the operands of s repeat with one period (gen_fill_operands_
+ * periodic): large equal shapes, the size tiers. */
+static int periodic(const shapes_spec *s)
+{
+    return oracle_shape_equal(&s->a, &s->b) &&
+           oracle_shape_count(&s->a) >= 4 * (uint64_t)GEN_FILL_PERIOD;
+}
+
+void shapes_case_skip(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s)
+{
+    divcase c;
+    case_header(variant, dtype, s, NULL, &c);
+    gen_skip_operands(g, &c, periodic(s));
+}
+
+int shapes_case_pooled(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s,
+                       const char *id, divcase_pool *pool, divcase *c)
+{
+    case_header(variant, dtype, s, id, c);
     uint64_t na = oracle_shape_count(&s->a), nb = oracle_shape_count(&s->b);
     if (divcase_alloc_pooled(c, na > nb ? na : nb, pool))
         return -1;
     /* Large equal shapes (the size tiers) repeat with one period, which the
      * judge checks once (gen.h, gen_fill_operands_periodic). */
-    if (oracle_shape_equal(&s->a, &s->b) && na >= 4 * (uint64_t)GEN_FILL_PERIOD)
+    if (periodic(s))
         gen_fill_operands_periodic(g, c);
     else
         gen_fill_operands(g, c);

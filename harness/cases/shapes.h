@@ -74,6 +74,10 @@ int shapes_case(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec 
 int shapes_case_pooled(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s,
                        const char *id, divcase_pool *pool, divcase *c);
 
+/* Advances g exactly as shapes_case would for spec s, without building
+ * the case (gen_skip_operands). */
+void shapes_case_skip(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s);
+
 /*
  * Where the choices of a drawn shape come from: below(ctx, n) returns a
  * choice in [0, n) for n >= 1 (called with n = 1 too). The campaign's

@@ -5,7 +5,8 @@
  *                    [--cases DIR] [--random N] [--max-elements N]
  *                    [--timeout MS] [--config TEXT] [--shard I/N] [--no-progress]
  *                    [--memory-limit MIB] [--cpu-limit S] [--resume]
- *                    [--sandbox auto|strict|off] [--env K=V ...]
+ *                    [--sandbox auto|strict|off] [--env K=V ...] [--jobs N]
+ *                    [--pin|--no-pin]
  *
  * This file contains the `certify` command: its table of flags (read by
  * cli_parse, harness/cli/cli.h) and the call into harness/run/certify/certify.h.
@@ -25,6 +26,7 @@ static int usage(FILE *to)
             "         [--random N] [--max-elements N] [--shape-tier K] [--timeout MS]\n"
             "         [--config TEXT] [--shard I/N] [--no-progress] [--memory-limit MIB]\n"
             "         [--cpu-limit S] [--resume] [--sandbox auto|strict|off] [--env K=V ...]\n"
+            "         [--jobs N] [--pin|--no-pin]\n"
             "--shape-tier K: shape-path cases up to 2^K + 1 elements (default 24; 0: none)\n"
             "--shard I/N judges the selected claims k with k %% N == I (0 <= I < N): the N\n"
             "shards of one seed, merged with 'divergence db merge', equal the unsharded run\n"
@@ -34,6 +36,10 @@ static int usage(FILE *to)
             "layer the kernel allows, strict all of them or exit 2, off none (debugging);\n"
             "--env K=V: a variable for the plugin besides the allowlist (PATH, LANG, LC_*,\n"
             "TZ, LD_LIBRARY_PATH, OMP_*, MKL_*, DNNL_*, ...)\n"
+            "--jobs N: the claims' cases on N jobs, a worker each (default: one per CPU\n"
+            "this process may use); the certificates and ids are the same for any N;\n"
+            "--pin / --no-pin: each job and its worker on one CPU (default: when the jobs\n"
+            "are as many as the CPUs)\n"
             "--resume continues the latest incomplete run of this command line and plugin\n"
             "build in the database (claims already certified are kept); none: a new run\n"
             "exit: 0 every claim holds, 1 a claim does not, 2 usage or environment error\n");
@@ -46,15 +52,18 @@ int cmd_certify(int argc, char **argv)
     certify_options_default(&o);
     static const char *env[CLI_MAX_ENV];
     const cli_shared shared = {.seed = &o.seed, .shard_index = &o.shard_index,
-                               .shard_count = &o.shard_count, .timeout_ms = &o.timeout_ms,
-                               .memory_limit = &o.memory_limit, .cpu_limit_s = &o.cpu_limit_s,
-                               .profile = &o.profile, .sandbox = &o.sandbox, .env = env,
-                               .shape_tier = &o.shape_tier,
-                               .n_env = &o.n_env};
-    o.env = env;
+                               .shard_count = &o.shard_count, .timeout_ms = &o.iso.timeout_ms,
+                               .memory_limit = &o.iso.memory_limit,
+                               .cpu_limit_s = &o.iso.cpu_limit_s, .profile = &o.profile,
+                               .sandbox = &o.iso.sandbox, .env = env,
+                               .shape_tier = &o.shape_tier, .n_env = &o.iso.n_env};
+    o.iso.env = env;
     const cli_flag flags[] = {
         CLI_FLAG_SWITCH("--no-progress", &o.progress, 0),
         CLI_FLAG_SWITCH("--resume", &o.resume, 1),
+        CLI_FLAG_SWITCH("--pin", &o.pin, 1),
+        CLI_FLAG_SWITCH("--no-pin", &o.pin, 0),
+        CLI_FLAG_U32("--jobs", &o.jobs, 1, 64),
         CLI_FLAG_TEXT("--plugin", &o.plugin_path),
         CLI_FLAG_TEXT("--db", &o.db_path),
         CLI_FLAG_TEXT("--cases", &o.cases_dir),

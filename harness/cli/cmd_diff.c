@@ -7,7 +7,7 @@
  *                 [--dtype T ...] [--profile P] [--seed N] [--db FILE]
  *                 [--cases DIR] [--random N] [--max-elements N]
  *                 [--timeout MS] [--partial] [--sandbox auto|strict|off]
- *                 [--env K=V ...]
+ *                 [--env K=V ...] [--jobs N] [--pin|--no-pin]
  */
 #include <stdio.h>
 
@@ -23,7 +23,11 @@ static int usage(FILE *to)
             "         [--dtype T ...] [--profile exact|ftz|daz|ftz+daz|ulp:N] [--seed N]\n"
             "         [--db FILE] [--cases DIR] [--random N] [--max-elements N]\n"
             "         [--timeout MS] [--partial] [--sandbox auto|strict|off] [--env K=V ...]\n"
+            "         [--jobs N] [--pin|--no-pin]\n"
             "--partial: also the pairs only some (two or more) claim, among those\n"
+            "--jobs N: the pairs on N jobs, each with a worker per plugin (default: one per\n"
+            "CPU); the output and its ids are the same for any N. --pin / --no-pin: each\n"
+            "job and its workers on one CPU (default: when the jobs are as many as the CPUs)\n"
             "The same cases through every plugin (2 to 8), each in its own worker, on the\n"
             "(variant, dtype) pairs they all claim; prints per pair what each plugin gives\n"
             "where they all conform but differ (portability hazards: int-div-zero,\n"
@@ -40,12 +44,15 @@ int cmd_diff(int argc, char **argv)
     diff_options o;
     diff_options_default(&o);
     static const char *env[CLI_MAX_ENV];
-    const cli_shared shared = {.seed = &o.seed, .timeout_ms = &o.timeout_ms,
-                               .profile = &o.profile, .sandbox = &o.sandbox, .env = env,
-                               .n_env = &o.n_env};
-    o.env = env;
+    const cli_shared shared = {.seed = &o.seed, .timeout_ms = &o.iso.timeout_ms,
+                               .profile = &o.profile, .sandbox = &o.iso.sandbox, .env = env,
+                               .n_env = &o.iso.n_env};
+    o.iso.env = env;
     const cli_flag flags[] = {
         CLI_FLAG_SWITCH("--partial", &o.partial, 1),
+        CLI_FLAG_SWITCH("--pin", &o.pin, 1),
+        CLI_FLAG_SWITCH("--no-pin", &o.pin, 0),
+        CLI_FLAG_U32("--jobs", &o.jobs, 1, 64),
         CLI_FLAG_TEXTS("--plugin", o.plugins, &o.n_plugins, DIFF_MAX_PLUGINS),
         CLI_FLAG_TEXT("--db", &o.db_path),
         CLI_FLAG_TEXT("--cases", &o.cases_dir),

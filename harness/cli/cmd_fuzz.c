@@ -65,16 +65,17 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
 {
     int is_fuzz = !rest;
     static const char *env[CLI_MAX_ENV];
-    cli_shared shared = {.timeout_ms = &o->timeout_ms, .memory_limit = &o->memory_limit,
-                         .cpu_limit_s = &o->cpu_limit_s, .sandbox = &o->sandbox, .env = env,
-                         .n_env = &o->n_env};
+    cli_shared shared = {.timeout_ms = &o->iso.timeout_ms,
+                         .memory_limit = &o->iso.memory_limit,
+                         .cpu_limit_s = &o->iso.cpu_limit_s, .sandbox = &o->iso.sandbox,
+                         .env = env, .n_env = &o->iso.n_env};
     if (is_fuzz) { /* fuzz's own among the shared flags */
         shared.seed = &o->seed;
         shared.shard_index = &o->shard_index;
         shared.shard_count = &o->shard_count;
         shared.profile = &o->profile;
     }
-    o->env = env;
+    o->iso.env = env;
     const cli_flag flags[] = {
         CLI_FLAG_SWITCH("--no-progress", &o->progress, 0),
         CLI_FLAG_TEXTS("--plugin", o->plugin_paths, &o->n_plugins, CAMPAIGN_MAX_PLUGINS),

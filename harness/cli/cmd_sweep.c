@@ -68,11 +68,11 @@ int cmd_sweep(int argc, char **argv)
     sweep_options_default(&o);
     static const char *env[CLI_MAX_ENV];
     const cli_shared shared = {.seed = &o.seed, .shard_index = &o.shard_index,
-                               .shard_count = &o.shard_count, .timeout_ms = &o.timeout_ms,
-                               .profile = &o.profile, .sandbox = &o.sandbox, .env = env,
+                               .shard_count = &o.shard_count, .timeout_ms = &o.iso.timeout_ms,
+                               .profile = &o.profile, .sandbox = &o.iso.sandbox, .env = env,
                                .shape_tier = &o.shape_tier,
-                               .n_env = &o.n_env};
-    o.env = env;
+                               .n_env = &o.iso.n_env};
+    o.iso.env = env;
     const cli_flag flags[] = {
         CLI_FLAG_SWITCH("--no-progress", &o.progress, 0),
         CLI_FLAG_SWITCH("--resume", &o.resume, 1),

@@ -123,7 +123,7 @@ void worker_release_child(worker *w)
 
 /* Copies what the plugin wrote to its captured stdout/stderr since the
  * last look to the harness's stderr (WORKER_OUTPUT_SHOW bytes per request,
- * about WORKER_OUTPUT_TOTAL per worker), counts it in r (may be NULL) and
+ * about worker_options.output_total per worker), counts it in r (may be NULL) and
  * empties the capture file. */
 static void drain_output(worker *w, worker_result *r)
 {
@@ -135,7 +135,8 @@ static void drain_output(worker *w, worker_result *r)
         r->output_bytes += size;
     char buf[WORKER_OUTPUT_SHOW + 256];
     size_t n = 0;
-    if (w->out_shown < WORKER_OUTPUT_TOTAL) {
+    uint64_t total = w->opt.output_total ? w->opt.output_total : WORKER_OUTPUT_TOTAL;
+    if (w->out_shown < total) {
         size_t show = size < WORKER_OUTPUT_SHOW ? (size_t)size : WORKER_OUTPUT_SHOW;
         ssize_t got = pread(w->outfd, buf, show, 0);
         n = got > 0 ? (size_t)got : 0;
@@ -147,7 +148,7 @@ static void drain_output(worker *w, worker_result *r)
                                   (unsigned long long)size, n);
         }
         w->out_shown += n;
-        if (w->out_shown >= WORKER_OUTPUT_TOTAL && n < sizeof buf)
+        if (w->out_shown >= total && n < sizeof buf)
             n += (size_t)snprintf(buf + n, sizeof buf - n,
                                   "[divergence: %llu bytes of plugin output shown; the rest of "
                                   "this worker's is not]\n",

@@ -283,6 +283,10 @@ typedef struct worker_options {
      * Each must hold a '=' after a non-empty name. */
     const char *const *env;
     uint32_t n_env;
+    /* Bytes of captured plugin output (capture_output) shown over the
+     * worker's life; 0: WORKER_OUTPUT_TOTAL. A run of several workers
+     * shares WORKER_OUTPUT_TOTAL among them. */
+    uint64_t output_total;
 } worker_options;
 
 #define WORKER_SANDBOX_AUTO   0

@@ -44,9 +44,9 @@ _divergence()
     case $cmd in
     certify) flags="--plugin --variant --dtype --profile --seed --db --cases --random
         --max-elements --shape-tier --timeout --config --shard --no-progress --memory-limit
-        --cpu-limit --resume --sandbox --env" ;;
+        --cpu-limit --resume --sandbox --env --jobs --pin --no-pin" ;;
     diff) flags="--plugin --variant --dtype --profile --seed --db --cases --random
-        --max-elements --timeout --partial --sandbox --env" ;;
+        --max-elements --timeout --partial --sandbox --env --jobs --pin --no-pin" ;;
     sweep) flags="--plugin --dtype --variant --attr --jobs --shard --db --resume --profile
         --random --seed --timeout --config --max-failures --batch-pairs --nondet-every --pin
         --shape-tier --no-progress --sandbox --env" ;;

@@ -34,7 +34,12 @@ for kind in certify fuzz; do
     limited $blocks "$D" "$@" >out 2>err
     rc=$?
     if [ $rc -eq 2 ]; then ok; else bad "$kind under ulimit -f $blocks: exit $rc (want 2; 153 is SIGXFSZ): $(tail -c 400 err)"; fi
-    if grep -q 'f.db: .*ulimit -f' err; then ok; else bad "$kind: no error naming the file and the limit: $(tail -c 400 err)"; fi
+    # The database outgrows the limit, or, in a fuzz run fast enough to draw a
+    # large shape path before its checkpoints fill the write-ahead log, the
+    # operand memory does: either error names what and the limit.
+    if grep -q 'f.db: .*ulimit -f' err ||
+       { [ $kind = fuzz ] && grep -q 'operand memory .*ulimit -f' err; }; then ok
+    else bad "$kind: no error naming the file and the limit: $(tail -c 400 err)"; fi
     running=$(sqlite3 f.db "SELECT count(*) FROM runs WHERE status = 'running'")
     [ "$running" = 0 ] && ok || bad "$kind: $running runs left 'running'"
     last=$(sqlite3 f.db "SELECT status FROM runs WHERE kind = '$kind' ORDER BY id DESC LIMIT 1")

@@ -3,7 +3,7 @@
  * The total decoder of harness/cases/decode.h: every input (empty, every prefix,
  * random bytes, under several limits) decodes to a well-formed case within
  * the limits, allocating only A and B; the same bytes give the same case;
- * the claims restrict the (variant, dtype); fuzz_encode round-trips every
+ * the claims restrict the (variant, dtype); decode_encode round-trips every
  * case of cases/ the limits admit, generated cases and decoded cases; the
  * shrinking keeps a valid pair valid; random bytes reach every variant,
  * dtype, rank, zero dimensions, valid and invalid pairs of every shape rule;
@@ -29,7 +29,7 @@
 #include "oracle/variant.h"
 
 /* A decoded case is well formed within the limits. */
-static int well_formed(const divcase *c, const fuzz_limits *lim, char *why, size_t len)
+static int well_formed(const divcase *c, const decode_limits *lim, char *why, size_t len)
 {
     const oracle_variant *v = oracle_variant_get(c->variant);
     oracle_rules r;
@@ -41,7 +41,7 @@ static int well_formed(const divcase *c, const fuzz_limits *lim, char *why, size
         snprintf(why, len, "attributes do not resolve");
         return 0;
     }
-    if (!fuzz_limits_admit(lim, c)) {
+    if (!decode_limits_admit(lim, c)) {
         snprintf(why, len, "not admitted by its own limits");
         return 0;
     }
@@ -101,11 +101,11 @@ static void describe(const char *what, const divcase *c)
 
 /* Decodes, checks well-formedness and determinism and that exactly two
  * allocations were made; returns 0 with *c filled (caller frees). */
-static int decode_checked(const uint8_t *data, size_t n, const fuzz_limits *lim, divcase *c)
+static int decode_checked(const uint8_t *data, size_t n, const decode_limits *lim, divcase *c)
 {
     char why[128];
     dvg_alloc_fail_at(0, 0);
-    int rc = fuzz_decode(data, n, lim, c);
+    int rc = decode_case(data, n, lim, c);
     uint64_t allocs = dvg_alloc_count();
     CHECKF(rc == 0, "decode of %zu bytes failed", n);
     if (rc)
@@ -116,7 +116,7 @@ static int decode_checked(const uint8_t *data, size_t n, const fuzz_limits *lim,
     if (!ok)
         describe("decoded", c);
     divcase again;
-    if (fuzz_decode(data, n, lim, &again) == 0) {
+    if (decode_case(data, n, lim, &again) == 0) {
         CHECKF(same_case(c, &again) && !strcmp(c->id, again.id), "decode not deterministic");
         divcase_free(&again);
     }
@@ -124,17 +124,17 @@ static int decode_checked(const uint8_t *data, size_t n, const fuzz_limits *lim,
 }
 
 /* encode(c) decodes back to c under lim. */
-static void check_roundtrip(const divcase *c, const fuzz_limits *lim, const char *what)
+static void check_roundtrip(const divcase *c, const decode_limits *lim, const char *what)
 {
     uint8_t *bytes;
     size_t n;
-    int rc = fuzz_encode(c, &bytes, &n);
+    int rc = decode_encode(c, &bytes, &n);
     CHECKF(rc == 0, "%s: encode failed", what);
     if (rc)
         return;
-    CHECKF(n >= 1 && bytes[0] == FUZZ_FORMAT_VERSION, "%s: version byte", what);
+    CHECKF(n >= 1 && bytes[0] == DECODE_FORMAT_VERSION, "%s: version byte", what);
     divcase d;
-    if (fuzz_decode(bytes, n, lim, &d) == 0) {
+    if (decode_case(bytes, n, lim, &d) == 0) {
         int same = same_case(c, &d);
         CHECKF(same, "%s: round trip differs", what);
         if (!same) {
@@ -152,8 +152,8 @@ static void check_roundtrip(const divcase *c, const fuzz_limits *lim, const char
 
 static void test_empty_and_prefixes(void)
 {
-    fuzz_limits lim;
-    fuzz_limits_default(&lim);
+    decode_limits lim;
+    decode_limits_default(&lim);
     CHECK(lim.max_elements == 64 && lim.claims == NULL && lim.n_claims == 0);
     divcase c;
     if (decode_checked(NULL, 0, &lim, &c) == 0) {
@@ -164,7 +164,7 @@ static void test_empty_and_prefixes(void)
     static const uint8_t zeros[64];
     if (decode_checked(zeros, sizeof zeros, &lim, &c) == 0)
         divcase_free(&c);
-    CHECK(fuzz_decode((const uint8_t *)"x", 1, NULL, &c) == 0);
+    CHECK(decode_case((const uint8_t *)"x", 1, NULL, &c) == 0);
     divcase_free(&c);
 
     /* Every prefix of a few inputs, under small and larger limits. */
@@ -179,7 +179,7 @@ static void test_empty_and_prefixes(void)
             memset(buf, 0xff, sizeof buf);
         if (k == 1)
             memset(buf, 0xf8, sizeof buf); /* long dims everywhere */
-        fuzz_limits_default(&lim);
+        decode_limits_default(&lim);
         lim.max_elements = maxes[k % 3];
         for (size_t n = 0; n <= sizeof buf; n++)
             if (decode_checked(buf, n, &lim, &c) == 0)
@@ -197,8 +197,8 @@ static void test_random(void)
         size_t n = (size_t)gen_below(&g, sizeof buf + 1);
         for (size_t i = 0; i < n; i++)
             buf[i] = (uint8_t)gen_next(&g);
-        fuzz_limits lim;
-        fuzz_limits_default(&lim);
+        decode_limits lim;
+        decode_limits_default(&lim);
         uint64_t maxes[] = {1, 2, 16, 64, 1000};
         lim.max_elements = maxes[k % 5];
         divcase c;
@@ -217,7 +217,7 @@ static void test_alloc_failure(void)
     for (uint64_t nth = 1; nth <= 2; nth++) {
         divcase c;
         dvg_alloc_fail_at(nth, 0);
-        CHECKF(fuzz_decode(buf, sizeof buf, NULL, &c) == -1, "allocation %" PRIu64 " failed", nth);
+        CHECKF(decode_case(buf, sizeof buf, NULL, &c) == -1, "allocation %" PRIu64 " failed", nth);
         CHECK(c.a == NULL && c.b == NULL);
         dvg_alloc_fail_at(0, 0);
     }
@@ -241,8 +241,8 @@ static void test_claims(void)
     for (int k = 0; k < 3000; k++) {
         for (size_t i = 0; i < sizeof buf; i++)
             buf[i] = (uint8_t)gen_next(&g);
-        fuzz_limits lim;
-        fuzz_limits_default(&lim);
+        decode_limits lim;
+        decode_limits_default(&lim);
         divcase c;
         lim.claims = two;
         lim.n_claims = 2;
@@ -278,16 +278,16 @@ static void test_claims(void)
     c.a_shape.rank = c.b_shape.rank = 1;
     c.a_shape.dims[0] = c.b_shape.dims[0] = 3;
     CHECK(divcase_alloc(&c, 3) == 0);
-    fuzz_limits lim;
-    fuzz_limits_default(&lim);
+    decode_limits lim;
+    decode_limits_default(&lim);
     lim.claims = two;
     lim.n_claims = 2;
-    CHECK(fuzz_limits_admit(&lim, &c));
+    CHECK(decode_limits_admit(&lim, &c));
     check_roundtrip(&c, &lim, "claimed pair");
     c.dtype = DVG_DTYPE_BF16; /* same width, not claimed */
-    CHECK(!fuzz_limits_admit(&lim, &c));
+    CHECK(!decode_limits_admit(&lim, &c));
     lim.n_claims = 0;
-    CHECK(fuzz_limits_admit(&lim, &c));
+    CHECK(decode_limits_admit(&lim, &c));
     divcase_free(&c);
 }
 
@@ -301,22 +301,22 @@ static void test_cases_roundtrip(const char *dir)
         CHECKF(0, "cannot load %s: %s", dir, err.text);
         return;
     }
-    fuzz_limits big;
-    fuzz_limits_default(&big);
+    decode_limits big;
+    decode_limits_default(&big);
     big.max_elements = UINT64_C(1) << 24;
-    fuzz_limits small;
-    fuzz_limits_default(&small);
+    decode_limits small;
+    decode_limits_default(&small);
     small.max_elements = 4096;
     size_t n_big = 0, n_small = 0;
     for (size_t i = 0; i < set->count; i++) {
         const divcase *c = &set->cases[i];
-        int admitted = fuzz_limits_admit(&big, c);
+        int admitted = decode_limits_admit(&big, c);
         CHECKF(admitted, "case %s not admitted with 2^24 elements", c->id);
         if (admitted) {
             check_roundtrip(c, &big, c->id);
             n_big++;
         }
-        if (fuzz_limits_admit(&small, c)) {
+        if (decode_limits_admit(&small, c)) {
             check_roundtrip(c, &small, c->id);
             n_small++;
         }
@@ -339,10 +339,10 @@ static void test_generated_roundtrip(void)
                 continue;
             divcase c;
             if (gen_edge_case(v->id, dt, NULL, "edges", &c) == 0) {
-                fuzz_limits lim;
-                fuzz_limits_default(&lim);
+                decode_limits lim;
+                decode_limits_default(&lim);
                 lim.max_elements = 4096;
-                CHECKF(fuzz_limits_admit(&lim, &c), "edge case %s %s not admitted", v->name,
+                CHECKF(decode_limits_admit(&lim, &c), "edge case %s %s not admitted", v->name,
                        oracle_dtype_tag(dt));
                 check_roundtrip(&c, &lim, "edge case");
                 divcase_free(&c);
@@ -350,10 +350,10 @@ static void test_generated_roundtrip(void)
             for (int k = 0; k < 40; k++) {
                 if (gen_case(&g, v->id, dt, NULL, 1, 4, 200, "gen", &c))
                     continue;
-                fuzz_limits lim;
-                fuzz_limits_default(&lim);
+                decode_limits lim;
+                decode_limits_default(&lim);
                 lim.max_elements = 4096;
-                if (fuzz_limits_admit(&lim, &c)) {
+                if (decode_limits_admit(&lim, &c)) {
                     check_roundtrip(&c, &lim, "generated case");
                     n++;
                 }
@@ -364,9 +364,9 @@ static void test_generated_roundtrip(void)
                             oracle_plan_shapes(&r, &c.a_shape, &c.b_shape, &p, NULL) == 0;
                 uint8_t *bytes;
                 size_t nb;
-                if (valid && fuzz_encode(&c, &bytes, &nb) == 0) {
-                    fuzz_limits tiny;
-                    fuzz_limits_default(&tiny);
+                if (valid && decode_encode(&c, &bytes, &nb) == 0) {
+                    decode_limits tiny;
+                    decode_limits_default(&tiny);
                     tiny.max_elements = 16;
                     divcase d;
                     if (decode_checked(bytes, nb, &tiny, &d) == 0) {
@@ -398,7 +398,7 @@ static void test_unencodable(void)
     CHECK(divcase_alloc(&c, 1) == 0);
     uint8_t *bytes;
     size_t n;
-    CHECK(fuzz_encode(&c, &bytes, &n) == 0);
+    CHECK(decode_encode(&c, &bytes, &n) == 0);
     dvg_free(bytes);
     /* Axes at the ends of the range, short and long forms. */
     int64_t axes[] = {-64, -3, -2, -1, 0, 10, 11, 64};
@@ -407,20 +407,20 @@ static void test_unencodable(void)
         check_roundtrip(&c, NULL, "axis");
     }
     c.attrs.axis = 65;
-    CHECK(fuzz_encode(&c, &bytes, &n) == -1 && bytes == NULL);
-    CHECK(!fuzz_limits_admit(NULL, &c));
+    CHECK(decode_encode(&c, &bytes, &n) == -1 && bytes == NULL);
+    CHECK(!decode_limits_admit(NULL, &c));
     c.attrs.axis = -1;
     c.attrs.auto_broadcast = 3;
-    CHECK(fuzz_encode(&c, &bytes, &n) == -1);
+    CHECK(decode_encode(&c, &bytes, &n) == -1);
     c.attrs.auto_broadcast = 1;
     c.variant = 42;
-    CHECK(fuzz_encode(&c, &bytes, &n) == -1);
+    CHECK(decode_encode(&c, &bytes, &n) == -1);
     c.variant = DVG_VARIANT_ONNX_DIV_1; /* no i8 */
-    CHECK(fuzz_encode(&c, &bytes, &n) == -1);
+    CHECK(decode_encode(&c, &bytes, &n) == -1);
     c.variant = DVG_VARIANT_OPENVINO_DIVIDE_1;
     c.a_shape.rank = 2;
     c.a_shape.dims[0] = c.a_shape.dims[1] = 5000; /* 25e6 > 2^24 */
-    CHECK(fuzz_encode(&c, &bytes, &n) == -1);
+    CHECK(decode_encode(&c, &bytes, &n) == -1);
     divcase_free(&c);
 
     /* Large dimensions travel in the long form. */
@@ -437,13 +437,13 @@ static void test_unencodable(void)
     CHECK(divcase_alloc(&c, 2000) == 0);
     for (uint64_t i = 0; i < 1001; i++)
         oracle_store(c.dtype, c.b, i, i * 7);
-    fuzz_limits lim;
-    fuzz_limits_default(&lim);
+    decode_limits lim;
+    decode_limits_default(&lim);
     lim.max_elements = 1001;
-    CHECK(fuzz_limits_admit(&lim, &c));
+    CHECK(decode_limits_admit(&lim, &c));
     check_roundtrip(&c, &lim, "long dimensions");
     lim.max_elements = 1000;
-    CHECK(!fuzz_limits_admit(&lim, &c));
+    CHECK(!decode_limits_admit(&lim, &c));
     divcase_free(&c);
 }
 
@@ -462,7 +462,7 @@ static void test_reach(void)
         for (size_t i = 0; i < n; i++)
             buf[i] = (uint8_t)gen_next(&g);
         divcase c;
-        if (fuzz_decode(buf, n, NULL, &c))
+        if (decode_case(buf, n, NULL, &c))
             continue;
         variants[c.variant]++;
         dtypes[c.dtype]++;
@@ -536,8 +536,8 @@ static void test_shape_path(void)
     gen_seed(&g, 14, 7);
     uint8_t buf[160];
     for (size_t bi = 0; bi < sizeof budgets / sizeof budgets[0]; bi++) {
-        fuzz_limits lim;
-        fuzz_limits_default(&lim);
+        decode_limits lim;
+        decode_limits_default(&lim);
         lim.max_elements = budgets[bi];
         int ranks[DVG_MAX_RANK + 1] = {0}, inner17_rank3 = 0, inner33 = 0, zero = 0;
         int invalid = 0, drawn = 0, numpy_bcast = 0, windows = 0;
@@ -599,8 +599,8 @@ static void test_shape_path(void)
     }
     /* One byte: the simplest drawn shape (every choice 0), within a budget of 1. */
     static const uint8_t one[] = {0x80};
-    fuzz_limits lim;
-    fuzz_limits_default(&lim);
+    decode_limits lim;
+    decode_limits_default(&lim);
     lim.max_elements = 1;
     divcase c;
     if (decode_checked(one, sizeof one, &lim, &c) == 0) {

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The shape of the code, checked: (1) every #include between the project's
 # folders runs down the flow (the table below: what each folder may
-# include besides itself); (2) no CMake file globs its sources; (3) no
+# include besides itself; a subfolder of harness/run counts as
+# harness/run, and among them every command's folder may include
+# harness/run/engine/, the run engine, and nothing else of another's); (2) no CMake file globs its sources; (3) no
 # source path is baked into a binary (DVG_SOURCE_DIR); (4) every .c file
 # opens, after its SPDX line, with a comment saying what it contains.
 # Usage: test_layers.sh SOURCE_DIR. Prints each violation; exit 1 if any.
@@ -25,9 +27,18 @@ allowed() {
     esac
 }
 bad=0
+# layer FOLDER: the folder of the table a folder belongs to
+layer() { case $1 in harness/run/*) echo harness/run ;; *) echo "$1" ;; esac; }
 for f in $(git ls-files 'oracle/*.[ch]' 'harness/*.[ch]' 'reports/*.[ch]' 'fuzz/*.[ch]' 'corpus/*.[ch]'); do
-    from=$(dirname "$f")
-    for h in $(sed -n 's/^#include "\([a-z0-9_/]*\)\/[a-z0-9_]*\.h".*/\1/p' "$f" | sort -u); do
+    dir=$(dirname "$f")
+    from=$(layer "$dir")
+    for inc in $(sed -n 's/^#include "\([a-z0-9_/]*\)\/[a-z0-9_]*\.h".*/\1/p' "$f" | sort -u); do
+        h=$(layer "$inc")
+        if [ "$h" = "$from" ] && [ "$from" = harness/run ] && [ "$inc" != "$dir" ] &&
+           [ "$inc" != harness/run/engine ]; then
+            echo "layers: $f includes $inc/, another command's folder (only harness/run/engine/ is shared)"
+            bad=1
+        fi
         [ "$h" = "$from" ] && continue
         case " $(allowed "$from") " in
         *" $h "*) ;;

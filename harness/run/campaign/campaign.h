@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "harness/run/engine/crosscheck.h"
+#include "harness/run/engine/isolation.h"
 
 #define CAMPAIGN_MAX_PLUGINS CROSSCHECK_MAX_PLUGINS
 
@@ -42,11 +43,13 @@ typedef struct campaign_options {
     const char *args;          /* the resume key (cli_run_key), runs.args */
     double seconds;            /* wall-clock budget; 0: until max_cases */
     uint64_t max_cases;        /* 0: until the time budget */
-    uint32_t jobs;             /* worker processes; 0: one per core */
+    uint32_t jobs;             /* jobs, a worker per plugin each (the run
+                                  engine's, harness/run/engine/engine.h);
+                                  0: one per CPU the process may use; import:
+                                  1 */
     uint64_t seed;
     uint32_t shard_index, shard_count; /* shard_count 0 or 1: unsharded */
     uint32_t max_elements;     /* per tensor */
-    uint32_t timeout_ms;       /* per plugin call */
     verdict_profile profile;
     int progress;              /* 1: a status line on stderr */
     int stop_on_finding;       /* 1: end the campaign at its first finding */
@@ -54,19 +57,13 @@ typedef struct campaign_options {
                                   (harness/base/affinity.h): 1 when the jobs fit,
                                   0 never, -1 (default) when the jobs are as
                                   many as the CPUs the process may use */
-    uint64_t memory_limit;     /* bytes each worker may add; 0: none
-                                  (default WORKER_LIMIT_AS) */
-    uint32_t cpu_limit_s;      /* CPU seconds per plugin call; 0: none
-                                  (default WORKER_LIMIT_CPU_S) */
     int resume;                /* fuzz: 1 continues the latest incomplete
                                   fuzz run of the same command line and
                                   plugin build (harness/run/engine/resume.h) from the
                                   cases its counts hold; --seconds then
                                   budgets this session; none: a new run */
-    int32_t sandbox;               /* WORKER_SANDBOX_* (--sandbox; 0: auto) */
-    const char *const *env;        /* --env K=V for the plugin, n_env of them
-                                      (borrowed) */
-    uint32_t n_env;
+    run_isolation iso;         /* the workers' timeout, limits, sandbox,
+                                  environment */
 } campaign_options;
 
 /* A fuzz run records its counts every CAMPAIGN_CHECKPOINT_S seconds (the
@@ -76,9 +73,9 @@ typedef struct campaign_options {
  * recorded are known to the run and not recorded twice. */
 #define CAMPAIGN_CHECKPOINT_S 1.0
 
-/* Defaults: 60 s, one job per core, seed 1, unsharded, 64 elements, 2 s
+/* Defaults: 60 s, one job per CPU, seed 1, unsharded, 64 elements, 2 s
  * timeout, profile exact, progress when stderr is a terminal, the worker's
- * limits (worker_options_limited). */
+ * limits (isolation_default). */
 void campaign_options_default(campaign_options *o);
 
 /*
@@ -91,8 +88,9 @@ int campaign_run(const campaign_options *o, FILE *out, FILE *err);
 /*
  * Imports finding files written by libFuzzer or AFL++ (the raw inputs of
  * fuzz/fuzz_div.c): each is decoded with the plugin's claims, re-run in a
- * worker, judged, minimised and stored as a run of kind 'import'. `paths`
- * may name files or directories. Exit status as campaign_run.
+ * worker, judged, minimised and stored as a run of kind 'import', in the
+ * order of the files (a directory's in name order). `paths` may name files
+ * or directories. Exit status as campaign_run.
  */
 int campaign_import(const campaign_options *o, char **paths, int n_paths, FILE *out,
                     FILE *err);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "harness/judge/verdict.h"
+#include "harness/run/engine/isolation.h"
 
 #define CERTIFY_MAX_FILTERS 32
 
@@ -33,7 +34,6 @@ typedef struct certify_options {
                                       harness/cases/shapes.h too */
     uint32_t shape_tier;           /* their largest size tier: 2^k + 1
                                       elements (at most SHAPES_MAX_TIER) */
-    uint32_t timeout_ms;           /* per plugin call */
     uint32_t max_hangs;            /* a claim stops after this many hangs */
     uint32_t shard_index;          /* --shard i/N: this process judges the */
     uint32_t shard_count;          /* selected claims k with k % N == i (k
@@ -42,26 +42,24 @@ typedef struct certify_options {
                                       all of them */
     int progress;                  /* 1: progress line on stderr */
     int verbose;                   /* 1: every reproducer, not one per class */
-    uint64_t memory_limit;         /* bytes of address space the plugin's
-                                      worker may add (worker_options
-                                      .limit_as_bytes); 0: no limit */
-    uint32_t cpu_limit_s;          /* CPU seconds per plugin call; 0: none */
     int resume;                    /* 1: continue the latest incomplete
                                       certify run of the same command line
                                       and plugin build (harness/run/engine/resume.h):
                                       the claims it certified are kept, the
                                       others judged; none: a new run */
-    int32_t sandbox;               /* WORKER_SANDBOX_* (--sandbox; 0: auto) */
-    const char *const *env;        /* --env K=V for the plugin, n_env of them
-                                      (borrowed) */
-    uint32_t n_env;
+    run_isolation iso;             /* the workers' timeout, limits, sandbox,
+                                      environment */
+    uint32_t jobs;                 /* jobs, each with its worker (--jobs;
+                                      0: engine_jobs(), a CPU each) */
+    int pin;                       /* engine_pin: -1 auto, 0 never, 1 */
 } certify_options;
 
 /* Fills the defaults: profile exact, seed 1, 200 random cases of at most
- * 64 elements per claim, the shape-path cases up to tier SHAPES_MAX_TIER, 2 s timeout per plugin call, stop a claim at its
- * first hang (CRASHED), progress when stderr is a terminal, and the
- * worker's limits (worker_options_limited: confined, output captured,
- * WORKER_LIMIT_AS of memory, WORKER_LIMIT_CPU_S per call). */
+ * 64 elements per claim, the shape-path cases up to tier SHAPES_MAX_TIER,
+ * 2 s timeout per plugin call, stop a claim at its first hang (CRASHED),
+ * progress when stderr is a terminal, a job per CPU (pinned when they are
+ * as many), and the worker's limits (isolation_default: confined, output
+ * captured, WORKER_LIMIT_AS of memory, WORKER_LIMIT_CPU_S per call). */
 void certify_options_default(certify_options *o);
 
 /*
@@ -69,9 +67,17 @@ void certify_options_default(certify_options *o);
  * errors to `err`. Each claim's cases depend on (seed, variant, dtype)
  * alone, so the N shards of a seed together judge exactly the cases of the
  * unsharded run, and `divergence db merge` of their databases gives its
- * counts. A shard that holds no claim succeeds with an empty run. Returns the process exit status: 0 every claim holds,
- * 1 a claim does not, 2 usage or environment errors (plugin fails to load,
- * database cannot be opened, malformed case files).
+ * counts. A shard that holds no claim succeeds with an empty run.
+ *
+ * The claims' cases run on the run engine's jobs (harness/run/engine/
+ * engine.h), in units of consecutive cases of one claim, and are folded
+ * into their claim in case order, where a claim's stop rules (its hangs,
+ * the shape stage's incomplete cases) apply: the certificates, counts,
+ * findings and signature ids are the same for every number of jobs.
+ *
+ * Returns the process exit status: 0 every claim holds, 1 a claim does
+ * not, 2 usage or environment errors (plugin fails to load, database
+ * cannot be opened, malformed case files).
  */
 int certify_run(const certify_options *o, FILE *out, FILE *err);
 

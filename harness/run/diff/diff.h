@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "harness/run/engine/crosscheck.h"
+#include "harness/run/engine/isolation.h"
 
 #define DIFF_MAX_PLUGINS CROSSCHECK_MAX_PLUGINS
 #define DIFF_MAX_FILTERS 32
@@ -41,22 +42,27 @@ typedef struct diff_options {
     uint64_t seed;
     uint32_t random_cases;         /* per pair */
     uint32_t max_elements;         /* per random case */
-    uint32_t timeout_ms;           /* per plugin call */
     int partial;                   /* 1: also the pairs that only some (at
                                       least two) claim, each compared among
                                       those; its hazards are findings of
                                       that subset */
-    int32_t sandbox;               /* WORKER_SANDBOX_* */
-    const char *const *env;        /* --env K=V (borrowed), n_env of them */
-    uint32_t n_env;
+    run_isolation iso;             /* the workers' timeout, limits, sandbox,
+                                      environment */
+    uint32_t jobs;                 /* jobs, each with a worker per plugin
+                                      (--jobs; 0: engine_jobs()) */
+    int pin;                       /* engine_pin: -1 auto, 0 never, 1 */
 } diff_options;
 
 /* Defaults: profile exact, seed 1, 100 random cases of at most 64
- * elements per pair, 2 s per plugin call. */
+ * elements per pair, 2 s per plugin call, the worker's limits, a job per
+ * CPU. */
 void diff_options_default(diff_options *o);
 
 /*
- * Runs the comparison; prints per (variant, dtype) the table of hazard
+ * Runs the comparison, one pair per unit of the run engine (each job with
+ * a worker per plugin), each pair recorded and printed in the order of the
+ * pairs: the output and the store's ids are the same for any number of
+ * jobs. Prints per (variant, dtype) the table of hazard
  * class x plugin (what each gives), one reproducer per hazard signature,
  * and the departures, to `out`; errors to `err`. Returns the exit status:
  * 0 no plugin departs (hazards are reported, not failures), 1 a plugin

@@ -161,3 +161,15 @@ void crosscheck_given_text(const trial *const *t, const char *const *names, uint
         at += (size_t)w;
     }
 }
+
+void crosscheck_example(const crosscheck_elem *x, verdict_example *ex)
+{
+    memset(ex, 0, sizeof *ex);
+    ex->cls = ORACLE_CLASS_MATCH;
+    ex->index = x->index;
+    ex->a = x->a;
+    ex->b = x->b;
+    ex->operand_a = x->operand_a;
+    ex->operand_b = x->operand_b;
+    ex->expected = *x->expected;
+}

@@ -59,6 +59,11 @@ typedef struct crosscheck_elem {
     uint64_t values[CROSSCHECK_MAX_PLUGINS]; /* trial k's bits where computed */
 } crosscheck_elem;
 
+/* The example a hazard element gives a recorder or the minimiser: its
+ * element, operands, operand classes and the oracle's word; class MATCH
+ * (every plugin conforms). */
+void crosscheck_example(const crosscheck_elem *x, verdict_example *ex);
+
 /* Called for each hazard element; a non-zero return stops the comparison
  * and is returned by crosscheck_outputs. */
 typedef int (*crosscheck_sink)(void *ctx, const crosscheck_elem *e);

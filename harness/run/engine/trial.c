@@ -177,28 +177,6 @@ int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sin
     return v;
 }
 
-void trial_sandbox_options(worker_options *wo, int32_t sandbox, const char *const *env,
-                           uint32_t n_env)
-{
-    wo->sandbox = sandbox;
-    wo->env = env;
-    wo->n_env = n_env;
-}
-
-const char *trial_report_sandbox(const char *cmd, uint32_t layers, FILE *out, FILE *err,
-                                 char *buf, size_t cap)
-{
-    worker_describe_layers(layers, buf, cap);
-    if (out)
-        fprintf(out, "  sandbox: %s%s\n", buf,
-                layers & WORKER_LAYER_OFF ? "  *** THE PLUGIN RAN UNCONFINED ***" : "");
-    if (err && (layers & WORKER_LAYER_OFF))
-        fprintf(err, "divergence %s: WARNING: --sandbox off: the plugin runs with all of this "
-                     "process's rights (files, network, terminal, the database); its results "
-                     "are not evidence\n", cmd);
-    return buf;
-}
-
 const divcase *trial_reproducer_case(const trial *t, const divcase *c, const verdict_example *ex,
                                      divcase *tmp, int *owned)
 {

@@ -58,18 +58,6 @@ int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sin
  */
 void trial_outputs_from_worker(const worker_result *wr, verdict_outputs *out);
 
-/* The worker options every run command shares: `sandbox` (WORKER_SANDBOX_*,
- * --sandbox) and the n_env "K=V" strings of --env (borrowed) into *wo. */
-void trial_sandbox_options(worker_options *wo, int32_t sandbox, const char *const *env,
-                           uint32_t n_env);
-
-/* The sandbox line of a run's header, "  sandbox: <layers>\n", on `out`
- * (and the layers as text into buf, cap bytes, for the run record); with
- * WORKER_LAYER_OFF also a warning on `err` ("divergence CMD: WARNING:
- * ..."). Returns buf. */
-const char *trial_report_sandbox(const char *cmd, uint32_t layers, FILE *out, FILE *err,
-                                 char *buf, size_t cap);
-
 /* Operand bytes up to which a finding keeps its whole case. */
 #define TRIAL_FULL_CASE_BYTES (64u << 10)
 

@@ -164,7 +164,7 @@ void sweep_build_batch(job *jb, uint64_t c, int random, uint64_t first, uint32_t
  * else the first row's first SWEEP_WINDOW pairs in the same layout. */
 static int small_case(const divcase *dc, const sweep_view *v, divcase *out)
 {
-    if (dc->a_bytes + dc->b_bytes <= FULL_CASE_BYTES)
+    if (dc->a_bytes + dc->b_bytes <= TRIAL_FULL_CASE_BYTES)
         return divcase_copy(out, dc);
     divcase one;
     memset(&one, 0, sizeof one);

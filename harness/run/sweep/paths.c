@@ -18,9 +18,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "harness/cases/shapes.h"
+#include "harness/run/engine/recorder.h"
 #include "harness/run/engine/trial.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
@@ -28,46 +28,30 @@
 typedef struct paths_ctx {
     shared *sh;
     trial *t;
-    int failed;
+    recorder rec;
+    int failed;        /* 1: out of memory, 2: the store */
 } paths_ctx;
 
-/* Stores one finding of a shape-path case, as certify does. */
+/* Keeps one finding of a shape-path case, as certify does, and counts it
+ * per operand class, as the batches count theirs. */
 static int paths_sink(void *ctx, const divcase *c, const verdict_example *ex)
 {
     paths_ctx *p = ctx;
     verdict_words w;
     verdict_example_words(c->dtype, ex, &w);
-    divcase tmp;
-    int owned;
-    const divcase *rc = trial_reproducer_case(p->t, c, ex, &tmp, &owned);
     char note[VERDICT_NOTE_MAX + 160];
     snprintf(note, sizeof note, "sweep shape path: %.200s%s%.300s", c->source,
              ex->note[0] ? "; " : "", ex->note);
-    store_finding f = {
-        .implementation = p->sh->info->name,
-        .cls = ex->cls,
-        .operand_class = w.operand,
-        .c = rc,
-        .element = ex->index == UINT64_MAX ? -1 : (owned ? 0 : (int64_t)ex->index),
-        .expected = ex->index == UINT64_MAX ? NULL : w.expected,
-        .actual = ex->index == UINT64_MAX ? NULL : w.actual,
-        .ulps = ex->cls == ORACLE_CLASS_WRONG_VALUE ? ex->ulps : UINT64_MAX,
-        .note = note,
-    };
-    int is_new = 0;
-    /* per operand class too, as the batches count theirs */
-    int r = ex->index != UINT64_MAX &&
-            store_record_operand_counts(p->sh->db, p->sh->run_id, p->sh->info->name,
-                                        p->sh->variant, c->dtype, ex->cls, w.operand, ex->elements);
-    if (!r)
-        r = store_record_finding(p->sh->db, p->sh->run_id, &f, NULL, &is_new);
-    if (owned)
-        divcase_free(&tmp);
-    if (r) {
+    if (ex->index != UINT64_MAX &&
+        store_record_operand_counts(p->sh->db, p->sh->run_id, p->sh->info->name, p->sh->variant,
+                                    c->dtype, ex->cls, w.operand, ex->elements)) {
+        p->failed = 2;
+        return -1;
+    }
+    if (recorder_departure(&p->rec, p->sh->info->name, p->t, c, ex, note) < 0) {
         p->failed = 1;
         return -1;
     }
-    p->sh->new_signatures += (uint64_t)is_new;
     return 0;
 }
 
@@ -78,9 +62,9 @@ int sweep_walk_paths(shared *sh, worker *w, double *secs)
     *secs = 0;
     if (!o->shape_tier || sh->paths_done || !sweep_chunk_in_shard(o, chunk))
         return 0;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = engine_now();
     shapes_list l;
+    divcase_pool pool = {0};
     if (shapes_build(sh->variant, o->dtype, o->shape_tier, &l)) {
         fprintf(sh->err, "divergence sweep: out of memory for the shape paths\n");
         return -1;
@@ -89,7 +73,8 @@ int sweep_walk_paths(shared *sh, worker *w, double *secs)
     trial_init(&t, w, &o->profile);
     counts k;
     memset(&k, 0, sizeof k);
-    paths_ctx p = {sh, &t, 0};
+    paths_ctx p = {.sh = sh, .t = &t};
+    recorder_init(&p.rec, STORE_DEFAULT_REPRODUCERS, UINT64_MAX);
     gen_rng g;
     gen_seed(&g, o->seed, (uint64_t)sh->variant * 64 + o->dtype + (UINT64_C(1) << 32));
     const char *vname = oracle_variant_get(sh->variant)->name;
@@ -103,7 +88,7 @@ int sweep_walk_paths(shared *sh, worker *w, double *secs)
         char id[64];
         snprintf(id, sizeof id, "shape:%" PRIu64 ":%s:%s:%zu", o->seed, vname,
                  oracle_dtype_tag(o->dtype), i);
-        if (shapes_case(&g, sh->variant, o->dtype, &l.spec[i], id, &c)) {
+        if (shapes_case_pooled(&g, sh->variant, o->dtype, &l.spec[i], id, &pool, &c)) {
             fprintf(sh->err, "divergence sweep: out of memory for a shape-path case\n");
             rc = -1;
             break;
@@ -111,15 +96,17 @@ int sweep_walk_paths(shared *sh, worker *w, double *secs)
         verdict_tally before = k.t;
         if (trial_run(&t, &c, &k.t, paths_sink, &p) < 0) {
             fprintf(sh->err, "divergence sweep: %s\n",
-                    p.failed ? store_errmsg(sh->db) : t.error);
+                    p.failed == 2 ? store_errmsg(sh->db)
+                    : p.failed ? "out of memory keeping a finding" : t.error);
             rc = -1;
         }
         for (int cls = 0; cls < ORACLE_CLASS_COUNT; cls++)
             if (k.t.counts[cls] + k.t.accepted[cls] > before.counts[cls] + before.accepted[cls])
                 k.batches[cls]++;
-        divcase_free(&c);
+        divcase_free_pooled(&c, &pool);
     }
     shapes_list_free(&l);
+    divcase_pool_free(&pool);
     trial_free(&t);
     if (rc == 0) {
         char tally[2048];
@@ -131,12 +118,14 @@ int sweep_walk_paths(shared *sh, worker *w, double *secs)
                                          o->dtype, (uint32_t)cls, n, cases))
                 rc = -1;
         }
-        if (rc || store_sweep_chunk_done(sh->db, sh->sweep_id, chunk, 0, 0, tally) ||
+        if (rc || recorder_write(&p.rec, sh->db, sh->run_id, &sh->new_signatures) ||
+            store_sweep_chunk_done(sh->db, sh->sweep_id, chunk, 0, 0, tally) ||
             store_commit(sh->db)) {
             fprintf(sh->err, "divergence sweep: %s\n", store_errmsg(sh->db));
             rc = -1;
         }
     }
+    recorder_free(&p.rec);
     if (rc) {
         store_rollback(sh->db);
         return -1;
@@ -144,7 +133,6 @@ int sweep_walk_paths(shared *sh, worker *w, double *secs)
     sh->paths = k;
     sh->paths_done = 1;
     sh->paths_walked = 1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    *secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    *secs = engine_now() - t0;
     return 0;
 }

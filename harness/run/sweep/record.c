@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/run/engine/recorder.h"
 #include "oracle/dtype.h"
 #include "oracle/value.h"
 
@@ -68,15 +69,70 @@ static int window_case(const shared *sh, const sweep_signature *s, int random, d
     return 0;
 }
 
-/* Records a finished chunk: its counts, histogram, operand counts,
- * findings and place, in one transaction. Called with sh->store_lock held. */
-int sweep_commit_chunk(job *jb, uint64_t c, int random)
+/* The findings of a chunk into the recorder r: one per signature (an
+ * element's with its window as the reproducer, a batch's with the case
+ * kept of its class), then the narrowed crashes; and the counts per
+ * operand class. 0, -1 out of memory, -2 a store error. */
+static int chunk_findings(shared *sh, const chunk_result *r, recorder *rec)
 {
-    shared *sh = jb->sh;
+    const char *impl = sh->info->name;
+    char note[WORKER_MESSAGE_MAX + 200];
+    for (uint32_t i = 0; i < r->n_sigs; i++) {
+        const sweep_signature *s = &r->sigs[i];
+        verdict_example ex = s->ex;
+        long at;
+        if (s->operand_a != ORACLE_OPERAND_COUNT) {
+            char operand[64];
+            snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(s->operand_a),
+                     oracle_operand_name(s->operand_b));
+            if (store_record_operand_counts(sh->db, sh->run_id, impl, sh->variant, sh->sp.dtype,
+                                            s->cls, operand, s->elements))
+                return -2;
+            divcase repro;
+            if (window_case(sh, s, r->random, &repro))
+                return -1;
+            snprintf(note, sizeof note, "sweep chunk %" PRIu64 ": %" PRIu64 " elements of this "
+                     "signature in the chunk; row %u, column %u of its batch%s%.300s", r->c,
+                     s->elements, s->row, s->col, s->ex.note[0] ? "; " : "", s->ex.note);
+            ex.index = s->window_at;
+            ex.operand_a = s->operand_a;
+            ex.operand_b = s->operand_b;
+            at = recorder_departure(rec, impl, NULL, &repro, &ex, note);
+            divcase_free(&repro);
+        } else {
+            const case_finding *cf = NULL;
+            for (uint32_t q = 0; q < r->n_cf && !cf; q++)
+                if (r->cf[q].ex.cls == s->cls)
+                    cf = &r->cf[q];
+            if (!cf)
+                continue; /* counted; its case could not be kept */
+            snprintf(note, sizeof note, "sweep chunk %" PRIu64 ": %.400s", r->c, cf->ex.note);
+            ex.cls = s->cls;
+            ex.index = UINT64_MAX;
+            at = recorder_departure(rec, impl, NULL, &cf->c, &ex, note);
+        }
+        if (at < 0)
+            return -1;
+    }
+    /* narrowed crashes: a finding of their own, beside the batch's */
+    for (uint32_t q = 0; q < r->n_cf; q++)
+        if (!strncmp(r->cf[q].ex.note, "narrowed", 8) &&
+            recorder_departure(rec, impl, NULL, &r->cf[q].c, &r->cf[q].ex, r->cf[q].ex.note) < 0)
+            return -1;
+    return 0;
+}
+
+/* Records a finished chunk: its counts, histogram, operand counts,
+ * findings and place, in one transaction. */
+int sweep_commit_chunk(shared *sh, const chunk_result *r)
+{
     store *db = sh->db;
     const char *impl = sh->info->name;
-    const counts *k = &jb->chunk;
-    uint64_t pairs = sweep_chunk_pairs(&sh->sp, c);
+    const counts *k = &r->chunk;
+    uint64_t pairs = sweep_chunk_pairs(&sh->sp, r->c);
+    recorder rec;
+    recorder_init(&rec, STORE_DEFAULT_REPRODUCERS, UINT64_MAX);
+    int rc = -2;
     if (store_begin(db))
         goto fail;
     for (int cls = 0; cls < ORACLE_CLASS_COUNT; cls++) {
@@ -89,90 +145,24 @@ int sweep_commit_chunk(job *jb, uint64_t c, int random)
     if (store_record_ulp_histogram(db, sh->run_id, impl, sh->variant, sh->sp.dtype, k->t.ulp_hist,
                                    VERDICT_ULP_BUCKETS))
         goto fail;
-    uint32_t n_sigs;
-    const sweep_signature *sigs = sweep_judge_signatures(jb->judge, &n_sigs);
-    for (uint32_t i = 0; i < n_sigs; i++) {
-        const sweep_signature *s = &sigs[i];
-        char operand[64] = "", expected[128] = "", actual[VERDICT_ACTUAL_MAX] = "";
-        char note[WORKER_MESSAGE_MAX + 200];
-        divcase repro;
-        int have = 0;
-        store_finding f;
-        memset(&f, 0, sizeof f);
-        f.implementation = impl;
-        f.cls = s->cls;
-        f.ulps = UINT64_MAX;
-        if (s->operand_a != ORACLE_OPERAND_COUNT) {
-            snprintf(operand, sizeof operand, "%s/%s", oracle_operand_name(s->operand_a),
-                     oracle_operand_name(s->operand_b));
-            if (store_record_operand_counts(db, sh->run_id, impl, sh->variant, sh->sp.dtype,
-                                            s->cls, operand, s->elements))
-                goto fail;
-            if (window_case(sh, s, random, &repro))
-                goto oom;
-            have = 1;
-            verdict_elem_text(sh->sp.dtype, &s->ex.expected, expected, sizeof expected);
-            verdict_actual_text(sh->sp.dtype, &s->ex, actual, sizeof actual);
-            snprintf(note, sizeof note, "sweep chunk %" PRIu64 ": %" PRIu64 " elements of this "
-                     "signature in the chunk; row %u, column %u of its batch%s%.300s", c,
-                     s->elements, s->row, s->col, s->ex.note[0] ? "; " : "", s->ex.note);
-            f.c = &repro;
-            f.element = s->window_at;
-            f.expected = expected;
-            f.actual = actual;
-            if (s->cls == ORACLE_CLASS_WRONG_VALUE)
-                f.ulps = s->ex.ulps;
-        } else {
-            const case_finding *cf = NULL;
-            for (uint32_t q = 0; q < jb->n_cf && !cf; q++)
-                if (jb->cf[q].ex.cls == s->cls)
-                    cf = &jb->cf[q];
-            if (!cf)
-                continue; /* counted; its case could not be kept */
-            snprintf(note, sizeof note, "sweep chunk %" PRIu64 ": %.400s", c, cf->ex.note);
-            f.c = &cf->c;
-            f.element = -1;
-        }
-        f.operand_class = operand;
-        f.note = note;
-        int is_new = 0;
-        int rc = store_record_finding(db, sh->run_id, &f, NULL, &is_new);
-        if (have)
-            divcase_free(&repro);
-        if (rc)
-            goto fail;
-        sh->new_signatures += (uint64_t)is_new;
-    }
-    /* narrowed crashes: a finding of their own, beside the batch's */
-    for (uint32_t q = 0; q < jb->n_cf; q++) {
-        const case_finding *cf = &jb->cf[q];
-        if (strncmp(cf->ex.note, "narrowed", 8))
-            continue;
-        store_finding f;
-        memset(&f, 0, sizeof f);
-        f.implementation = impl;
-        f.cls = cf->ex.cls;
-        f.operand_class = "";
-        f.c = &cf->c;
-        f.element = -1;
-        f.ulps = UINT64_MAX;
-        f.note = cf->ex.note;
-        int is_new = 0;
-        if (store_record_finding(db, sh->run_id, &f, NULL, &is_new))
-            goto fail;
-        sh->new_signatures += (uint64_t)is_new;
-    }
+    rc = chunk_findings(sh, r, &rec);
+    if (rc)
+        goto fail;
+    rc = -2;
     char tally[2048];
     sweep_counts_format(k, tally, sizeof tally);
-    if (store_sweep_chunk_done(db, sh->sweep_id, c, pairs, k->unjudged, tally) || store_commit(db))
+    if (recorder_write(&rec, db, sh->run_id, &sh->new_signatures) ||
+        store_sweep_chunk_done(db, sh->sweep_id, r->c, pairs, k->unjudged, tally) ||
+        store_commit(db))
         goto fail;
+    recorder_free(&rec);
     return 0;
-oom:
-    store_rollback(db);
-    fprintf(sh->err, "divergence sweep: out of memory recording findings\n");
-    return -1;
 fail:
-    fprintf(sh->err, "divergence sweep: %s\n", store_errmsg(db));
+    if (rc == -1)
+        fprintf(sh->err, "divergence sweep: out of memory recording findings\n");
+    else
+        fprintf(sh->err, "divergence sweep: %s\n", store_errmsg(db));
     store_rollback(db);
+    recorder_free(&rec);
     return -1;
 }

@@ -30,20 +30,13 @@ void sweep_options_default(sweep_options *o)
     verdict_profile_parse("exact", &o->profile, err, sizeof err);
     o->seed = 1;
     o->random_pairs = UINT64_C(1) << 24;
-    o->timeout_ms = 10000;
+    isolation_default(&o->iso, 10000);
     o->max_failures = 8;
     o->batch_pairs = DEFAULT_BATCH_PAIRS;
     o->nondet_every = 64;
     o->shape_tier = SWEEP_PATHS_TIER;
     o->pin = 0;
     o->progress = isatty(2);
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 
@@ -253,25 +246,14 @@ static void print_summary(shared *sh, double secs, uint32_t jobs, const char *ve
     }
 }
 
-static uint32_t default_jobs(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (uint32_t)n;
-}
-
 /* The plugin's descriptor into *info (the caller's to dvg_free), from a
  * worker started once: the claims tell the variant, the variant the
  * layout, the layout the space. 0, or -1 with the reason on err. */
 static int probe_plugin(const sweep_options *o, worker_info **info, FILE *err)
 {
     worker *probe;
-    worker_options wo;
-    worker_options_default(&wo);
-    wo.config = o->config;
-    wo.quiet = 1;
-    wo.confine = 1; /* as the jobs' workers: its layers are the run's */
-    trial_sandbox_options(&wo, o->sandbox, o->env, o->n_env);
-    wo.timeout_ms = o->timeout_ms ? o->timeout_ms : 10000;
+    worker_options wo; /* as the jobs' workers: its layers are the run's */
+    isolation_worker_options(&o->iso, 10000, o->config, (isolation_place){-1, 1}, 1, &wo);
     worker_result pr = WORKER_RESULT_INIT;
     if (worker_new(o->plugin_path, &wo, &probe)) {
         fprintf(err, "divergence sweep: cannot create a worker for %s\n", o->plugin_path);
@@ -412,7 +394,7 @@ static void print_header(const shared *sh, int resumed, FILE *out, FILE *err)
     fprintf(out, "Sweep: %s %s (%s), %s %s [%s]%s, run %" PRId64 " in %s%s\n", sh->info->name,
             sh->info->version, o->plugin_path, oracle_variant_get(sh->variant)->name, d->tag,
             sh->attrs_text, shard, sh->run_id, sh->session.db_path, resumed ? " (resumed)" : "");
-    trial_report_sandbox("sweep", sh->info->layers, out, err, sandbox, sizeof sandbox);
+    isolation_report_sandbox("sweep", sh->info->layers, out, err, sandbox, sizeof sandbox);
     if (!sh->sp.structured)
         fprintf(out, "  space: exhaustive, every %s pair: %" PRIu64 " pairs%s\n", d->tag,
                 (uint64_t)sh->sp.n * sh->sp.n_rows, o->shard_count > 1 ? "" : "");
@@ -434,64 +416,56 @@ static void print_header(const shared *sh, int resumed, FILE *out, FILE *err)
     fflush(out);
 }
 
-/* Runs the jobs' threads (their workers started) until the shard is done,
- * the sweep stopped or failed, with progress and ETA on err; joins them
- * and reaps their workers. Returns the seconds they ran. */
-static double run_jobs(shared *sh, job *jobs, uint32_t n_jobs, FILE *err)
+/* The progress line and its ETA (the engine's tick). */
+static void tick(void *ctx, int last)
+{
+    shared *sh = ctx;
+    if (last) {
+        fprintf(sh->err, "\r%78s\r", "");
+        return;
+    }
+    pthread_mutex_lock(&sh->lock);
+    uint64_t done_pairs = sh->pairs_done + sh->pairs_under_way;
+    uint64_t diffs = 0;
+    for (int k = 1; k < ORACLE_CLASS_COUNT; k++)
+        diffs += sh->total.t.counts[k];
+    pthread_mutex_unlock(&sh->lock);
+    double t = engine_now() - sh->t0;
+    double fresh = (double)(done_pairs - sh->pairs_resumed);
+    uint64_t capped = done_pairs < sh->shard_pairs ? done_pairs : sh->shard_pairs;
+    double left = (double)(sh->shard_pairs - capped);
+    fprintf(sh->err, "\rsweep %s: %5.1f%% of %" PRIu64 " pairs, %.1f s, ETA %.1f s, %" PRIu64
+                     " differences   ",
+            oracle_dtype_tag(sh->o->dtype),
+            sh->shard_pairs ? 100.0 * (double)done_pairs / (double)sh->shard_pairs : 100.0,
+            sh->shard_pairs, t, fresh > 0 ? t * left / fresh : 0.0, diffs);
+}
+
+/* The chunks of the shard not done yet, each a unit of the run engine,
+ * until the shard is done, the sweep stopped or failed, with progress and
+ * ETA on err. Returns the seconds they ran, or -1 on a failure. */
+static double run_jobs(shared *sh)
 {
     const sweep_options *o = sh->o;
-    const oracle_dtype_info *d = oracle_dtype(o->dtype);
-    uint32_t running = 0;
-    for (uint32_t i = 0; i < n_jobs; i++) {
-        uint64_t p[2];
-        poisons(o->dtype, p);
-        jobs[i].bt.poison[0] = p[0];
-        jobs[i].bt.poison[1] = p[1];
-        jobs[i].bt.check_inputs = 1;
+    sh->units = dvg_calloc(sh->sp.n_chunks ? sh->sp.n_chunks : 1, sizeof *sh->units);
+    if (!sh->units) {
+        fprintf(sh->err, "divergence sweep: out of memory\n");
+        return -1;
     }
-    double t0 = now_s();
-    for (; running < n_jobs; running++)
-        if (pthread_create(&jobs[running].thread, NULL, sweep_job_main, &jobs[running])) {
-            sweep_set_failed(sh);
-            break;
-        }
-    double last = 0;
-    for (;;) {
-        pthread_mutex_lock(&sh->lock);
-        int over = sh->failed || sh->stopped;
-        uint64_t done_pairs = sh->pairs_done + sh->pairs_under_way;
-        int all = 1;
-        for (uint64_t c = 0; c < sh->sp.n_chunks && all; c++)
-            all = sh->done[c] || !sweep_chunk_in_shard(o, c);
-        uint64_t diffs = 0;
-        for (int k = 1; k < ORACLE_CLASS_COUNT; k++)
-            diffs += sh->total.t.counts[k];
-        pthread_mutex_unlock(&sh->lock);
-        double t = now_s() - t0;
-        if (o->progress && t - last >= 0.25) {
-            double fresh = (double)(done_pairs - sh->pairs_resumed);
-            uint64_t capped = done_pairs < sh->shard_pairs ? done_pairs : sh->shard_pairs;
-            double left = (double)(sh->shard_pairs - capped);
-            fprintf(err, "\rsweep %s: %5.1f%% of %" PRIu64 " pairs, %.1f s, ETA %.1f s, %" PRIu64
-                         " differences   ",
-                    d->tag,
-                    sh->shard_pairs ? 100.0 * (double)done_pairs / (double)sh->shard_pairs
-                                    : 100.0,
-                    sh->shard_pairs, t, fresh > 0 ? t * left / fresh : 0.0, diffs);
-            last = t;
-        }
-        if (over || all)
-            break;
-        struct timespec ts = {0, 20 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    for (uint32_t i = 0; i < running; i++)
-        pthread_join(jobs[i].thread, NULL);
-    double secs = now_s() - t0;
-    for (uint32_t i = 0; i < n_jobs; i++)
-        worker_stop(jobs[i].w); /* reaped: their peak memory is known */
-    if (o->progress)
-        fprintf(err, "\r%78s\r", "");
+    for (uint64_t c = 0; c < sh->sp.n_chunks; c++)
+        if (!sh->done[c] && sweep_chunk_in_shard(o, c))
+            sh->units[sh->n_units++] = c;
+    sh->t0 = engine_now();
+    engine_policy p = {.ctx = sh, .jobs = sh->n_jobs, .pin = engine_pin(o->pin, sh->n_jobs),
+                       .units = sh->n_units, .job_start = sweep_engine_job_start,
+                       .job_free = sweep_engine_job_free, .run = sweep_chunk_run,
+                       .commit = sweep_chunk_commit, .discard = sweep_chunk_discard,
+                       .stop = sweep_stop, .tick = o->progress ? tick : NULL, .tick_s = 0.25};
+    if (engine_run(&p, "sweep", sh->err) < 0)
+        return -1;
+    double secs = engine_now() - sh->t0;
+    for (uint32_t i = 0; i < sh->n_jobs; i++)
+        worker_stop(sh->jobs[i].w); /* reaped: their peak memory is known */
     return secs;
 }
 
@@ -525,17 +499,16 @@ static int record_stop(shared *sh, FILE *err)
 int sweep_run(const sweep_options *o, FILE *out, FILE *err)
 {
     shared sh;
-    job *jobs = NULL;
     worker_info *info = NULL;
-    uint32_t n_jobs = o->jobs ? o->jobs : default_jobs(), started = 0;
+    uint32_t n_jobs = o->jobs ? o->jobs : engine_jobs();
     int status = 2, resumed;
     memset(&sh, 0, sizeof sh);
     sh.out = out;
     sh.err = err;
     pthread_mutex_init(&sh.lock, NULL);
-    pthread_mutex_init(&sh.store_lock, NULL);
-    if (n_jobs > MAX_JOBS)
-        n_jobs = MAX_JOBS;
+    if (n_jobs > ENGINE_MAX_JOBS)
+        n_jobs = ENGINE_MAX_JOBS;
+    sh.n_jobs = n_jobs;
     sweep_options oo = *o;
     oo.jobs = n_jobs;
     sh.o = &oo;
@@ -551,8 +524,8 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
     }
     oracle_fastpath_selfcheck();
     oracle_rowcheck_selfcheck(o->dtype);
-    jobs = dvg_calloc(n_jobs, sizeof *jobs);
-    if (!jobs) {
+    sh.jobs = dvg_calloc(n_jobs, sizeof *sh.jobs);
+    if (!sh.jobs) {
         fprintf(err, "divergence sweep: out of memory\n");
         goto done;
     }
@@ -562,17 +535,15 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
     if (plan_space(&sh, err) || open_run(&sh, &resumed, err))
         goto done;
     print_header(&sh, resumed, out, err);
-    uint64_t max_pairs = (uint64_t)sh.sp.k * sh.sp.n;
-    if ((uint64_t)sh.sp.random_k * RANDOM_ROW > max_pairs && sh.sp.random_chunks)
-        max_pairs = (uint64_t)sh.sp.random_k * RANDOM_ROW;
-    for (; started < n_jobs; started++)
-        if (sweep_job_start(&sh, &jobs[started], started, n_jobs, max_pairs, err))
-            goto done;
-    double secs = run_jobs(&sh, jobs, n_jobs, err);
-    if (sh.failed)
+    sh.max_pairs = (uint64_t)sh.sp.k * sh.sp.n;
+    if ((uint64_t)sh.sp.random_k * RANDOM_ROW > sh.max_pairs && sh.sp.random_chunks)
+        sh.max_pairs = (uint64_t)sh.sp.random_k * RANDOM_ROW;
+    poisons(o->dtype, sh.poison);
+    double secs = run_jobs(&sh);
+    if (secs < 0 || sh.failed)
         goto done;
     double paths_secs = 0;
-    if (!sh.stopped && sweep_walk_paths(&sh, jobs[0].w, &paths_secs))
+    if (!sh.stopped && sweep_walk_paths(&sh, sh.jobs[0].w, &paths_secs))
         goto done;
     secs += paths_secs;
     /* the verdict: every chunk of the shard done, or stopped; the pairs'
@@ -607,14 +578,14 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
             sh.new_signatures, sh.run_id, sh.sweep_id);
     status = !strncmp(verdict, "CONFORMANT", 10) ? 0 : 1;
 done:
-    for (uint32_t i = 0; jobs && i < started; i++)
-        sweep_job_free(&jobs[i]);
-    dvg_free(jobs);
+    for (uint32_t i = 0; sh.jobs && i < n_jobs; i++)
+        sweep_job_free(&sh.jobs[i]);
+    dvg_free(sh.jobs);
+    dvg_free(sh.units);
     session_close(&sh.session, status == 2);
     dvg_free(info);
     dvg_free(sh.done);
     sweep_space_free(&sh.sp);
     pthread_mutex_destroy(&sh.lock);
-    pthread_mutex_destroy(&sh.store_lock);
     return status;
 }

@@ -61,6 +61,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "harness/judge/verdict.h"
+#include "harness/run/engine/isolation.h"
 #include "harness/worker/worker.h"
 
 #define SWEEP_MAX_ATTRS 8
@@ -78,12 +79,12 @@ typedef struct sweep_options {
     uint32_t variant;           /* DVG_VARIANT_*; 0: the plugin's first claim with dtype */
     const char *attr_key[SWEEP_MAX_ATTRS], *attr_value[SWEEP_MAX_ATTRS];
     uint32_t n_attrs;           /* --attr k=v, applied over the variant's defaults */
-    uint32_t jobs;              /* worker processes; 0: one per core */
+    uint32_t jobs;              /* jobs, a worker each (the run engine's);
+                                   0: one per CPU the process may use */
     uint32_t shard_index, shard_count; /* chunks c with c % count == index */
     int resume;                 /* 1: continue the newest unfinished sweep of these settings */
     uint64_t random_pairs;      /* f32/f64: random pairs besides the table (multiple of 256) */
     uint64_t seed;              /* of the random pairs */
-    uint32_t timeout_ms;        /* per plugin call */
     verdict_profile profile;
     int progress;               /* 1: progress and ETA on stderr */
     uint32_t max_failures;      /* batches that crash, hang, ... before the sweep stops */
@@ -94,10 +95,8 @@ typedef struct sweep_options {
     int pin;                    /* 1: each job and its worker on one CPU (jobs <= CPUs);
                                    measured slower here, so off by default */
     uint32_t stop_after_chunks; /* tests: stop (as if killed) after this many chunks; 0: no */
-    int32_t sandbox;               /* WORKER_SANDBOX_* (--sandbox; 0: auto) */
-    const char *const *env;        /* --env K=V for the plugin, n_env of them
-                                      (borrowed) */
-    uint32_t n_env;
+    run_isolation iso;          /* the workers' timeout, limits, sandbox,
+                                   environment */
 } sweep_options;
 
 /* Defaults: one job per core, seed 1, 2^24 random pairs, 10 s timeout,

@@ -7,8 +7,11 @@
  *   sweep/judge.c   the judging of one batch in bulk (sweep_judge_*)
  *   sweep/batch.c   building and running one batch, its failures
  *   sweep/record.c  recording a finished chunk in the store
- *   sweep/jobs.c    the jobs (one worker and thread each) and their chunks
- *   sweep.c         sweep_run: set-up, the run session, progress, summary
+ *   sweep/jobs.c    the jobs (a worker each) and their chunks: the run
+ *                   engine's policy (a unit per chunk, committed as it
+ *                   comes), the stop after too many failing batches
+ *   sweep/paths.c   the shape paths, after the chunks
+ *   sweep/sweep.c   sweep_run: set-up, the run session, progress, summary
  */
 #ifndef HARNESS_SWEEP_INTERNAL_H
 #define HARNESS_SWEEP_INTERNAL_H
@@ -18,18 +21,17 @@
 #include <stdio.h>
 
 #include "harness/cases/divcase.h"
+#include "harness/run/engine/engine.h"
 #include "harness/run/engine/session.h"
 #include "harness/run/sweep/sweep.h"
 #include "harness/store/store.h"
 #include "harness/worker/batch.h"
 #include "harness/worker/worker.h"
 
-#define MAX_JOBS 64
 #define MAX_SIGNATURES 512      /* per chunk and job; more are counted, not itemised */
 #define DEFAULT_BATCH_PAIRS (1u << 19)
 #define RANDOM_ROW 256u         /* pairs per random row */
 #define RANDOM_CHUNK_ROWS 4096u /* random rows per chunk (2^20 pairs) */
-#define FULL_CASE_BYTES (64u << 10) /* a failing batch this small is its own reproducer */
 #define MAX_HANGS 1             /* hangs before the sweep stops (each costs a timeout) */
 
 /* The layouts of a batch (sweep.h), and their names in the plan. */
@@ -132,8 +134,19 @@ typedef struct job {
     uint32_t n_cf;
     uint64_t batch_seq;          /* batches of this chunk so far */
     uint64_t added;              /* pairs this chunk added to pairs_under_way */
-    pthread_t thread;
 } job;
+
+/* What a chunk gave, handed from its job to the commit. */
+typedef struct chunk_result {
+    uint64_t c;                  /* the chunk */
+    int random;                  /* a chunk of the random pairs */
+    counts chunk;
+    sweep_signature *sigs;       /* the judge's signatures, copied */
+    uint32_t n_sigs;
+    case_finding cf[MAX_CASE_FINDINGS]; /* moved from the job */
+    uint32_t n_cf;
+    uint64_t added;              /* its pairs in pairs_under_way */
+} chunk_result;
 
 struct shared {
     const sweep_options *o;
@@ -145,6 +158,7 @@ struct shared {
     const worker_info *info;
     uint64_t declared;
     int repoison;               /* 1: the bulk check puts the poison back (sweep_view.repoison) */
+    uint64_t poison[2];         /* the batches' poison patterns (run 1, run 2) */
     int64_t int_div_zero_value;
     run_session session;         /* the run in the store */
     store *db;                   /* session.db */
@@ -154,7 +168,12 @@ struct shared {
     char layout_text[256];
     uint8_t *done;               /* per chunk: 1 done (before or now) */
     uint64_t shard_chunks, shard_pairs;
-    pthread_mutex_t store_lock;  /* the store, and new_signatures */
+    job *jobs;                   /* the jobs (the engine's states) */
+    uint32_t n_jobs;
+    uint64_t max_pairs;          /* a batch's, for the jobs' buffers */
+    uint64_t *units;             /* the chunks this session runs, in order */
+    uint64_t n_units;
+    double t0, last_tick;        /* progress */
     pthread_mutex_t lock;
     /* guarded by lock */
     uint64_t next_chunk;
@@ -165,7 +184,7 @@ struct shared {
     int stopped;                 /* too many failing batches */
     int narrowed;                /* a crash was narrowed already */
     const char *stop_reason;
-    uint64_t new_signatures;     /* guarded by store_lock */
+    uint64_t new_signatures;     /* the commits' */
     /* the shape paths (sweep/paths.c), after the jobs */
     int paths_done;              /* recorded, now or by an earlier session */
     int paths_walked;            /* walked by this session */
@@ -182,23 +201,23 @@ void sweep_build_batch(job *jb, uint64_t c, int random, uint64_t first, uint32_t
 int sweep_run_batch(job *jb, const divcase *dc, const sweep_view *v);
 
 /* Records a finished chunk: its counts, histogram, operand counts,
- * findings and place, in one transaction. Called with sh->store_lock
- * held. 0 or -1 (sweep/record.c). */
-int sweep_commit_chunk(job *jb, uint64_t c, int random);
-
-/* sh->failed = 1, under sh->lock (sweep/jobs.c). */
-void sweep_set_failed(shared *sh);
+ * findings and place, in one transaction (the engine's commit, the store's
+ * single writer). 0 or -1 (sweep/record.c). */
+int sweep_commit_chunk(shared *sh, const chunk_result *r);
 
 /* A job: its worker started (the plugin loaded) and its buffers for
- * batches of up to max_pairs pairs. 0, or -1 with the reason on err;
- * sweep_job_free frees what was made either way. */
-int sweep_job_start(shared *sh, job *jb, uint32_t index, uint32_t n_jobs, uint64_t max_pairs,
-                    FILE *err);
+ * batches of up to sh->max_pairs pairs. 0, or -1 with the reason on
+ * sh->err; sweep_job_free frees what was made either way. */
+int sweep_job_start(shared *sh, job *jb, uint32_t index, int cpu);
 void sweep_job_free(job *jb);
 
-/* A job's thread: takes the next chunk of the shard not done until none
- * is left, the sweep stopped or failed. arg: the job. */
-void *sweep_job_main(void *arg);
+/* The run engine's policy: a unit per chunk of sh->units (sweep/jobs.c). */
+int sweep_engine_job_start(void *ctx, engine_job *ej);
+void sweep_engine_job_free(void *ctx, engine_job *ej);
+int sweep_chunk_run(void *ctx, engine_job *ej, uint64_t u, void **result);
+int sweep_chunk_commit(void *ctx, uint64_t u, void *result);
+void sweep_chunk_discard(void *ctx, void *result);
+int sweep_stop(void *ctx);
 
 /* Judges the shape-path cases of the sweep's (variant, dtype) in worker w
  * and records them as chunk sp.n_chunks, unless an earlier session did or

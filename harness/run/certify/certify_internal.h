@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/run/certify/certify_internal.h: what the files of `divergence
+ * certify` share (private to harness/run/certify; the contract is
+ * certify.h):
+ *   plan.c     the case source: the selected claims, each claim's cases as
+ *              slots (stage, index, where the generator stands), and the
+ *              units the engine runs (consecutive slots of one claim)
+ *   unit.c     the policy's job side: a job's worker and trial, a unit's
+ *              cases run and judged, each one's counts and findings kept
+ *              apart (a case record)
+ *   claim.c    the policy's commit side: the case records folded into
+ *              their claim in order, under the claim's stop rules; a
+ *              finished claim recorded and its certificate printed
+ *   certify.c  certify_run: the plugin, the session, the header, the
+ *              engine, the summary
+ */
+#ifndef HARNESS_CERTIFY_INTERNAL_H
+#define HARNESS_CERTIFY_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "harness/cases/casefile.h"
+#include "harness/cases/coverage.h"
+#include "harness/cases/gen.h"
+#include "harness/cases/shapes.h"
+#include "harness/run/certify/certify.h"
+#include "harness/run/engine/engine.h"
+#include "harness/run/engine/recorder.h"
+#include "harness/run/engine/resume.h"
+#include "harness/run/engine/session.h"
+#include "harness/run/engine/trial.h"
+#include "harness/worker/worker.h"
+
+/* The shape-path stage of a claim stops after this many cases that the
+ * plugin did not complete (a crash, a hang, an exit, a failure...): each
+ * costs a new worker, and a plugin failing so on every call says nothing
+ * more about its paths. */
+#define CERTIFY_SHAPE_STOP 16u
+
+/* The stages of a claim, in their order. */
+enum { STAGE_CONFORMANCE, STAGE_EDGES, STAGE_RANDOM, STAGE_SHAPES };
+
+/* One case of a claim's plan. */
+typedef struct certify_slot {
+    uint8_t stage;
+    uint32_t index;   /* conformance: the case's index in the set; edges:
+                         the rounding pass; random, shapes: the case's number */
+    gen_rng rng;      /* random, shapes: the generator before the case */
+} certify_slot;
+
+/* How a selected claim is answered. */
+enum { CLAIM_JUDGE, CLAIM_NO_DTYPE, CLAIM_RECORDED };
+
+typedef struct certify_claim {
+    uint32_t variant, dtype;
+    int kind;
+    resume_certificate had;   /* CLAIM_RECORDED: what the run holds */
+    certify_slot *slots;
+    size_t n_slots;
+    shapes_list paths;        /* its shape-path specs */
+} certify_claim;
+
+/* A unit: slots [from, to) of a claim; `last`: the claim's last unit. */
+typedef struct certify_unit {
+    uint32_t claim;
+    size_t from, to;
+    int first, last;
+} certify_unit;
+
+/* What one case of a unit gave, kept apart until it is folded. */
+typedef struct case_record {
+    uint8_t stage;
+    uint32_t index;
+    int incomplete;           /* shapes: the plugin did not complete it */
+    int narrow;               /* a crash a claim narrows, if its first */
+    verdict_tally tally;
+    case_coverage coverage;
+} case_record;
+
+/* A unit's result: its case records and findings (sighting tags: 2k for
+ * case k's, 2k + 1 for its narrowed crash). */
+typedef struct unit_result {
+    case_record *cases;
+    size_t n;
+    recorder rec;
+} unit_result;
+
+/* The claim being folded (the commit side). */
+typedef struct claim_state {
+    verdict_tally tally;
+    case_coverage coverage;
+    verdict_example first[ORACLE_CLASS_COUNT]; /* one reproducer per class */
+    recorder rec;
+    int narrowed;             /* its first narrowed crash was taken */
+    int hung;                 /* it stopped at max_hangs hangs */
+    uint32_t incomplete;      /* shape cases the plugin did not complete */
+    size_t shapes_done;       /* shape cases judged */
+} claim_state;
+
+/* Everything one certification holds. */
+typedef struct certify {
+    const certify_options *o;
+    FILE *out, *err;
+    worker *w;                /* the first job's worker */
+    const worker_info *info;
+    run_session session;
+    store *db;
+    int64_t run_id;
+    casefile_set *cases;
+    uint32_t jobs;
+    int pinned;
+    certify_claim *claims;
+    uint32_t n_claims;
+    certify_unit *units;
+    size_t n_units, cap_units;
+    uint64_t total_cases, done_cases;
+    /* the commit side */
+    claim_state acc;
+    uint32_t claims_done, claims_held;
+    int status;               /* 0, 1 (a claim does not hold) */
+    uint64_t new_signatures;
+} certify;
+
+/* 1 when v is in list[0..n), or n is 0. */
+int certify_wanted(const uint32_t *list, uint32_t n, uint32_t v);
+
+/* plan.c: the selected claims of this shard (with what a resumed run
+ * holds), each judged one's slots, and the units. 0, or -1 out of memory
+ * or a store error (its message printed). */
+int certify_plan(certify *cf, const resume_certificate *had, size_t n_had);
+void certify_plan_free(certify *cf);
+
+/* unit.c: the engine policy's job side. */
+int certify_job_start(void *ctx, engine_job *j);
+void certify_job_free(void *ctx, engine_job *j);
+int certify_unit_run(void *ctx, engine_job *j, uint64_t u, void **result);
+void certify_unit_discard(void *ctx, void *result);
+
+/* claim.c: the engine policy's commit side, and the progress line. */
+int certify_unit_commit(void *ctx, uint64_t u, void *result);
+void certify_tick(void *ctx, int last);
+
+#endif /* HARNESS_CERTIFY_INTERNAL_H */

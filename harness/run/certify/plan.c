@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * This file contains certify's case source: the claims this run judges
+ * (the filters, the shard, what a resumed run holds), each claim's cases
+ * as slots in the order they are judged - the conformance cases, the edge
+ * cross product under each rounding, the seeded random cases, the shape
+ * paths - with where the generator stands before each one, so that any
+ * job can build any case; and the units the engine runs: consecutive
+ * slots of one claim, cut by their estimated cost.
+ */
+#include "harness/run/certify/certify_internal.h"
+
+#include <string.h>
+
+#include "harness/base/alloc.h"
+#include "oracle/dtype.h"
+#include "oracle/variant.h"
+
+/* What a case costs to run, in elements: a fixed part (the worker's round
+ * trips, the verdict) and its elements. Units are cut at about 1/UNITS_PER_JOB
+ * of a job's share, and never below UNIT_MIN. */
+#define CASE_COST 4096u
+#define UNITS_PER_JOB 16u
+#define UNIT_MIN (UINT64_C(1) << 20)
+
+int certify_wanted(const uint32_t *list, uint32_t n, uint32_t v)
+{
+    if (!n)
+        return 1;
+    for (uint32_t i = 0; i < n; i++)
+        if (list[i] == v)
+            return 1;
+    return 0;
+}
+
+static int add_slot(certify_claim *cl, size_t *cap, uint8_t stage, uint32_t index,
+                    const gen_rng *g)
+{
+    if (cl->n_slots == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 256;
+        certify_slot *s = dvg_realloc(cl->slots, ncap * sizeof *s);
+        if (!s)
+            return -1;
+        cl->slots = s;
+        *cap = ncap;
+    }
+    certify_slot *s = &cl->slots[cl->n_slots++];
+    memset(s, 0, sizeof *s);
+    s->stage = stage;
+    s->index = index;
+    if (g)
+        s->rng = *g;
+    return 0;
+}
+
+/* The slots of a judged claim. 0 or -1 (out of memory). */
+static int plan_claim(const certify *cf, certify_claim *cl)
+{
+    const certify_options *o = cf->o;
+    const oracle_variant *v = oracle_variant_get(cl->variant);
+    size_t cap = 0;
+    /* 1. the conformance cases of this (variant, dtype) */
+    for (size_t i = 0; cf->cases && i < cf->cases->count; i++) {
+        const divcase *c = &cf->cases->cases[i];
+        if (c->variant == cl->variant && c->dtype == cl->dtype &&
+            add_slot(cl, &cap, STAGE_CONFORMANCE, (uint32_t)i, NULL))
+            return -1;
+    }
+    /* 2. the edge-value cross product, under each integer rounding the
+     *    variant's attributes allow */
+    int roundings = (v->attr_keys & (ORACLE_ATTR_PYTHONDIV | ORACLE_ATTR_INT_ROUNDING)) ? 2 : 1;
+    for (int pass = 0; pass < roundings; pass++)
+        if (add_slot(cl, &cap, STAGE_EDGES, (uint32_t)pass, NULL))
+            return -1;
+    /* 3. seeded random cases, one stream per claim */
+    gen_rng g;
+    gen_seed(&g, o->seed, (uint64_t)cl->variant * 64 + cl->dtype);
+    for (uint32_t i = 0; i < o->random_cases; i++) {
+        if (add_slot(cl, &cap, STAGE_RANDOM, i, &g))
+            return -1;
+        divcase c;
+        if (gen_case(&g, cl->variant, cl->dtype, NULL, 1, 8, o->max_elements, "plan", &c))
+            return -1;
+        divcase_free(&c);
+    }
+    /* 4. the shape paths, a stream of their own */
+    if (!o->shape_paths)
+        return 0;
+    if (shapes_build(cl->variant, cl->dtype, o->shape_tier, &cl->paths))
+        return -1;
+    gen_seed(&g, o->seed, (uint64_t)cl->variant * 64 + cl->dtype + (UINT64_C(1) << 32));
+    for (size_t i = 0; i < cl->paths.n; i++) {
+        if (add_slot(cl, &cap, STAGE_SHAPES, (uint32_t)i, &g))
+            return -1;
+        shapes_case_skip(&g, cl->variant, cl->dtype, &cl->paths.spec[i]);
+    }
+    return 0;
+}
+
+/* The estimated cost of slot s of claim cl. */
+static uint64_t slot_cost(const certify *cf, const certify_claim *cl, const certify_slot *s)
+{
+    uint64_t n = 64;
+    if (s->stage == STAGE_CONFORMANCE) {
+        const divcase *c = &cf->cases->cases[s->index];
+        n = oracle_shape_count(&c->a_shape) + oracle_shape_count(&c->b_shape);
+    } else if (s->stage == STAGE_SHAPES) {
+        const shapes_spec *sp = &cl->paths.spec[s->index];
+        n = oracle_shape_count(&sp->a) + oracle_shape_count(&sp->b);
+    }
+    return CASE_COST + n;
+}
+
+static int add_unit(certify *cf, uint32_t claim, size_t from, size_t to, int first, int last)
+{
+    if (cf->n_units == cf->cap_units) {
+        size_t ncap = cf->cap_units ? 2 * cf->cap_units : 128;
+        certify_unit *u = dvg_realloc(cf->units, ncap * sizeof *u);
+        if (!u)
+            return -1;
+        cf->units = u;
+        cf->cap_units = ncap;
+    }
+    cf->units[cf->n_units++] = (certify_unit){claim, from, to, first, last};
+    return 0;
+}
+
+/* Cuts every claim into units of about `target` cost (a claim that is
+ * not judged: one unit of no slot, which prints its line). */
+static int plan_units(certify *cf)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < cf->n_claims; i++)
+        for (size_t s = 0; s < cf->claims[i].n_slots; s++)
+            total += slot_cost(cf, &cf->claims[i], &cf->claims[i].slots[s]);
+    uint64_t target = total / ((uint64_t)cf->jobs * UNITS_PER_JOB);
+    if (target < UNIT_MIN)
+        target = UNIT_MIN;
+    for (uint32_t i = 0; i < cf->n_claims; i++) {
+        const certify_claim *cl = &cf->claims[i];
+        cf->total_cases += cl->n_slots;
+        size_t from = 0;
+        uint64_t cost = 0;
+        for (size_t s = 0; s < cl->n_slots; s++) {
+            cost += slot_cost(cf, cl, &cl->slots[s]);
+            if (cost >= target && s + 1 < cl->n_slots) {
+                if (add_unit(cf, i, from, s + 1, from == 0, 0))
+                    return -1;
+                from = s + 1;
+                cost = 0;
+            }
+        }
+        if (add_unit(cf, i, from, cl->n_slots, from == 0, 1))
+            return -1;
+    }
+    return 0;
+}
+
+int certify_plan(certify *cf, const resume_certificate *had, size_t n_had)
+{
+    const certify_options *o = cf->o;
+    const worker_info *in = cf->info;
+    cf->claims = dvg_calloc(in->n_claims ? in->n_claims : 1, sizeof *cf->claims);
+    if (!cf->claims)
+        goto oom;
+    uint32_t selected = 0;
+    for (uint32_t i = 0; i < in->n_claims; i++) {
+        uint32_t variant = in->claims[i].variant, dtype = in->claims[i].dtype;
+        if (!certify_wanted(o->variants, o->n_variants, variant) ||
+            !certify_wanted(o->dtypes, o->n_dtypes, dtype))
+            continue;
+        uint32_t k = selected++;
+        if (o->shard_count > 1 && k % o->shard_count != o->shard_index)
+            continue;
+        certify_claim *cl = &cf->claims[cf->n_claims++];
+        cl->variant = variant;
+        cl->dtype = dtype;
+        cl->kind = CLAIM_JUDGE;
+        for (size_t r = 0; r < n_had; r++)
+            if (had[r].variant == variant && had[r].dtype == dtype) {
+                cl->kind = CLAIM_RECORDED;
+                cl->had = had[r];
+            }
+        if (!oracle_variant_has_dtype(oracle_variant_get(variant), dtype))
+            cl->kind = CLAIM_NO_DTYPE;
+        if (cl->kind == CLAIM_JUDGE && plan_claim(cf, cl))
+            goto oom;
+    }
+    if (plan_units(cf))
+        goto oom;
+    return 0;
+oom:
+    fprintf(cf->err, "divergence certify: out of memory\n");
+    return -1;
+}
+
+void certify_plan_free(certify *cf)
+{
+    for (uint32_t i = 0; cf->claims && i < cf->n_claims; i++) {
+        dvg_free(cf->claims[i].slots);
+        shapes_list_free(&cf->claims[i].paths);
+    }
+    dvg_free(cf->claims);
+    dvg_free(cf->units);
+    cf->claims = NULL;
+    cf->units = NULL;
+    cf->n_claims = 0;
+    cf->n_units = cf->cap_units = 0;
+}

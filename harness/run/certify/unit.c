@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the job side of certify's policy: a job's worker,
+ * trial and operand pool; a unit's cases built from their slots, run and
+ * judged, each case's counts, coverage and findings kept apart in a case
+ * record; the first crash of a unit narrowed to its element. A unit stops
+ * early where its claim certainly stops (its own hangs or incomplete shape
+ * cases reach the claim's limits): what it would run past that is never
+ * folded (claim.c).
+ */
+#include "harness/run/certify/certify_internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "harness/base/alloc.h"
+#include "harness/worker/narrow.h"
+#include "oracle/dtype.h"
+#include "oracle/variant.h"
+
+typedef struct certify_job {
+    certify *cf;
+    worker *w;
+    int own_worker;          /* 0: the first job's, cf->w */
+    trial t;
+    divcase_pool pool;       /* the shape cases' operand buffers */
+    unit_result *res;        /* the unit being run */
+    int sink_failed;
+} certify_job;
+
+int certify_job_start(void *ctx, engine_job *j)
+{
+    certify *cf = ctx;
+    certify_job *js = dvg_calloc(1, sizeof *js);
+    if (!js) {
+        fprintf(cf->err, "divergence certify: out of memory\n");
+        return -1;
+    }
+    j->state = js;
+    js->cf = cf;
+    if (j->index == 0) {
+        js->w = cf->w;
+    } else {
+        worker_options wo;
+        isolation_worker_options(&cf->o->iso, 5000, cf->o->config,
+                                 (isolation_place){j->cpu, cf->jobs}, 0, &wo);
+        if (worker_new(cf->o->plugin_path, &wo, &js->w)) {
+            fprintf(cf->err, "divergence certify: cannot create a worker for %s\n",
+                    cf->o->plugin_path);
+            return -1;
+        }
+        js->own_worker = 1;
+    }
+    trial_init(&js->t, js->w, &cf->o->profile);
+    if (js->own_worker) {
+        int started = worker_start(js->w, &js->t.wr);
+        if (started != 0) {
+            char msg[512];
+            fprintf(cf->err, "divergence certify: cannot load plugin %s: %s\n",
+                    cf->o->plugin_path,
+                    started < 0 ? worker_errmsg(js->w)
+                                : worker_result_format(&js->t.wr, msg, sizeof msg));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void certify_job_free(void *ctx, engine_job *j)
+{
+    (void)ctx;
+    certify_job *js = j->state;
+    if (!js)
+        return;
+    trial_free(&js->t);
+    divcase_pool_free(&js->pool);
+    if (js->own_worker)
+        worker_free(js->w);
+    dvg_free(js);
+    j->state = NULL;
+}
+
+void certify_unit_discard(void *ctx, void *result)
+{
+    (void)ctx;
+    unit_result *res = result;
+    if (!res)
+        return;
+    recorder_free(&res->rec);
+    dvg_free(res->cases);
+    dvg_free(res);
+}
+
+/* The judge's sink: every sighting into the unit's recorder. */
+static int sink(void *ctx, const divcase *c, const verdict_example *ex)
+{
+    certify_job *js = ctx;
+    if (recorder_departure(&js->res->rec, js->cf->info->name, &js->t, c, ex, NULL) < 0) {
+        fprintf(js->cf->err, "divergence certify: out of memory holding a finding\n");
+        js->sink_failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* Re-runs a crashing case element by element down to the one pair that
+ * fails, and keeps that pair as a whole-case finding. */
+static void narrow_failure(certify_job *js, const divcase *c, const oracle_plan *p)
+{
+    if (p->count <= 1)
+        return;
+    narrow_result nr;
+    memset(&nr, 0, sizeof nr);
+    narrow_options no = {0};
+    if (narrow_case(js->w, c, &js->t.wr, &no, &nr) == 0 && nr.found) {
+        verdict_example ex;
+        memset(&ex, 0, sizeof ex);
+        ex.cls = ORACLE_CLASS_CRASH; /* only crashes and exits are narrowed */
+        ex.index = UINT64_MAX;
+        snprintf(ex.note, sizeof ex.note, "narrowed to output element %" PRIu64 " of case %s: %s",
+                 nr.index, c->id, nr.message);
+        sink(js, &nr.reduced, &ex);
+    }
+    narrow_result_free(&nr);
+}
+
+/* Builds the case of slot s of claim cl into *c (or points *cp at a
+ * conformance case). 0, or -1 out of memory. */
+static int build_case(certify_job *js, const certify_claim *cl, const certify_slot *s,
+                      divcase *c, const divcase **cp)
+{
+    const certify_options *o = js->cf->o;
+    const oracle_variant *v = oracle_variant_get(cl->variant);
+    const char *tag = oracle_dtype_tag(cl->dtype);
+    char id[64];
+    gen_rng g = s->rng;
+    *cp = c;
+    switch (s->stage) {
+    case STAGE_CONFORMANCE:
+        *cp = &js->cf->cases->cases[s->index];
+        return 0;
+    case STAGE_EDGES: {
+        dvg_attrs at;
+        oracle_attrs_default(v, &at);
+        if (s->index == 1) {
+            at.pythondiv = 0;
+            if (v->attr_keys & ORACLE_ATTR_INT_ROUNDING)
+                at.int_rounding = DVG_ROUND_TRUNC;
+        }
+        return gen_edge_case(cl->variant, cl->dtype, &at,
+                             s->index ? "edges:other-rounding" : "edges", c);
+    }
+    case STAGE_RANDOM:
+        snprintf(id, sizeof id, "gen:%" PRIu64 ":%s:%s:%u", o->seed, v->name, tag, s->index);
+        return gen_case(&g, cl->variant, cl->dtype, NULL, 1, 8, o->max_elements, id, c);
+    default:
+        snprintf(id, sizeof id, "shape:%" PRIu64 ":%s:%s:%u", o->seed, v->name, tag, s->index);
+        return shapes_case_pooled(&g, cl->variant, cl->dtype, &cl->paths.spec[s->index], id,
+                                  &js->pool, c);
+    }
+}
+
+/* Runs case k of the unit (slot s) into its record. 0, or -1 on a
+ * harness error (its message printed). *narrowed: the unit narrowed a
+ * crash already. */
+static int run_case(certify_job *js, const certify_claim *cl, const certify_slot *s, size_t k,
+                    int *narrowed)
+{
+    unit_result *res = js->res;
+    case_record *rec = &res->cases[k];
+    rec->stage = s->stage;
+    rec->index = s->index;
+    divcase built;
+    const divcase *c;
+    if (build_case(js, cl, s, &built, &c)) {
+        fprintf(js->cf->err, "divergence certify: out of memory\n");
+        return -1;
+    }
+    res->rec.tag = (uint32_t)(2 * k);
+    int v = trial_run(&js->t, c, &rec->tally, sink, js);
+    if (v < 0) {
+        if (!js->sink_failed)
+            fprintf(js->cf->err, "divergence certify: %s\n", js->t.error);
+    } else {
+        if (js->t.valid) {
+            coverage_add_plan(&rec->coverage, &js->t.plan);
+            coverage_add_offsets(&rec->coverage, c, &js->t.plan);
+        }
+        uint32_t out = js->t.wr.outcome;
+        /* Hangs are not narrowed: each step would cost a full timeout. */
+        rec->narrow = v == 0 && js->t.valid && (out == WORKER_OUT_CRASH || out == WORKER_OUT_EXIT);
+        if (rec->narrow && !*narrowed) {
+            *narrowed = 1;
+            res->rec.tag = (uint32_t)(2 * k + 1);
+            narrow_failure(js, c, &js->t.plan);
+        }
+        rec->incomplete = s->stage == STAGE_SHAPES && out != WORKER_OUT_OK &&
+                          out != WORKER_OUT_INVALID_INPUT && out != WORKER_OUT_UNSUPPORTED;
+    }
+    if (c == &built)
+        divcase_free_pooled(&built, &js->pool);
+    return v < 0 || js->sink_failed ? -1 : 0;
+}
+
+int certify_unit_run(void *ctx, engine_job *j, uint64_t u, void **result)
+{
+    certify *cf = ctx;
+    certify_job *js = j->state;
+    const certify_unit *cu = &cf->units[u];
+    const certify_claim *cl = &cf->claims[cu->claim];
+    unit_result *res = dvg_calloc(1, sizeof *res);
+    if (res)
+        res->cases = dvg_calloc(cu->to > cu->from ? cu->to - cu->from : 1, sizeof *res->cases);
+    if (!res || !res->cases) {
+        dvg_free(res);
+        fprintf(cf->err, "divergence certify: out of memory\n");
+        return -1;
+    }
+    recorder_init(&res->rec, STORE_DEFAULT_REPRODUCERS, CERTIFY_HELD_BYTES);
+    *result = res;
+    js->res = res;
+    int narrowed = 0;
+    uint64_t hangs = 0;
+    uint32_t incomplete = 0;
+    for (size_t s = cu->from; s < cu->to; s++) {
+        size_t k = s - cu->from;
+        if (run_case(js, cl, &cl->slots[s], k, &narrowed))
+            return -1;
+        res->n = k + 1;
+        /* The claim stops here whatever came before this unit. */
+        hangs += res->cases[k].tally.counts[ORACLE_CLASS_HANG];
+        incomplete += (uint32_t)res->cases[k].incomplete;
+        if (hangs >= cf->o->max_hangs || incomplete >= CERTIFY_SHAPE_STOP)
+            break;
+    }
+    return 0;
+}

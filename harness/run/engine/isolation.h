@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/run/engine/isolation.h: how a run confines its plugin's workers,
+ * the options every command shares (--timeout, --memory-limit,
+ * --cpu-limit, --sandbox, --env) in one struct that each command's options
+ * embed, their translation into worker_options, and the sandbox line a
+ * run's header prints.
+ */
+#ifndef HARNESS_RUN_ISOLATION_H
+#define HARNESS_RUN_ISOLATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "harness/worker/worker.h"
+
+typedef struct run_isolation {
+    uint32_t timeout_ms;       /* per plugin call; 0: the command's default */
+    uint64_t memory_limit;     /* bytes of address space a worker may add
+                                  (worker_options.limit_as_bytes); 0: none */
+    uint32_t cpu_limit_s;      /* CPU seconds per plugin call; 0: none */
+    int32_t sandbox;           /* WORKER_SANDBOX_* (--sandbox; 0: auto) */
+    const char *const *env;    /* --env K=V for the plugin, n_env of them
+                                  (borrowed: they outlive the run) */
+    uint32_t n_env;
+} run_isolation;
+
+/* The defaults: timeout_ms, the worker's limits (WORKER_LIMIT_AS of
+ * memory, WORKER_LIMIT_CPU_S per call), the sandbox auto, no --env. */
+void isolation_default(run_isolation *iso, uint32_t timeout_ms);
+
+/* Where a run's worker runs: its CPU (-1: anywhere), and the workers of
+ * the run that share the plugin's output shown on the terminal
+ * (WORKER_OUTPUT_TOTAL in all). */
+typedef struct isolation_place {
+    int cpu;
+    uint32_t workers;
+} isolation_place;
+
+/*
+ * The worker options of a run under *iso: worker_options_limited (confined,
+ * output captured, the file size limit), its limits, sandbox and
+ * environment, and its timeout (0: default_timeout_ms). config: the
+ * plugin's open() string (NULL: ""), borrowed; quiet: the plugin's stdout
+ * and stderr to /dev/null.
+ */
+void isolation_worker_options(const run_isolation *iso, uint32_t default_timeout_ms,
+                              const char *config, isolation_place at, int quiet,
+                              worker_options *wo);
+
+/*
+ * The sandbox line of a run's header, "  sandbox: <layers>\n", on `out`
+ * (and the layers as text into buf, cap bytes, for the run record); with
+ * WORKER_LAYER_OFF also a warning on `err` ("divergence CMD: WARNING:
+ * ..."). out and err may be NULL. Returns buf.
+ */
+const char *isolation_report_sandbox(const char *cmd, uint32_t layers, FILE *out, FILE *err,
+                                     char *buf, size_t cap);
+
+#endif /* HARNESS_RUN_ISOLATION_H */
