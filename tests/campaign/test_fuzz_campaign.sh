@@ -7,11 +7,7 @@
 # Usage: test_fuzz_campaign.sh DIVERGENCE REFERENCE_SO MUTANT_DIR CORPUS_DIR
 set -u
 D=$1 REF=$2 M=$3 CORPUS=$4
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
 q() { sqlite3 "$1" "$2"; }
 
 # The reference kernel: a short campaign finds nothing (exit 0).
@@ -67,5 +63,4 @@ done
 "$D" fuzz --plugin "$M/mutant_no_entry.so" --seconds 1 --db "$tmp/bad.db" >/dev/null 2>"$tmp/err"
 if [ $? -eq 2 ] && grep -q 'cannot load plugin' "$tmp/err"; then ok; else bad "fuzz of an unloadable plugin"; fi
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -13,11 +13,7 @@
 # Usage: test_fuzz_differential.sh DIVERGENCE REFERENCE_SO OTHER_SO MUTANT_DIR CORPUS_DIR
 set -u
 D=$1 REF=$2 OTHER=$3 M=$4 CORPUS=$5
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
 q() { sqlite3 "$1" "$2"; }
 R=divergence-reference O=divergence-mutant-other_unspecified
 SET="$R|$O"
@@ -126,5 +122,4 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "missing.so" "$tmp/u2.out" && ok ||
     bad "missing plugin: exit $rc: $(cat "$tmp/u2.out")"
 
-echo "fuzz differential: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish "fuzz differential"

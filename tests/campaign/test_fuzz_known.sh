@@ -9,11 +9,7 @@
 # Usage: test_fuzz_known.sh DIVERGENCE MUTANT_DIR CORPUS_DIR
 set -u
 D=$1 M=$2 CORPUS=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
 db=$tmp/known.db
 q() { sqlite3 "$db" "$1"; }
 
@@ -53,5 +49,4 @@ if [ "$n" = "$stored" ] && [ "$known" = "$before" ] && [ "$new" = "$first" ] &&
     bad "second run: summary '$n $new $known', stored $stored, known before $before, first found $first"
 fi
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -7,11 +7,7 @@
 # Usage: test_fuzz_shape_mutants.sh DIVERGENCE MUTANT_DIR CORPUS_DIR [SECONDS]
 set -u
 D=$1 M=$2 CORPUS=$3 S=${4:-60}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
 q() { sqlite3 "$1" "$2"; }
 
 for m in remainder_17 row_bcast_32k1 outer_product rank8_stride threshold_4mi; do
@@ -34,5 +30,4 @@ small=$(q "$tmp/remainder_17.db" "SELECT r.a_shape, r.b_shape FROM reproducers r
 if [ -n "$small" ]; then ok; echo "remainder_17 minimised: $small" | head -n 1; else
     bad "remainder_17: no small reproducer: $(q "$tmp/remainder_17.db" "SELECT a_shape || ' / ' || b_shape FROM reproducers")"; fi
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

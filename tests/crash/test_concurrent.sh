@@ -10,11 +10,7 @@
 # Usage: test_concurrent.sh DIVERGENCE SLOW_PLUGIN FINDING_PLUGIN REFERENCE
 set -u
 D=$1 SLOW=$2 FIND=$3 REF=$4
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
 db=$tmp/shared.db
 "$D" certify --plugin "$REF" --db "$db" --variant onnx-div-14 --dtype i8 --random 5 --no-progress >/dev/null
 
@@ -51,5 +47,4 @@ n=$(sqlite3 "$db" "SELECT sum(cases) FROM counts c JOIN runs r ON r.id = c.run_i
 n=$(sqlite3 "$db" "SELECT count(*) FROM signature_runs g JOIN runs r ON r.id = g.run_id WHERE r.kind = 'fuzz'")
 [ "$n" -gt 0 ] && ok || bad "the fuzz campaign with findings recorded none"
 "$D" db check "$db" >"$tmp/check" 2>&1 && ok || bad "db check: $(cat "$tmp/check")"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

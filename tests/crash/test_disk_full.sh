@@ -10,18 +10,13 @@
 # Usage: test_disk_full.sh DIVERGENCE PLUGIN
 set -u
 D=$1 PLUG=$2
-tmp=$(mktemp -d)
+. "$(dirname "$0")/../lib.sh"
 mnt=$tmp/mnt
 mkdir "$mnt"
 mounted=0
-cleanup() {
+cleanup() { # before lib.sh removes $tmp
     [ $mounted -eq 1 ] && umount "$mnt" 2>/dev/null
-    rm -rf "$tmp"
 }
-trap cleanup EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 db=$mnt/full.db
 mkdir "$tmp/nocases" # small cases only: under RLIMIT_FSIZE the operand memory counts too
 SMALL="--variant onnx-div-14 --dtype i8 --random 10 --no-progress --cases $tmp/nocases"
@@ -78,5 +73,4 @@ n=$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE kind = 'certify' AND status =
 claims=$(sqlite3 "$db" "SELECT count(*) FROM certificates WHERE run_id = (SELECT max(id) FROM runs WHERE kind = 'certify')")
 [ "$claims" = 65 ] && ok || bad "the resumed run holds $claims certificates, want 65"
 "$D" db check "$db" >/dev/null 2>&1 && ok || bad "db check at the end"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

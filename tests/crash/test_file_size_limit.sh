@@ -9,12 +9,8 @@
 # Usage: test_file_size_limit.sh DIVERGENCE PLUGIN
 set -u
 D=$1 PLUG=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 cd "$tmp" || exit 1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 mkdir nocases
 
 # limited BLOCKS COMMAND...: COMMAND under `ulimit -f BLOCKS` (sh's unit:
@@ -54,5 +50,4 @@ rc=$?
 if [ $rc -eq 2 ] && grep -q 'g.db: .*ulimit -f' err; then ok; else
     bad "certify into a new database under ulimit -f 50: exit $rc: $(tail -c 400 err)"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

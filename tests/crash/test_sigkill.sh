@@ -14,11 +14,8 @@
 # Usage: test_sigkill.sh DIVERGENCE PLUGIN [ROUNDS]
 set -u
 D=$1 PLUG=$2 ROUNDS=${3:-4}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0 kills=0 lost=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
+kills=0 lost=0
 
 # What must never go away once committed.
 snapshot() { # DB OUT
@@ -201,5 +198,4 @@ esac
 
 echo "SIGKILL points: $kills (certify $ck, fuzz $((kills - ck))), committed rows lost: $lost"
 [ $kills -ge $((ROUNDS * 3)) ] && ok || bad "only $kills kills landed"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

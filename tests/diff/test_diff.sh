@@ -8,11 +8,7 @@
 # Usage: test_diff.sh DIVERGENCE REFERENCE_SO DIFF_DIR MUTANT_DIR
 set -u
 D=$1 REF=$2 OTHER=$3/mutant_other_unspecified.so M=$4
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
 db=$tmp/diff.db
 
 # run NAME WANT_RC ARGS...: divergence diff into $tmp/NAME.out
@@ -128,5 +124,4 @@ if [ -n "$sig" ] && "$D" query --db "$db" history "sig:$sig" >"$tmp/hist.out" 2>
 "$D" diff --plugin "$REF" --db "$db" >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "one plugin: want exit 2"
 
-echo "diff: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish diff

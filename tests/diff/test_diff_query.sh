@@ -14,11 +14,7 @@
 # Usage: test_diff_query.sh DIVERGENCE REFERENCE_SO DIFF_DIR
 set -u
 D=$1 REF=$2 V1=$3/mutant_other_unspecified.so V2=$3/mutant_other_unspecified_v2.so
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3 || echo python3)
 db=$tmp/q.db
@@ -114,5 +110,4 @@ assert "history sig:$sig: open again, seen in runs 2 and 5" \
     "j['signature'][0]['status'] == 'open' and j['signature'][0]['last_run'] == 5
      and [r['run'] for r in j['runs'] if r['finding'] == 'seen'] == [2, 5]"
 
-echo "diff query: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish "diff query"

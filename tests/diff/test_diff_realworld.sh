@@ -23,10 +23,7 @@ for lib in reference onnxruntime libtorch eigen xnnpack onednn; do
         exit 77
     fi
 done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
+. "$(dirname "$0")/../lib.sh"
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # where_given FILE HAZARD PLUGIN: PLUGIN's cell in the "where HAZARD" rows
@@ -188,5 +185,4 @@ grep -A1 "^  onnx-div-7 *f32 " "$tmp/p.out" | grep -q "compared:" &&
     --db "$tmp/p.db" >"$tmp/q.out" 2>&1
 grep -q "^  onnx-div-7 *f64 " "$tmp/q.out" && bad "without --partial: f64 compared" || ok
 
-echo "diff realworld: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish "diff realworld"

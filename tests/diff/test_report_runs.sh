@@ -17,13 +17,11 @@ set -u
 D=$1 REF=$2 OTHER=$3/mutant_other_unspecified.so M=$4 CHECK=$5/check_runs.py
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3 || echo python3)
-top=$(mktemp -d)
-trap 'rm -rf "$top"' EXIT
+. "$(dirname "$0")/../lib.sh"
+top=$tmp
+cleanup() { rm -rf "$top"; }
 tmp="$top/a<b>&c"
 mkdir "$tmp"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 db=$tmp/r.db
 cert() {
     "$D" certify --plugin "$1" --db "$db" --variant onnx-div-14 --dtype i32 --dtype f32 \

@@ -4,8 +4,8 @@
 # fuzz/div.dict are what scripts/gen-corpus would write from cases/ today.
 set -eu
 tool=$1 src=$2
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+. "$(dirname "$0")/../lib.sh"
+out=$tmp
 mkdir "$out/div" "$out/casefile"
 "$tool" "$src/cases" "$out/div" "$out/casefile" "$out/div.dict" >/dev/null
 rc=0

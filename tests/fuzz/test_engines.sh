@@ -20,11 +20,7 @@
 # (scripts/test.sh sets it after building them): then that fails.
 set -u
 D=$1 S=$2 M=$3 REPLAY=$4 LF=$5 AFL=$6
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
 skip() {
     if [ "${DVG_REQUIRE_ENGINES:-0}" = 1 ]; then
         echo "FAIL: $* (DVG_REQUIRE_ENGINES=1)" >&2
@@ -123,5 +119,4 @@ for pair in $MUTANTS; do
     done
 done
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -12,12 +12,9 @@
 set -u
 D=$1 PD=$2 S=$3
 P=$PD/reference.so
-tmp=$(mktemp -d)
+. "$(dirname "$0")/../lib.sh"
 chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0 inputs=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+inputs=0
 A="--variant onnx-div-13 --dtype i32 --random 2 --no-progress"
 
 # bad PATTERN COMMAND...: exit 2, PATTERN on stderr, stdout empty, under 60 s.
@@ -330,5 +327,4 @@ if [ -x /usr/bin/python3 ]; then
 fi
 
 echo "malformed inputs: $inputs"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

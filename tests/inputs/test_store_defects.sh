@@ -20,13 +20,8 @@
 # Usage: test_store_defects.sh DIVERGENCE PLUGIN_DIR MUTANT
 set -u
 D=$1 P=$2/reference.so M=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 cd "$tmp" || exit 1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }
 A="--variant onnx-div-13 --dtype i32 --random 2 --no-progress"
 "$D" certify --plugin "$P" $A --db good.db >/dev/null 2>&1 || bad "making good.db"
 sqlite3 good.db 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
@@ -146,5 +141,4 @@ last "empty path" certify --plugin "$P" $A --db ""
 last "empty path" query --db "" runs
 check "no 'no output pointer' wording: $(cat err)" sh -c '! grep -q "output pointer" err'
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

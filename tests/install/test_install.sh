@@ -11,15 +11,7 @@
 # Usage: test_install.sh BUILD_DIR SOURCE_DIR CMAKE
 set -u
 B=$1 S=$2 CMAKE=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() {
-    what=$1; shift
-    if "$@"; then ok; else bad "$what"; fi
-}
+. "$(dirname "$0")/../lib.sh"
 for t in pkg-config make cc nm; do
     command -v $t >/dev/null 2>&1 || { echo "SKIP: $t is not installed" >&2; exit 77; }
 done
@@ -85,5 +77,4 @@ for so in ex-cmake/div_example.so ex/div_example.so; do
     check "$so: i32 CONFORMANT" grep -q 'onnx-div-14 *i32 *CONFORMANT' cert.out
 done
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

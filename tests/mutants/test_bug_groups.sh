@@ -8,11 +8,7 @@
 # Usage: test_bug_groups.sh DIVERGENCE MUTANT_DIR
 set -u
 D=$1 M=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
 need_sqlite() { command -v sqlite3 >/dev/null 2>&1 || { echo "SKIP: no sqlite3" >&2; exit 77; }; }
 need_sqlite
 q() { sqlite3 "$1" "$2"; }
@@ -76,5 +72,4 @@ two skip_last bcast_ignores_a1
 two recip_mul bcast_ignores_a1
 two skip_last recip_mul
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

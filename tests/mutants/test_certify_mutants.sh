@@ -6,11 +6,7 @@
 # Usage: test_certify_mutants.sh DIVERGENCE MUTANT_DIR REFERENCE_SO
 set -u
 D=$1 M=$2 REF=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
 
 # certify NAME WANT_RC CLASS_PATTERN FILTERS...
 certify() {
@@ -132,5 +128,4 @@ else
     bad "no align_a_vs_c reproducer with data offsets recorded"
 fi
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

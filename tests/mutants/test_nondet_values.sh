@@ -8,11 +8,7 @@
 # Usage: test_nondet_values.sh DIVERGENCE MUTANT_DIR
 set -u
 D=$1 M=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
 db=$tmp/nondet.db
 
 # two_runs TEXT: 0 when TEXT holds "got X (0xA) in run 1, Y (0xB) in run 2"
@@ -58,5 +54,4 @@ if [ $rc -eq 1 ] && two_runs "$(grep '^  recorded element' "$tmp/replay.out")" &
     two_runs "$(grep '^  recorded: ' "$tmp/replay.out")"; then ok; else
     bad "replay sig:$sig: exit $rc: $(cat "$tmp/replay.out")"; fi
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

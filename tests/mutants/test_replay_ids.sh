@@ -10,11 +10,7 @@
 # Usage: test_replay_ids.sh DIVERGENCE MUTANT_DIR CORPUS_DIR
 set -u
 D=$1 M=$2 CORPUS=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
 db=$tmp/ids.db
 q() { sqlite3 "$db" "$1"; }
 
@@ -109,5 +105,4 @@ done <"$tmp/lines"
 if [ $n -ge 1 ] && grep -q "replay --db $db sig:N" "$tmp/fuzz.out"; then ok; else
     bad "the fuzz summary names no signature to replay: $(cat "$tmp/fuzz.out")"; fi
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -4,12 +4,8 @@
 # bad input. Usage: test_cli.sh path/to/divergence
 set -u
 D=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
+. "$(dirname "$0")/../lib.sh"
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
 # expect_out NAME WANT CMD... : stdout of CMD equals WANT, exit 0
 expect_out() {
@@ -91,5 +87,4 @@ expect_err_in "three operands" "stdin line 1: trailing text" '3c00 3c00 3c00\n' 
 printf '3c00 3c00\nzz\n' | "$D" oracle --variant onnx-div-7 --dtype f16 >"$tmp/out" 2>/dev/null
 if [ "$(cat "$tmp/out")" = "3c00" ]; then ok; else bad "lines before the error: '$(cat "$tmp/out")'"; fi
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

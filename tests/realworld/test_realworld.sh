@@ -18,10 +18,8 @@ fi
 # Per plugin call, loading included: libtorch alone takes 0.45 s to load on
 # an idle machine, and ctest runs tests side by side.
 TIMEOUT=20000
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0 PROFILE=
-ok() { pass=$((pass + 1)); }
+. "$(dirname "$0")/../lib.sh"
+PROFILE=
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 has_cpu() { grep -qw "$1" /proc/cpuinfo; }
 
@@ -187,5 +185,4 @@ onnxruntime)
     exit 2
     ;;
 esac
-echo "realworld $LIB: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish "realworld $LIB"

@@ -11,11 +11,7 @@
 # Usage: test_sweep.sh DIVERGENCE REFERENCE_SO MUTANT_DIR
 set -u
 D=$1 REF=$2 M=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
 q() { sqlite3 "$1" "$2"; }
 command -v sqlite3 >/dev/null 2>&1 || { echo "SKIP: sqlite3 is not installed" >&2; exit 77; }
 
@@ -158,5 +154,4 @@ sweep bad-attr 2 --plugin "$REF" --dtype i8 --attr nonsense=1
 sweep bad-random 2 --plugin "$REF" --dtype f32 --random 100
 sweep no-plugin 2 --plugin "$tmp/nothing.so" --dtype i8
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -10,6 +10,7 @@
  */
 #include "harness/run/certify/certify_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness/base/alloc.h"
@@ -126,9 +127,14 @@ static int add_unit(certify *cf, uint32_t claim, size_t from, size_t to, int fir
 }
 
 /* Cuts every claim into units of about `target` cost (a claim that is
- * not judged: one unit of no slot, which prints its line). */
+ * not judged: one unit of no slot, which prints its line); with
+ * DIVERGENCE_UNIT_CASES=N in the environment, into units of N cases (the
+ * tests cut the same run two ways and compare: the results must not
+ * depend on it). */
 static int plan_units(certify *cf)
 {
+    const char *fixed = getenv("DIVERGENCE_UNIT_CASES");
+    uint64_t every = fixed ? strtoull(fixed, NULL, 10) : 0;
     uint64_t total = 0;
     for (uint32_t i = 0; i < cf->n_claims; i++)
         for (size_t s = 0; s < cf->claims[i].n_slots; s++)
@@ -142,8 +148,8 @@ static int plan_units(certify *cf)
         size_t from = 0;
         uint64_t cost = 0;
         for (size_t s = 0; s < cl->n_slots; s++) {
-            cost += slot_cost(cf, cl, &cl->slots[s]);
-            if (cost >= target && s + 1 < cl->n_slots) {
+            cost += every ? 1 : slot_cost(cf, cl, &cl->slots[s]);
+            if (cost >= (every ? every : target) && s + 1 < cl->n_slots) {
                 if (add_unit(cf, i, from, s + 1, from == 0, 0))
                     return -1;
                 from = s + 1;
