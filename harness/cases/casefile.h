@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "harness/cases/divcase.h"
 
@@ -121,5 +122,26 @@ uint32_t casefile_elem_line(const casefile_meta *m, uint64_t index);
  */
 int casefile_parse_value(uint32_t dtype, const char *text, uint64_t *bits,
                          char *why, size_t len);
+
+/* Elements past which casefile_write gives the expected output's shape
+ * alone, not its elements. */
+#define CASEFILE_WRITE_MAX_EXPECT 4096u
+
+/*
+ * Writes case c to `out` as one block of the format, the inverse of the
+ * parser: casefile_load of what it writes gives back c's variant, dtype,
+ * attributes (as oracle_attrs_format writes them), shapes, operand bytes
+ * (each element's bits in hex: NaN payloads, -0 and i4/u4 nibbles as
+ * they are; an odd i4/u4 tensor's padding nibble is 0, as the parser
+ * leaves it) and data offsets. The block is named `name` (NULL: c->id),
+ * any byte a case name may not hold made '-', cut at CASEFILE_MAX_NAME;
+ * it cites c's requirements (none: the sentence every quotient of its
+ * variant answers to) and states the oracle's expectation: `invalid`, or
+ * the output shape and, up to CASEFILE_WRITE_MAX_EXPECT elements, each
+ * element's answer. Returns 0, or -1 with the reason in err->text (may be
+ * NULL): a variant, dtype or attribute the oracle refuses, or a write
+ * error of `out`.
+ */
+int casefile_write(FILE *out, const char *name, const divcase *c, casefile_error *err);
 
 #endif /* HARNESS_CASEFILE_H */

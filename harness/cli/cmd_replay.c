@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * divergence replay --db FILE sig:N|repro:N [--plugin PATH ...]
+ * divergence replay --db FILE sig:N|repro:N [--plugin PATH ...] [--write-case FILE]
  *
  * This file contains the `replay` command: it re-runs one recorded
  * reproducer on its plugin (the build recorded with the run, or --plugin)
@@ -13,13 +13,15 @@
  * one --plugin per plugin, in the set's order), and the plugins' outputs
  * compared again (harness/run/engine/crosscheck.h). Exit 0 when the plugin (every
  * plugin of a set) now conforms on it, 1 when one still departs, 2 on
- * errors.
+ * errors. --write-case FILE writes the reproducer's case as a case file
+ * (cases/README.md; casefile_write) instead, to commit it as a test.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "harness/base/alloc.h"
+#include "harness/cases/casefile.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
@@ -29,7 +31,8 @@
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 
-#define USAGE "usage: divergence replay --db FILE sig:N|repro:N [--plugin PATH ...]\n"
+#define USAGE \
+    "usage: divergence replay --db FILE sig:N|repro:N [--plugin PATH ...] [--write-case FILE]\n"
 #define REPLAY_MAX_PLUGINS CROSSCHECK_MAX_PLUGINS
 
 static void show_elem(uint32_t dtype, const char *label, const verdict_example *ex)
@@ -187,21 +190,167 @@ static int usage(FILE *to)
               "A disagreement among plugins (a hazard of diff or of a differential fuzz\n"
               "run) is re-run on every plugin of its set (the builds its run linked, or\n"
               "one --plugin per plugin, in the set's order) and compared again.\n"
+              "--write-case FILE writes the reproducer's case as a case file (with the\n"
+              "oracle's expectation) instead of running it, to commit it under cases/.\n"
               "Exit 0 the plugin (every plugin of a set) now conforms on it, 1 one still\n"
               "departs, 2 errors.\n",
               to);
     return 2;
 }
 
+/* Writes the reproducer's case as a case file (--write-case FILE). The
+ * exit status. */
+static int write_case(const char *path, const divcase *c, long long id)
+{
+    char name[64];
+    casefile_error err;
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        fprintf(stderr, "divergence replay: --write-case %s: cannot create it\n", path);
+        return 2;
+    }
+    snprintf(name, sizeof name, "repro-%lld", id);
+    int rc = casefile_write(out, name, c, &err);
+    if (fclose(out) && !rc) {
+        rc = -1;
+        snprintf(err.text, sizeof err.text, "write error");
+    }
+    if (rc) {
+        fprintf(stderr, "divergence replay: --write-case %s: %s\n", path, err.text);
+        return 2;
+    }
+    printf("wrote " STORE_REF_REPRODUCER "%lld as the case file %s (case %s); "
+           "'divergence cases --check --dir %s' checks it\n", id, path, name, path);
+    return 0;
+}
+
+/* The reproducer named by id_text (sig:N or repro:N) from the store at
+ * db_path into *c and *info; *id its reproducer id, *by_signature 1 when
+ * named by its signature. 0, or the exit status of an error (printed). */
+static int load_reproducer(const char *db_path, const char *id_text, store **db, divcase *c,
+                           store_reproducer *info, long long *id, int *by_signature)
+{
+    int64_t ref;
+    char msg[1024];
+    if (store_ref_parse(id_text, by_signature, &ref, msg, sizeof msg)) {
+        fprintf(stderr, "divergence replay: reproducer id %s\n" USAGE, msg);
+        return 2;
+    }
+    *id = ref;
+    if (store_open(db_path ? db_path : STORE_DEFAULT_PATH, STORE_READONLY, db, msg, sizeof msg)) {
+        fprintf(stderr, "divergence replay: %s\n", msg);
+        return 2;
+    }
+    if (*by_signature) {
+        int64_t first;
+        if (store_signature_reproducer(*db, ref, &first)) {
+            fprintf(stderr, "divergence replay: %s\n", store_errmsg(*db));
+            return 2;
+        }
+        *id = first;
+    }
+    if (store_reproducer_load(*db, *id, c, info)) {
+        fprintf(stderr, "divergence replay: %s\n", store_errmsg(*db));
+        return 2;
+    }
+    return 0;
+}
+
+/* What was recorded: the case, its attributes and offsets, the oracle's
+ * word. *p (and *valid) the oracle's plan. 0, or 2 (printed). */
+static int print_recorded(const divcase *c, const store_reproducer *info, long long id,
+                          int by_signature, oracle_plan *p, int *valid)
+{
+    oracle_rules r;
+    oracle_error why;
+    if (oracle_rules_resolve(c->variant, c->dtype, &c->attrs, &r, &why)) {
+        fprintf(stderr, "divergence replay: " STORE_REF_REPRODUCER "%lld: %s\n", id, why.text);
+        return 2;
+    }
+    *valid = oracle_plan_shapes(&r, &c->a_shape, &c->b_shape, p, &why) == ORACLE_OK;
+    char attrs[160], sa[96], sb[96];
+    printf(STORE_REF_REPRODUCER "%lld of " STORE_REF_SIGNATURE "%lld%s: %s, %s %s, class %s "
+           "(recorded in run %lld)\n", id, (long long)info->signature_id,
+           by_signature ? " (its first reproducer)" : "", info->implementation, r.variant->name,
+           oracle_dtype_tag(c->dtype), info->cls, (long long)info->run_id);
+    printf("  case %s: A %s, B %s, attrs %s\n", c->id, oracle_shape_format(&c->a_shape, sa, sizeof sa),
+           oracle_shape_format(&c->b_shape, sb, sizeof sb),
+           oracle_attrs_format(r.variant, &c->attrs, attrs, sizeof attrs));
+    if (c->offsets.set) {
+        char offs[32];
+        printf("  data offsets from a 64-byte line: %s\n",
+               divcase_offsets_format(&c->offsets, offs, sizeof offs));
+    }
+    if (info->expected[0])
+        printf("  recorded: expected %s, got %s\n", info->expected, info->actual);
+    if (info->note[0])
+        printf("  recorded note: %s\n", info->note);
+    if (!*valid)
+        printf("  the oracle: invalid input (%s)\n", why.text);
+    return 0;
+}
+
+/* Re-runs case c on one plugin and shows the recorded element now. The
+ * exit status. */
+static int replay_one(const char *plugin, const divcase *c, const store_reproducer *info)
+{
+    char msg[1024];
+    int status = 2;
+    printf("  replaying on %s\n", plugin);
+    verdict_profile prof;
+    verdict_profile_parse("exact", &prof, msg, sizeof msg);
+    worker_options wo;
+    worker_options_limited(&wo); /* as certify ran it */
+    worker *w = NULL;
+    trial t;
+    memset(&t, 0, sizeof t);
+    if (worker_new(plugin, &wo, &w)) {
+        fprintf(stderr, "divergence replay: cannot create a worker for %s\n", plugin);
+        goto done;
+    }
+    trial_init(&t, w, &prof);
+    replay_ctx rc = {c->dtype, 0};
+    int conforms = trial_run(&t, c, NULL, print_finding, &rc);
+    if (conforms < 0) {
+        fprintf(stderr, "divergence replay: %s\n", t.error);
+        goto done;
+    }
+    if (t.wr.outcome == WORKER_OUT_LOAD_ERROR) {
+        fprintf(stderr, "divergence replay: cannot load %s: %s\n", plugin,
+                worker_result_format(&t.wr, msg, sizeof msg));
+        goto done;
+    }
+    if (t.valid && info->element >= 0 && (uint64_t)info->element < t.plan.count && t.wr.computed) {
+        uint64_t ao, bo, i = (uint64_t)info->element;
+        oracle_plan_offsets(&t.plan, i, &ao, &bo);
+        verdict_example ex;
+        memset(&ex, 0, sizeof ex);
+        ex.index = i;
+        ex.a = oracle_load(c->dtype, c->a, ao);
+        ex.b = oracle_load(c->dtype, c->b, bo);
+        ex.expected = t.expected[i];
+        ex.actual = oracle_load(c->dtype, t.wr.out1, i);
+        ex.actual2 = oracle_load(c->dtype, t.wr.out2, i); /* the worker ran it twice */
+        show_elem(c->dtype, "recorded", &ex);
+    }
+    printf("  now: %s\n", conforms ? "conforms" : "still departs from the spec");
+    status = conforms ? 0 : 1;
+done:
+    trial_free(&t);
+    worker_free(w);
+    return status;
+}
+
 int cmd_replay(int argc, char **argv)
 {
-    const char *db_path = NULL, *plugin = NULL, *id_text = NULL;
+    const char *db_path = NULL, *plugin = NULL, *id_text = NULL, *case_path = NULL;
     const char *plugins[REPLAY_MAX_PLUGINS];
     uint32_t n_plugins = 0, n_ids;
     char *ids[1];
     const cli_flag flags[] = {
         CLI_FLAG_TEXT("--db", &db_path),
         CLI_FLAG_TEXTS("--plugin", plugins, &n_plugins, REPLAY_MAX_PLUGINS),
+        CLI_FLAG_TEXT("--write-case", &case_path),
         CLI_FLAG_END};
     const cli_command cc = {.name = "replay", .usage = usage, .flags = flags, .operands = ids,
                             .max_operands = 1, .n_operands = &n_ids,
@@ -217,41 +366,21 @@ int cmd_replay(int argc, char **argv)
         fprintf(stderr, USAGE);
         return 2;
     }
-    int64_t ref;
-    int by_signature;
-    char msg[1024];
-    if (store_ref_parse(id_text, &by_signature, &ref, msg, sizeof msg)) {
-        fprintf(stderr, "divergence replay: reproducer id %s\n" USAGE, msg);
-        return 2;
-    }
-    if (!db_path)
-        db_path = STORE_DEFAULT_PATH;
-
-    int status = 2;
     store *db = NULL;
-    worker *w = NULL;
-    trial t;
-    memset(&t, 0, sizeof t);
     divcase c;
     memset(&c, 0, sizeof c);
     store_reproducer info;
-    long long id = ref;
-    if (store_open(db_path, STORE_READONLY, &db, msg, sizeof msg)) {
-        fprintf(stderr, "divergence replay: %s\n", msg);
+    long long id;
+    int by_signature, valid;
+    oracle_plan p;
+    int status = load_reproducer(db_path, id_text, &db, &c, &info, &id, &by_signature);
+    if (status)
+        goto done;
+    if (case_path) {
+        status = write_case(case_path, &c, id);
         goto done;
     }
-    if (by_signature) {
-        int64_t first;
-        if (store_signature_reproducer(db, ref, &first)) {
-            fprintf(stderr, "divergence replay: %s\n", store_errmsg(db));
-            goto done;
-        }
-        id = first;
-    }
-    if (store_reproducer_load(db, id, &c, &info)) {
-        fprintf(stderr, "divergence replay: %s\n", store_errmsg(db));
-        goto done;
-    }
+    status = 2;
     int hazard = hazard_by_name(info.cls);
     if (hazard < 0 && n_plugins > 1) {
         fprintf(stderr, "divergence replay: " STORE_REF_REPRODUCER "%lld is a finding of %s "
@@ -265,77 +394,12 @@ int cmd_replay(int argc, char **argv)
                         "pass --plugin\n", id);
         goto done;
     }
-    oracle_rules r;
-    oracle_error why;
-    if (oracle_rules_resolve(c.variant, c.dtype, &c.attrs, &r, &why)) {
-        fprintf(stderr, "divergence replay: " STORE_REF_REPRODUCER "%lld: %s\n", id, why.text);
+    if (print_recorded(&c, &info, id, by_signature, &p, &valid))
         goto done;
-    }
-    oracle_plan p;
-    int valid = oracle_plan_shapes(&r, &c.a_shape, &c.b_shape, &p, &why) == ORACLE_OK;
-    char attrs[160], sa[96], sb[96];
-    printf(STORE_REF_REPRODUCER "%lld of " STORE_REF_SIGNATURE "%lld%s: %s, %s %s, class %s "
-           "(recorded in run %lld)\n", id, (long long)info.signature_id,
-           by_signature ? " (its first reproducer)" : "", info.implementation, r.variant->name,
-           oracle_dtype_tag(c.dtype), info.cls, (long long)info.run_id);
-    printf("  case %s: A %s, B %s, attrs %s\n", c.id, oracle_shape_format(&c.a_shape, sa, sizeof sa),
-           oracle_shape_format(&c.b_shape, sb, sizeof sb),
-           oracle_attrs_format(r.variant, &c.attrs, attrs, sizeof attrs));
-    if (c.offsets.set) {
-        char offs[32];
-        printf("  data offsets from a 64-byte line: %s\n",
-               divcase_offsets_format(&c.offsets, offs, sizeof offs));
-    }
-    if (info.expected[0])
-        printf("  recorded: expected %s, got %s\n", info.expected, info.actual);
-    if (info.note[0])
-        printf("  recorded note: %s\n", info.note);
-    if (!valid)
-        printf("  the oracle: invalid input (%s)\n", why.text);
-    if (hazard >= 0) {
-        status = replay_set(db, &c, &info, hazard, plugins, n_plugins);
-        goto done;
-    }
-    printf("  replaying on %s\n", plugin);
-    verdict_profile prof;
-    verdict_profile_parse("exact", &prof, msg, sizeof msg);
-    worker_options wo;
-    worker_options_limited(&wo); /* as certify ran it */
-    if (worker_new(plugin, &wo, &w)) {
-        fprintf(stderr, "divergence replay: cannot create a worker for %s\n", plugin);
-        goto done;
-    }
-    trial_init(&t, w, &prof);
-    replay_ctx rc = {c.dtype, 0};
-    int conforms = trial_run(&t, &c, NULL, print_finding, &rc);
-    if (conforms < 0) {
-        fprintf(stderr, "divergence replay: %s\n", t.error);
-        goto done;
-    }
-    if (t.wr.outcome == WORKER_OUT_LOAD_ERROR) {
-        fprintf(stderr, "divergence replay: cannot load %s: %s\n", plugin,
-                worker_result_format(&t.wr, msg, sizeof msg));
-        goto done;
-    }
-    if (t.valid && info.element >= 0 && (uint64_t)info.element < t.plan.count && t.wr.computed) {
-        uint64_t ao, bo, i = (uint64_t)info.element;
-        oracle_plan_offsets(&t.plan, i, &ao, &bo);
-        verdict_example ex;
-        memset(&ex, 0, sizeof ex);
-        ex.index = i;
-        ex.a = oracle_load(c.dtype, c.a, ao);
-        ex.b = oracle_load(c.dtype, c.b, bo);
-        ex.expected = t.expected[i];
-        ex.actual = oracle_load(c.dtype, t.wr.out1, i);
-        ex.actual2 = oracle_load(c.dtype, t.wr.out2, i); /* the worker ran it twice */
-        show_elem(c.dtype, "recorded", &ex);
-    }
-    printf("  now: %s\n", conforms ? "conforms" : "still departs from the spec");
-    status = conforms ? 0 : 1;
+    status = hazard >= 0 ? replay_set(db, &c, &info, hazard, plugins, n_plugins)
+                         : replay_one(plugin, &c, &info);
 done:
     divcase_free(&c);
-    trial_free(&t);
-    worker_free(w);
     store_close(db);
     return status;
 }

@@ -55,7 +55,7 @@ _divergence()
         --pin --no-pin --sandbox --env" ;;
     import) flags="--plugin --db --config --max-elements --timeout --memory-limit --cpu-limit
         --no-progress --sandbox --env" ;;
-    replay) flags="--db --plugin" ;;
+    replay) flags="--db --plugin --write-case" ;;
     report) flags="--db --run --runs --plugin --latest --latest-per-plugin --format -o
         --output" ;;
     query)

@@ -105,4 +105,12 @@ done <"$tmp/lines"
 if [ $n -ge 1 ] && grep -q "replay --db $db sig:N" "$tmp/fuzz.out"; then ok; else
     bad "the fuzz summary names no signature to replay: $(cat "$tmp/fuzz.out")"; fi
 
+# --write-case: the first fuzz signature's reproducer as a case file that
+# the case-file parser reads back and the oracle agrees with (its bytes:
+# tests/cases/test_casefile_write.c).
+sig=$(sed -n 's/.*\[sig:\([0-9]*\)\]$/\1/p' "$tmp/lines" | head -1)
+if "$D" replay --db "$db" "sig:${sig:-0}" --write-case "$tmp/r.case" >"$tmp/w.out" 2>&1 &&
+   grep -q "^case repro-" "$tmp/r.case" &&
+   "$D" cases --check --dir "$tmp/r.case" >"$tmp/w.check" 2>&1; then ok
+else bad "replay --write-case of sig:$sig: $(cat "$tmp/w.out" "$tmp/w.check" 2>/dev/null)"; fi
 finish
