@@ -38,6 +38,7 @@
 #include "harness/cases/decode.h"
 #include "harness/base/alloc.h"
 #include "harness/judge/verdict.h"
+#include "harness/worker/worker.h"
 #include "oracle/compare.h"
 #include "oracle/dtype.h"
 #include "oracle/expect.h"
@@ -53,8 +54,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FUZZ_DIV_TAIL 32u    /* bytes after the largest output */
 #define FUZZ_DIV_POISON_AFTER 4096u /* poisoned bytes after an output, at least */
 #define FUZZ_DIV_EXACT_ELEMENTS 64u /* up to this many: the exact path */
-#define POISON1 0xA5u        /* the worker's patterns (harness/worker/worker.h) */
-#define POISON2 0x5Au
+/* The output's poison patterns are the worker's own (run 1, run 2), so an
+ * element left unwritten reads the same here as in a worker. */
+#define POISON1 WORKER_POISON1
+#define POISON2 WORKER_POISON2
 
 typedef struct fuzz_div_state {
     const dvg_descriptor *d;

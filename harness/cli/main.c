@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* divergence: the command-line entry point. Dispatches to harness/cmd_*.c. */
+/* divergence: the command-line entry point. Dispatches to the commands of
+ * harness/cli/commands.h, one harness/cli/cmd_*.c each (cmd_certify.c,
+ * cmd_diff.c, ...), which read their flags with cli_parse and call into
+ * harness/run/ (the run engine and the commands on it), harness/store/ and
+ * reports/. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>

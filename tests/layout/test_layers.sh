@@ -21,7 +21,7 @@ allowed() {
     harness/run) echo "divergence oracle harness/base harness/cases harness/worker harness/judge harness/store" ;;
     reports) echo "divergence oracle harness/base harness/judge harness/store" ;;
     harness/cli) echo "divergence oracle harness/base harness/cases harness/worker harness/judge harness/store harness/run reports" ;;
-    fuzz) echo "divergence oracle harness/base harness/cases harness/judge" ;;
+    fuzz) echo "divergence oracle harness/base harness/cases harness/judge harness/worker" ;;
     corpus) echo "divergence oracle harness/base harness/cases" ;;
     *) echo "?" ;;
     esac
