@@ -71,3 +71,21 @@ uint64_t dvg_alloc_count(void)
 {
     return atomic_load(&alloc_count);
 }
+
+int dvg_grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / size)
+            return -1;
+        n *= 2;
+    }
+    void *q = dvg_realloc(*arr, n * size);
+    if (!q)
+        return -1;
+    *arr = q;
+    *cap = n;
+    return 0;
+}

@@ -20,6 +20,11 @@ void *dvg_realloc(void *p, size_t n);
 char *dvg_strdup(const char *s);
 void dvg_free(void *p); /* accepts NULL */
 
+/* Grows the array *arr of *cap elements of `size` bytes (dvg_realloc) to
+ * room for at least `need`, doubling from 16; a no-op when it has that
+ * room. 0, or -1 out of memory or on overflow (*arr and *cap unchanged). */
+int dvg_grow(void **arr, size_t *cap, size_t need, size_t size);
+
 /* Fail allocation number `nth` (1-based, counted from this call) and every
  * one after it while `sticky` is 1, or just that one when 0. nth == 0
  * turns injection off. Returns the number of allocations made so far. */

@@ -14,7 +14,7 @@
  * Each value token is the oracle's case-file literal (oracle/value.h:
  * oracle_value_parse_literal), rounding included.
  */
-#include "harness/cases/casefile.h"
+#include "harness/cases/casefile_internal.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -31,32 +31,12 @@
 #include "harness/base/alloc.h"
 #include "harness/base/datadir.h"
 #include "oracle/dtype.h"
-#include "oracle/prng.h"
 #include "oracle/requirements.h"
 #include "oracle/rules.h"
 #include "oracle/shape.h"
 #include "oracle/value.h"
 #include "oracle/variant.h"
 
-/* ---------------------------------------------------------------------------
- * Keys
- * ------------------------------------------------------------------------- */
-
-enum {
-    K_VARIANT,
-    K_DTYPE,
-    K_ATTR,
-    K_REQUIREMENT,
-    K_A_SHAPE,
-    K_A,
-    K_B_SHAPE,
-    K_B,
-    K_EXPECT_SHAPE,
-    K_EXPECT,
-    K_OFFSETS,
-    K_NOTE,
-    K_COUNT
-};
 
 static const char *const key_names[K_COUNT] = {
     "variant", "dtype", "attr", "requirement", "a.shape", "a",
@@ -72,52 +52,7 @@ static int key_is_shape(int k)
     return k == K_A_SHAPE || k == K_B_SHAPE || k == K_EXPECT_SHAPE;
 }
 
-/* ---------------------------------------------------------------------------
- * Parser state
- * ------------------------------------------------------------------------- */
-
-typedef struct segment {
-    char *text;    /* into the file buffer, NUL-terminated */
-    uint32_t line;
-} segment;
-
-typedef struct field {
-    uint32_t line;               /* 0: absent */
-    size_t seg_first, seg_count; /* its segments */
-    size_t tok_first, tok_count; /* its tokens, once split */
-} field;
-
-typedef struct token {
-    const char *s;
-    uint32_t line;
-} token;
-
-typedef struct parser {
-    casefile_set *set;
-    const char *path;       /* owned by set->paths */
-    uint64_t max_elements;
-    casefile_error *err;
-
-    int in_block;
-    char name[CASEFILE_MAX_NAME + 1];
-    uint32_t line;          /* of `case NAME` */
-    field fields[K_COUNT];
-    int last_key;           /* key the next continuation line belongs to, or -1 */
-
-    segment *segs;
-    size_t n_segs, cap_segs;
-    token *toks;
-    size_t n_toks, cap_toks;
-} parser;
-
-/* Formats "path:line: message" (line 0: "path: message"). Returns -1. */
-static int fail(parser *p, uint32_t line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static int fail(parser *p, uint32_t line, const char *fmt, ...)
+int casefile_fail(parser *p, uint32_t line, const char *fmt, ...)
 {
     if (!p->err)
         return -1;
@@ -132,277 +67,6 @@ static int fail(parser *p, uint32_t line, const char *fmt, ...)
     else
         snprintf(p->err->text, sizeof p->err->text, "%s: %s", p->path, msg);
     return -1;
-}
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / elem)
-            return -1;
-        n *= 2;
-    }
-    void *q = dvg_realloc(*arr, n * elem);
-    if (!q)
-        return -1;
-    *arr = q;
-    *cap = n;
-    return 0;
-}
-
-/* ---------------------------------------------------------------------------
- * One value token
- * ------------------------------------------------------------------------- */
-
-/* A value as the case file states it: exact bits, or (expected values
- * only) one of the oracle's looser answers. */
-typedef struct value {
-    uint64_t bits;
-    uint8_t kind; /* ORACLE_EXACT .. ORACLE_UNSPECIFIED */
-} value;
-
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
-
-/* One token as an operand (expect 0) or an expected value (expect 1): the
- * oracle's case-file literal (oracle_value_parse_literal), the reason in
- * why[0..len) on failure. */
-static int parse_token(uint32_t dtype, const char *t, int expect, value *out, char *why,
-                       size_t len)
-{
-    oracle_error err;
-    uint32_t kind;
-    if (oracle_value_parse_literal(dtype, t, expect, &out->bits, &kind, &err) != ORACLE_OK) {
-        if (why && len)
-            snprintf(why, len, "%s", err.text);
-        return -1;
-    }
-    out->kind = (uint8_t)kind;
-    return 0;
-}
-
-int casefile_parse_value(uint32_t dtype, const char *text, uint64_t *bits, char *why,
-                         size_t len)
-{
-    value v;
-    if (!text || parse_token(dtype, text, 0, &v, why, len))
-        return -1;
-    *bits = v.bits;
-    return 0;
-}
-
-/* ---------------------------------------------------------------------------
- * Generators
- * ------------------------------------------------------------------------- */
-
-/* The edge values `random` draws from a quarter of the time: the float and
- * integer edge classes of SEMANTICS.md. Returns the count (<= 32). */
-static size_t edge_values(uint32_t dtype, uint64_t *out)
-{
-    static const char *const float_edges[] = {
-        "0", "-0", "1", "-1", "2", "-2", "3", "0.5",
-        "min_sub", "-min_sub", "max_sub", "-max_sub", "min_normal", "-min_normal",
-        "max", "-max", "inf", "-inf", "nan", "-nan", "snan",
-    };
-    static const char *const int_edges[] = {"0", "1", "2", "3", "7", "min", "max"};
-    const oracle_dtype_info *d = oracle_dtype(dtype);
-    uint64_t mask = oracle_dtype_mask(dtype);
-    size_t n = 0;
-    value v;
-    if (d->kind == DVG_KIND_FLOAT) {
-        for (size_t i = 0; i < sizeof float_edges / sizeof float_edges[0]; i++)
-            if (!parse_token(dtype, float_edges[i], 0, &v, NULL, 0))
-                out[n++] = v.bits;
-        return n;
-    }
-    for (size_t i = 0; i < sizeof int_edges / sizeof int_edges[0]; i++)
-        if (!parse_token(dtype, int_edges[i], 0, &v, NULL, 0))
-            out[n++] = v.bits;
-    uint64_t smax = d->kind == DVG_KIND_SIGNED ? mask >> 1 : mask;
-    out[n++] = (smax - 1) & mask;                 /* just below max */
-    if (d->kind == DVG_KIND_SIGNED) {
-        out[n++] = (smax + 2) & mask;             /* min + 1 */
-        out[n++] = mask;                          /* -1 */
-        out[n++] = (0 - UINT64_C(2)) & mask;      /* -2 */
-        out[n++] = (0 - UINT64_C(7)) & mask;      /* -7 */
-    }
-    return n;
-}
-
-/* Where generated or listed values go: operand bytes or expected elements. */
-typedef struct sink {
-    uint32_t dtype;
-    uint8_t *bytes;        /* operands: dense buffer */
-    oracle_elem *elems;    /* expected values */
-} sink;
-
-static void sink_put(const sink *k, uint64_t i, value v)
-{
-    if (k->bytes) {
-        oracle_store(k->dtype, k->bytes, i, v.bits);
-    } else {
-        memset(&k->elems[i], 0, sizeof k->elems[i]);
-        k->elems[i].bits = v.bits;
-        k->elems[i].kind = v.kind;
-    }
-}
-
-static int is_generator(const char *t)
-{
-    return !strcmp(t, "fill") || !strcmp(t, "iota") || !strcmp(t, "repeat") ||
-           !strcmp(t, "each") || !strcmp(t, "random");
-}
-
-static int parse_i64(const char *t, int64_t *out)
-{
-    const char *s = t;
-    int neg = 0;
-    if (*s == '-' || *s == '+')
-        neg = *s++ == '-';
-    if (!is_digit(*s))
-        return -1;
-    uint64_t mag = 0;
-    for (; *s; s++) {
-        if (!is_digit(*s) || mag > (UINT64_MAX - 9) / 10)
-            return -1;
-        mag = mag * 10 + (uint64_t)(*s - '0');
-    }
-    if (neg ? mag > (UINT64_C(1) << 63) : mag > (uint64_t)INT64_MAX)
-        return -1;
-    *out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
-    return 0;
-}
-
-/*
- * Fills `count` values of `what` ("a", "b", "expect") from tokens t[0..n-1]:
- * a generator, or exactly `count` values (checked by the caller). For
- * expected values, records the line runs in *runs.
- */
-static int fill_values(parser *p, const char *what, const token *t,
-                       size_t n, uint64_t count, const sink *k, int expect,
-                       casefile_run **runs, uint32_t *n_runs)
-{
-    char why[sizeof ((oracle_error *)0)->text]; /* the oracle's reason, whole */
-    const char *tag = oracle_dtype_tag(k->dtype);
-    value v;
-    int rc = -1;
-    value *list = NULL;
-    size_t cap_runs = 0;
-    if (runs) {
-        *runs = NULL;
-        *n_runs = 0;
-    }
-    if (n && is_generator(t[0].s)) {
-        const char *g = t[0].s;
-        uint32_t line = t[0].line;
-        if (runs) {
-            if (grow((void **)runs, &cap_runs, 1, sizeof **runs))
-                return fail(p, line, "out of memory");
-            (*runs)[0] = (casefile_run){0, line};
-            *n_runs = 1;
-        }
-        if (!strcmp(g, "fill")) {
-            if (n != 2)
-                return fail(p, line, "%s: 'fill' takes one value (fill V), got %zu", what, n - 1);
-            if (parse_token(k->dtype, t[1].s, expect, &v, why, sizeof why))
-                return fail(p, t[1].line, "%s: %s", what, why);
-            for (uint64_t i = 0; i < count; i++)
-                sink_put(k, i, v);
-            return 0;
-        }
-        if (!strcmp(g, "iota")) {
-            int64_t start, step = 1, x;
-            if (n < 2 || n > 3)
-                return fail(p, line, "%s: 'iota' takes START [STEP], got %zu values", what, n - 1);
-            if (parse_i64(t[1].s, &start))
-                return fail(p, t[1].line, "%s: iota START '%s' is not a 64-bit integer", what,
-                            t[1].s);
-            if (n == 3 && parse_i64(t[2].s, &step))
-                return fail(p, t[2].line, "%s: iota STEP '%s' is not a 64-bit integer", what,
-                            t[2].s);
-            x = start;
-            for (uint64_t i = 0; i < count; i++) {
-                if (oracle_value_from_int(k->dtype, x, &v.bits) != ORACLE_OK)
-                    return fail(p, line, "%s: iota element %" PRIu64 " is %" PRId64
-                                ", not a value of %s", what, i, x, tag);
-                v.kind = ORACLE_EXACT;
-                sink_put(k, i, v);
-                if (i + 1 < count &&
-                    ((step > 0 && x > INT64_MAX - step) || (step < 0 && x < INT64_MIN - step)))
-                    return fail(p, line, "%s: iota element %" PRIu64 " leaves the 64-bit range",
-                                what, i + 1);
-                x += i + 1 < count ? step : 0;
-            }
-            return 0;
-        }
-        if (!strcmp(g, "repeat") || !strcmp(g, "each")) {
-            /* repeat V...: the list over and over; each N V...: every value
-             * N times in turn, then over again. */
-            int each = g[0] == 'e';
-            int64_t times = 1;
-            size_t first = each ? 2 : 1;
-            if (each && (n < 2 || parse_i64(t[1].s, &times) || times < 1))
-                return fail(p, n < 2 ? line : t[1].line,
-                            "%s: 'each' takes a positive count N, then values", what);
-            if (n <= first)
-                return fail(p, line, "%s: '%s' needs at least one value", what, g);
-            list = dvg_malloc((n - first) * sizeof *list);
-            if (!list)
-                return fail(p, line, "out of memory");
-            for (size_t i = first; i < n; i++)
-                if (parse_token(k->dtype, t[i].s, expect, &list[i - first], why, sizeof why)) {
-                    fail(p, t[i].line, "%s: %s", what, why);
-                    goto done;
-                }
-            for (uint64_t i = 0; i < count; i++)
-                sink_put(k, i, list[(i / (uint64_t)times) % (n - first)]);
-            rc = 0;
-            goto done;
-        }
-        /* random SEED [uniform] */
-        if (expect)
-            return fail(p, line, "%s: 'random' makes operands; expected values come from the "
-                        "oracle or are written out", what);
-        if (n < 2 || n > 3)
-            return fail(p, line, "%s: 'random' takes SEED [uniform], got %zu values", what, n - 1);
-        int64_t seed;
-        if (parse_i64(t[1].s, &seed) || seed < 0)
-            return fail(p, t[1].line, "%s: random SEED '%s' is not a non-negative integer", what,
-                        t[1].s);
-        int uniform = 0;
-        if (n == 3) {
-            if (strcmp(t[2].s, "uniform"))
-                return fail(p, t[2].line, "%s: random takes 'uniform' or nothing after SEED, "
-                            "got '%s'", what, t[2].s);
-            uniform = 1;
-        }
-        uint64_t edges[32], state = (uint64_t)seed, mask = oracle_dtype_mask(k->dtype);
-        size_t n_edges = edge_values(k->dtype, edges);
-        for (uint64_t i = 0; i < count; i++) {
-            uint64_t r = oracle_prng_next(&state);
-            v.bits = (!uniform && (r & 3) == 0) ? edges[(r >> 2) % n_edges]
-                                                 : oracle_prng_next(&state) & mask;
-            v.kind = ORACLE_EXACT;
-            sink_put(k, i, v);
-        }
-        return 0;
-    }
-    /* A list of exactly `count` values. */
-    for (size_t i = 0; i < n; i++) {
-        if (parse_token(k->dtype, t[i].s, expect, &v, why, sizeof why))
-            return fail(p, t[i].line, "%s: %s", what, why);
-        sink_put(k, i, v);
-        if (runs && (!*n_runs || (*runs)[*n_runs - 1].line != t[i].line)) {
-            if (grow((void **)runs, &cap_runs, (size_t)*n_runs + 1, sizeof **runs))
-                return fail(p, t[i].line, "out of memory");
-            (*runs)[(*n_runs)++] = (casefile_run){i, t[i].line};
-        }
-    }
-    return 0;
-done:
-    dvg_free(list);
-    return rc;
 }
 
 /* ---------------------------------------------------------------------------
@@ -430,8 +94,8 @@ static int split_field(parser *p, int k)
                 q++;
             if (*q)
                 *q++ = '\0';
-            if (grow((void **)&p->toks, &p->cap_toks, p->n_toks + 1, sizeof *p->toks))
-                return fail(p, sg->line, "out of memory");
+            if (dvg_grow((void **)&p->toks, &p->cap_toks, p->n_toks + 1, sizeof *p->toks))
+                return casefile_fail(p, sg->line, "out of memory");
             p->toks[p->n_toks++] = (token){start, sg->line};
             fl->tok_count++;
         }
@@ -467,10 +131,10 @@ static int parse_shape_field(parser *p, int k, oracle_shape *s, uint64_t *count)
     const char *text = p->segs[fl->seg_first].text;
     char buf[128];
     if (oracle_shape_parse(text, s, &oe))
-        return fail(p, fl->line, "%s: %s", key_names[k], oe.text);
+        return casefile_fail(p, fl->line, "%s: %s", key_names[k], oe.text);
     *count = count_within(s, p->max_elements);
     if (*count == UINT64_MAX)
-        return fail(p, fl->line, "%s %s holds more than the limit of %" PRIu64
+        return casefile_fail(p, fl->line, "%s %s holds more than the limit of %" PRIu64
                     " elements per tensor", key_names[k],
                     oracle_shape_format(s, buf, sizeof buf), p->max_elements);
     return 0;
@@ -483,10 +147,10 @@ static int check_count(parser *p, int k, const char *shape_key, const oracle_sha
     field *fl = &p->fields[k];
     const token *t = toks_of(p, k);
     char buf[128];
-    if (fl->tok_count && is_generator(t[0].s))
+    if (fl->tok_count && casefile_is_generator(t[0].s))
         return 0;
     if ((uint64_t)fl->tok_count != count)
-        return fail(p, fl->line, "%s: %zu value%s for %s %s, which holds %" PRIu64
+        return casefile_fail(p, fl->line, "%s: %zu value%s for %s %s, which holds %" PRIu64
                     " element%s", key_names[k], fl->tok_count, fl->tok_count == 1 ? "" : "s",
                     shape_key, oracle_shape_format(s, buf, sizeof buf), count,
                     count == 1 ? "" : "s");
@@ -505,14 +169,14 @@ static int set_push(parser *p, divcase *c, casefile_meta *m)
     if (s->count == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 16;
         if (cap > SIZE_MAX / sizeof *s->cases)
-            return fail(p, m->line, "too many cases");
+            return casefile_fail(p, m->line, "too many cases");
         divcase *cases = dvg_realloc(s->cases, cap * sizeof *cases);
         if (!cases)
-            return fail(p, m->line, "out of memory");
+            return casefile_fail(p, m->line, "out of memory");
         s->cases = cases;
         casefile_meta *meta = dvg_realloc(s->meta, cap * sizeof *meta);
         if (!meta)
-            return fail(p, m->line, "out of memory");
+            return casefile_fail(p, m->line, "out of memory");
         s->meta = meta;
         s->cap = cap;
     }
@@ -590,28 +254,28 @@ static int build_one(parser *p, const oracle_variant *v, uint32_t dtype, int mul
     m.block = p->set->n_blocks;
 
     if (divcase_alloc(&c, p->max_elements)) {
-        fail(p, p->line, "out of memory for the operands of case '%s'", p->name);
+        casefile_fail(p, p->line, "out of memory for the operands of case '%s'", p->name);
         goto done;
     }
     sink ka = {dtype, c.a, NULL}, kb = {dtype, c.b, NULL};
-    if (fill_values(p, "a", toks_of(p, K_A), f[K_A].tok_count,
+    if (casefile_fill_values(p, "a", toks_of(p, K_A), f[K_A].tok_count,
                     oracle_shape_count(as), &ka, 0, NULL, NULL) ||
-        fill_values(p, "b", toks_of(p, K_B), f[K_B].tok_count,
+        casefile_fill_values(p, "b", toks_of(p, K_B), f[K_B].tok_count,
                     oracle_shape_count(bs), &kb, 0, NULL, NULL))
         goto done;
     if (f[K_EXPECT].line && !invalid) {
         if (e_count > SIZE_MAX / sizeof *c.expect) {
-            fail(p, f[K_EXPECT].line, "too many expected values");
+            casefile_fail(p, f[K_EXPECT].line, "too many expected values");
             goto done;
         }
         c.expect = dvg_malloc((size_t)(e_count ? e_count : 1) * sizeof *c.expect);
         if (!c.expect) {
-            fail(p, f[K_EXPECT].line, "out of memory for the expected values");
+            casefile_fail(p, f[K_EXPECT].line, "out of memory for the expected values");
             goto done;
         }
         c.expect_count = e_count;
         sink ke = {dtype, NULL, c.expect};
-        if (fill_values(p, "expect", toks_of(p, K_EXPECT),
+        if (casefile_fill_values(p, "expect", toks_of(p, K_EXPECT),
                         f[K_EXPECT].tok_count, e_count, &ke, 1, &m.runs, &m.n_runs))
             goto done;
     }
@@ -625,150 +289,205 @@ done:
 }
 
 /* Checks the block just read and appends its cases to the set. */
-static int build_block(parser *p)
+/* The block's required keys are there, and every list field split into
+ * tokens. 0 or -1. */
+static int check_fields(parser *p)
 {
     field *f = p->fields;
-    char buf[400];
-    oracle_error oe;
     static const int required[] = {K_VARIANT, K_DTYPE, K_REQUIREMENT, K_A_SHAPE, K_A,
                                    K_B_SHAPE, K_B};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         if (!f[required[i]].line)
-            return fail(p, p->line, "case '%s' has no '%s:' line", p->name,
+            return casefile_fail(p, p->line, "case '%s' has no '%s:' line", p->name,
                         key_names[required[i]]);
     if (!f[K_EXPECT].line && !f[K_EXPECT_SHAPE].line)
-        return fail(p, p->line, "case '%s' states no expectation: write 'expect.shape: ...' "
+        return casefile_fail(p, p->line, "case '%s' states no expectation: write 'expect.shape: ...' "
                     "(and optionally 'expect: VALUES') or 'expect: invalid'", p->name);
     for (int k = 0; k < K_COUNT; k++)
         if (f[k].line && !key_is_shape(k) && k != K_NOTE && split_field(p, k))
             return -1;
+    return 0;
+}
 
-    /* variants and dtypes */
-    const oracle_variant *vs[DVG_VARIANT_COUNT];
-    uint32_t ds[DVG_DTYPE_COUNT];
-    size_t nv = f[K_VARIANT].tok_count, nd = f[K_DTYPE].tok_count;
+/* The variants named, into vs[0..*nv). 0 or -1. */
+static int parse_variants(parser *p, const oracle_variant **vs, size_t *nv)
+{
+    char buf[400];
+    field *f = p->fields;
     const token *t = toks_of(p, K_VARIANT);
-    if (!nv)
-        return fail(p, f[K_VARIANT].line, "variant: no variant named (known: %s)",
+    *nv = f[K_VARIANT].tok_count;
+    if (!*nv)
+        return casefile_fail(p, f[K_VARIANT].line, "variant: no variant named (known: %s)",
                     variant_names(buf, sizeof buf));
-    for (size_t i = 0; i < nv; i++) {
+    for (size_t i = 0; i < *nv; i++) {
         const oracle_variant *v = oracle_variant_by_name(t[i].s);
         if (!v)
-            return fail(p, t[i].line, "variant: unknown variant '%s' (known: %s)", t[i].s,
+            return casefile_fail(p, t[i].line, "variant: unknown variant '%s' (known: %s)", t[i].s,
                         variant_names(buf, sizeof buf));
         for (size_t j = 0; j < i; j++)
             if (vs[j] == v)
-                return fail(p, t[i].line, "variant: '%s' named twice", t[i].s);
+                return casefile_fail(p, t[i].line, "variant: '%s' named twice", t[i].s);
         vs[i] = v;
     }
-    t = toks_of(p, K_DTYPE);
-    if (!nd)
-        return fail(p, f[K_DTYPE].line, "dtype: no dtype named");
-    for (size_t i = 0; i < nd; i++) {
+    return 0;
+}
+
+/* The dtypes named, into ds[0..*nd), each in every variant's list. 0 or -1. */
+static int parse_dtypes(parser *p, const oracle_variant *const *vs, size_t nv, uint32_t *ds,
+                        size_t *nd)
+{
+    char buf[400];
+    field *f = p->fields;
+    const token *t = toks_of(p, K_DTYPE);
+    *nd = f[K_DTYPE].tok_count;
+    if (!*nd)
+        return casefile_fail(p, f[K_DTYPE].line, "dtype: no dtype named");
+    for (size_t i = 0; i < *nd; i++) {
         uint32_t d = oracle_dtype_by_tag(t[i].s);
         if (d == DVG_DTYPE_NONE)
-            return fail(p, t[i].line, "dtype: unknown dtype '%s' (known: %s)", t[i].s,
+            return casefile_fail(p, t[i].line, "dtype: unknown dtype '%s' (known: %s)", t[i].s,
                         dtype_names(~0u, buf, sizeof buf));
         for (size_t j = 0; j < i; j++)
             if (ds[j] == d)
-                return fail(p, t[i].line, "dtype: '%s' named twice", t[i].s);
+                return casefile_fail(p, t[i].line, "dtype: '%s' named twice", t[i].s);
         for (size_t j = 0; j < nv; j++)
             if (!oracle_variant_has_dtype(vs[j], d))
-                return fail(p, t[i].line, "dtype: %s is not in the type list of %s (%s)",
+                return casefile_fail(p, t[i].line, "dtype: %s is not in the type list of %s (%s)",
                             t[i].s, vs[j]->name, dtype_names(vs[j]->dtypes, buf, sizeof buf));
         ds[i] = d;
     }
+    return 0;
+}
 
-    /* requirements */
-    const char *reqs[DIVCASE_MAX_REQUIREMENTS];
-    uint32_t n_reqs = 0;
-    t = toks_of(p, K_REQUIREMENT);
+/* The requirement IDs, into reqs[0..*n). 0 or -1. */
+static int parse_requirements(parser *p, const char **reqs, uint32_t *n)
+{
+    field *f = p->fields;
+    const token *t = toks_of(p, K_REQUIREMENT);
+    *n = 0;
     if (!f[K_REQUIREMENT].tok_count)
-        return fail(p, f[K_REQUIREMENT].line, "requirement: no requirement ID named");
+        return casefile_fail(p, f[K_REQUIREMENT].line, "requirement: no requirement ID named");
     for (size_t i = 0; i < f[K_REQUIREMENT].tok_count; i++) {
         const oracle_requirement *r = oracle_requirement_find(t[i].s);
         if (!r)
-            return fail(p, t[i].line, "requirement: unknown requirement ID '%s' (see "
+            return casefile_fail(p, t[i].line, "requirement: unknown requirement ID '%s' (see "
                         "'divergence cases --matrix')", t[i].s);
-        for (uint32_t j = 0; j < n_reqs; j++)
+        for (uint32_t j = 0; j < *n; j++)
             if (reqs[j] == r->id)
-                return fail(p, t[i].line, "requirement: '%s' named twice", t[i].s);
-        if (n_reqs == DIVCASE_MAX_REQUIREMENTS)
-            return fail(p, t[i].line, "requirement: more than %d requirement IDs",
+                return casefile_fail(p, t[i].line, "requirement: '%s' named twice", t[i].s);
+        if (*n == DIVCASE_MAX_REQUIREMENTS)
+            return casefile_fail(p, t[i].line, "requirement: more than %d requirement IDs",
                         DIVCASE_MAX_REQUIREMENTS);
-        reqs[n_reqs++] = r->id;
+        reqs[(*n)++] = r->id;
     }
+    return 0;
+}
 
-    /* shapes and counts, all before anything is allocated */
-    oracle_shape as, bs, es;
-    uint64_t a_count, b_count, e_count = 0;
-    memset(&es, 0, sizeof es);
-    if (parse_shape_field(p, K_A_SHAPE, &as, &a_count) ||
-        parse_shape_field(p, K_B_SHAPE, &bs, &b_count) ||
-        check_count(p, K_A, "a.shape", &as, a_count) ||
-        check_count(p, K_B, "b.shape", &bs, b_count))
-        return -1;
-    int invalid = 0;
+/* The expectation: *invalid, or the expected shape *es (*e_count
+ * elements) when given. 0 or -1. */
+static int parse_expect(parser *p, int *invalid, oracle_shape *es, uint64_t *e_count)
+{
+    field *f = p->fields;
+    *invalid = 0;
+    *e_count = 0;
+    memset(es, 0, sizeof *es);
     if (f[K_EXPECT].line) {
-        t = toks_of(p, K_EXPECT);
+        const token *t = toks_of(p, K_EXPECT);
         size_t n = f[K_EXPECT].tok_count;
         for (size_t i = 0; i < n; i++)
             if (!strcmp(t[i].s, "invalid") && (n != 1))
-                return fail(p, t[i].line, "expect: 'invalid' stands alone on its line");
-        invalid = n == 1 && !strcmp(t[0].s, "invalid");
-        if (invalid && f[K_EXPECT_SHAPE].line)
-            return fail(p, f[K_EXPECT_SHAPE].line,
+                return casefile_fail(p, t[i].line, "expect: 'invalid' stands alone on its line");
+        *invalid = n == 1 && !strcmp(t[0].s, "invalid");
+        if (*invalid && f[K_EXPECT_SHAPE].line)
+            return casefile_fail(p, f[K_EXPECT_SHAPE].line,
                         "expect.shape: contradicts 'expect: invalid' (line %u)",
                         (unsigned)f[K_EXPECT].line);
-        if (!invalid && !f[K_EXPECT_SHAPE].line)
-            return fail(p, f[K_EXPECT].line,
+        if (!*invalid && !f[K_EXPECT_SHAPE].line)
+            return casefile_fail(p, f[K_EXPECT].line,
                         "expect: values need an 'expect.shape:' line giving their shape");
     }
-    if (f[K_EXPECT_SHAPE].line && parse_shape_field(p, K_EXPECT_SHAPE, &es, &e_count))
+    if (f[K_EXPECT_SHAPE].line && parse_shape_field(p, K_EXPECT_SHAPE, es, e_count))
         return -1;
-    if (f[K_EXPECT].line && !invalid && check_count(p, K_EXPECT, "expect.shape", &es, e_count))
+    if (f[K_EXPECT].line && !*invalid && check_count(p, K_EXPECT, "expect.shape", es, *e_count))
         return -1;
+    return 0;
+}
 
-    /* data offsets: "a=N b=N c=N", one left out is 0 */
-    divcase_offsets offsets;
-    memset(&offsets, 0, sizeof offsets);
-    if (f[K_OFFSETS].line) {
-        char text[128] = "", why[128];
-        t = toks_of(p, K_OFFSETS);
-        if (!f[K_OFFSETS].tok_count)
-            return fail(p, f[K_OFFSETS].line, "offsets: no offset given (a=N b=N c=N)");
-        for (size_t i = 0; i < f[K_OFFSETS].tok_count; i++) {
-            if (strlen(text) + strlen(t[i].s) + 2 > sizeof text)
-                return fail(p, t[i].line, "offsets: too long");
-            strcat(text, " ");
-            strcat(text, t[i].s);
-        }
-        if (divcase_offsets_parse(text, &offsets, why, sizeof why))
-            return fail(p, f[K_OFFSETS].line, "offsets: %s", why);
+/* The data offsets: "a=N b=N c=N", one left out is 0. 0 or -1. */
+static int parse_offsets(parser *p, divcase_offsets *offsets)
+{
+    field *f = p->fields;
+    memset(offsets, 0, sizeof *offsets);
+    if (!f[K_OFFSETS].line)
+        return 0;
+    char text[128] = "", why[128];
+    const token *t = toks_of(p, K_OFFSETS);
+    if (!f[K_OFFSETS].tok_count)
+        return casefile_fail(p, f[K_OFFSETS].line, "offsets: no offset given (a=N b=N c=N)");
+    for (size_t i = 0; i < f[K_OFFSETS].tok_count; i++) {
+        if (strlen(text) + strlen(t[i].s) + 2 > sizeof text)
+            return casefile_fail(p, t[i].line, "offsets: too long");
+        strcat(text, " ");
+        strcat(text, t[i].s);
     }
+    if (divcase_offsets_parse(text, offsets, why, sizeof why))
+        return casefile_fail(p, f[K_OFFSETS].line, "offsets: %s", why);
+    return 0;
+}
 
+/* The attributes of variant v: its defaults with the block's. 0 or -1. */
+static int parse_attrs(parser *p, const oracle_variant *v, dvg_attrs *attrs)
+{
+    field *f = p->fields;
+    oracle_error oe;
+    oracle_attrs_default(v, attrs);
+    const token *t = toks_of(p, K_ATTR);
+    for (size_t j = 0; j < f[K_ATTR].tok_count; j++) {
+        char kv[128];
+        const char *eq = strchr(t[j].s, '=');
+        if (!eq || eq == t[j].s || strlen(t[j].s) >= sizeof kv)
+            return casefile_fail(p, t[j].line, "attr: '%s' is not key=value", t[j].s);
+        memcpy(kv, t[j].s, strlen(t[j].s) + 1);
+        kv[eq - t[j].s] = '\0';
+        for (size_t q = 0; q < j; q++)
+            if (!strncmp(t[q].s, kv, strlen(kv)) && t[q].s[strlen(kv)] == '=')
+                return casefile_fail(p, t[j].line, "attr: '%s' given twice", kv);
+        if (oracle_attrs_set(v, attrs, kv, kv + (eq - t[j].s) + 1, &oe))
+            return casefile_fail(p, t[j].line, "attr: %s", oe.text);
+    }
+    return 0;
+}
+
+static int build_block(parser *p)
+{
+    field *f = p->fields;
+    const oracle_variant *vs[DVG_VARIANT_COUNT];
+    uint32_t ds[DVG_DTYPE_COUNT];
+    size_t nv, nd;
+    const char *reqs[DIVCASE_MAX_REQUIREMENTS];
+    uint32_t n_reqs;
+    oracle_shape as, bs, es;
+    uint64_t a_count, b_count, e_count;
+    int invalid;
+    divcase_offsets offsets;
+    /* everything checked, shapes and counts too, before anything is allocated */
+    if (check_fields(p) || parse_variants(p, vs, &nv) || parse_dtypes(p, vs, nv, ds, &nd) ||
+        parse_requirements(p, reqs, &n_reqs) || parse_shape_field(p, K_A_SHAPE, &as, &a_count) ||
+        parse_shape_field(p, K_B_SHAPE, &bs, &b_count) ||
+        check_count(p, K_A, "a.shape", &as, a_count) ||
+        check_count(p, K_B, "b.shape", &bs, b_count) || parse_expect(p, &invalid, &es, &e_count) ||
+        parse_offsets(p, &offsets))
+        return -1;
     /* attributes, per variant; then every (variant, dtype) */
     for (size_t i = 0; i < nv; i++) {
         dvg_attrs attrs;
-        oracle_attrs_default(vs[i], &attrs);
-        t = toks_of(p, K_ATTR);
-        for (size_t j = 0; j < f[K_ATTR].tok_count; j++) {
-            char kv[128];
-            const char *eq = strchr(t[j].s, '=');
-            if (!eq || eq == t[j].s || strlen(t[j].s) >= sizeof kv)
-                return fail(p, t[j].line, "attr: '%s' is not key=value", t[j].s);
-            memcpy(kv, t[j].s, strlen(t[j].s) + 1);
-            kv[eq - t[j].s] = '\0';
-            for (size_t q = 0; q < j; q++)
-                if (!strncmp(t[q].s, kv, strlen(kv)) && t[q].s[strlen(kv)] == '=')
-                    return fail(p, t[j].line, "attr: '%s' given twice", kv);
-            if (oracle_attrs_set(vs[i], &attrs, kv, kv + (eq - t[j].s) + 1, &oe))
-                return fail(p, t[j].line, "attr: %s", oe.text);
-        }
+        if (parse_attrs(p, vs[i], &attrs))
+            return -1;
         for (size_t j = 0; j < nd; j++) {
             oracle_rules r;
+            oracle_error oe;
             if (oracle_rules_resolve(vs[i]->id, ds[j], &attrs, &r, &oe))
-                return fail(p, f[K_ATTR].line ? f[K_ATTR].line : f[K_DTYPE].line, "%s",
+                return casefile_fail(p, f[K_ATTR].line ? f[K_ATTR].line : f[K_DTYPE].line, "%s",
                             oe.text);
             if (build_one(p, vs[i], ds[j], nv > 1, nd > 1, &attrs, &as, &bs, &es, e_count,
                           reqs, n_reqs, invalid, &offsets))
@@ -810,18 +529,18 @@ static int start_block(parser *p, char *rest, uint32_t line)
     while (isspace((unsigned char)*rest))
         rest++;
     if (!*rest)
-        return fail(p, line, "'case' needs a name: case NAME");
+        return casefile_fail(p, line, "'case' needs a name: case NAME");
     size_t n = strlen(rest);
     for (size_t i = 0; i < n; i++)
         if (!valid_name_char(rest[i]))
-            return fail(p, line, "case name '%s': '%c' is not allowed (letters, digits and "
+            return casefile_fail(p, line, "case name '%s': '%c' is not allowed (letters, digits and "
                         "._+/-=@ only; one word)", rest, rest[i]);
     if (n > CASEFILE_MAX_NAME)
-        return fail(p, line, "case name '%s' is longer than %d characters", rest,
+        return casefile_fail(p, line, "case name '%s' is longer than %d characters", rest,
                     CASEFILE_MAX_NAME);
     for (size_t i = 0; i < p->set->count; i++)
         if (!strcmp(p->set->meta[i].name, rest))
-            return fail(p, line, "duplicate case name '%s' (first at %s:%u)", rest,
+            return casefile_fail(p, line, "duplicate case name '%s' (first at %s:%u)", rest,
                         p->set->meta[i].path, (unsigned)p->set->meta[i].line);
     memcpy(p->name, rest, n + 1);
     p->line = line;
@@ -831,8 +550,8 @@ static int start_block(parser *p, char *rest, uint32_t line)
 
 static int add_segment(parser *p, int k, char *text, uint32_t line)
 {
-    if (grow((void **)&p->segs, &p->cap_segs, p->n_segs + 1, sizeof *p->segs))
-        return fail(p, line, "out of memory");
+    if (dvg_grow((void **)&p->segs, &p->cap_segs, p->n_segs + 1, sizeof *p->segs))
+        return casefile_fail(p, line, "out of memory");
     p->segs[p->n_segs++] = (segment){text, line};
     p->fields[k].seg_count++;
     return 0;
@@ -850,9 +569,9 @@ static int parse_line(parser *p, char *s, uint32_t line)
         return 0;
     if (isspace((unsigned char)s[0])) {
         if (!p->in_block || p->last_key < 0)
-            return fail(p, line, "indented line continues no 'key:' line above it");
+            return casefile_fail(p, line, "indented line continues no 'key:' line above it");
         if (key_is_shape(p->last_key))
-            return fail(p, line, "%s: a shape is written on one line", key_names[p->last_key]);
+            return casefile_fail(p, line, "%s: a shape is written on one line", key_names[p->last_key]);
         while (isspace((unsigned char)*s))
             s++;
         return add_segment(p, p->last_key, s, line);
@@ -861,7 +580,7 @@ static int parse_line(parser *p, char *s, uint32_t line)
         return start_block(p, s + 4, line);
     char *colon = strchr(s, ':');
     if (!colon)
-        return fail(p, line, "expected 'case NAME' or 'key: value', got '%.60s'", s);
+        return casefile_fail(p, line, "expected 'case NAME' or 'key: value', got '%.60s'", s);
     char *end = colon;
     while (end > s && isspace((unsigned char)end[-1]))
         end--;
@@ -872,13 +591,13 @@ static int parse_line(parser *p, char *s, uint32_t line)
             k = i;
     if (k < 0) {
         if (!strcmp(s, "case"))
-            return fail(p, line, "write 'case NAME' without a colon");
-        return fail(p, line, "unknown key '%.60s' (keys: " KEY_LIST ")", s);
+            return casefile_fail(p, line, "write 'case NAME' without a colon");
+        return casefile_fail(p, line, "unknown key '%.60s' (keys: " KEY_LIST ")", s);
     }
     if (!p->in_block)
-        return fail(p, line, "'%s:' before the first 'case NAME' line", s);
+        return casefile_fail(p, line, "'%s:' before the first 'case NAME' line", s);
     if (p->fields[k].line)
-        return fail(p, line, "'%s:' given twice in case '%s' (first at line %u)", s, p->name,
+        return casefile_fail(p, line, "'%s:' given twice in case '%s' (first at line %u)", s, p->name,
                     (unsigned)p->fields[k].line);
     char *text = colon + 1;
     while (isspace((unsigned char)*text))
@@ -901,7 +620,7 @@ static int parse_buffer(parser *p, char *buf, size_t len)
         char *nl = memchr(buf + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - buf) : len;
         if (memchr(buf + pos, '\0', end - pos))
-            return fail(p, line, "NUL byte in a text file");
+            return casefile_fail(p, line, "NUL byte in a text file");
         buf[end] = '\0';
         if (parse_line(p, buf + pos, line))
             return -1;
@@ -932,14 +651,14 @@ static int parse_text(parser *p, const char *label, const char *text, size_t len
     p->path = set_add_path(p->set, label);
     if (!p->path) {
         p->path = label;
-        return fail(p, 0, "out of memory");
+        return casefile_fail(p, 0, "out of memory");
     }
     if ((uint64_t)len > CASEFILE_MAX_FILE_BYTES)
-        return fail(p, 0, "%zu bytes, more than the limit of %" PRIu64, len,
+        return casefile_fail(p, 0, "%zu bytes, more than the limit of %" PRIu64, len,
                     CASEFILE_MAX_FILE_BYTES);
     char *buf = dvg_malloc(len + 1);
     if (!buf)
-        return fail(p, 0, "out of memory");
+        return casefile_fail(p, 0, "out of memory");
     memcpy(buf, text, len);
     buf[len] = '\0';
     int rc = parse_buffer(p, buf, len);
@@ -961,36 +680,36 @@ static int parse_file(parser *p, const char *path)
         int e = errno;
         if (fd >= 0)
             close(fd);
-        return fail(p, 0, "cannot open: %s", strerror(e));
+        return casefile_fail(p, 0, "cannot open: %s", strerror(e));
     }
     struct stat st;
     if (fstat(fileno(fp), &st)) {
-        fail(p, 0, "cannot stat: %s", strerror(errno));
+        casefile_fail(p, 0, "cannot stat: %s", strerror(errno));
         goto done;
     }
     if (!S_ISREG(st.st_mode)) {
-        fail(p, 0, "not a regular file");
+        casefile_fail(p, 0, "not a regular file");
         goto done;
     }
     if ((uint64_t)st.st_size > CASEFILE_MAX_FILE_BYTES) {
-        fail(p, 0, "%" PRIu64 " bytes, more than the limit of %" PRIu64, (uint64_t)st.st_size,
+        casefile_fail(p, 0, "%" PRIu64 " bytes, more than the limit of %" PRIu64, (uint64_t)st.st_size,
              CASEFILE_MAX_FILE_BYTES);
         goto done;
     }
     size_t len = (size_t)st.st_size;
     buf = dvg_malloc(len + 1);
     if (!buf) {
-        fail(p, 0, "out of memory");
+        casefile_fail(p, 0, "out of memory");
         goto done;
     }
     if (len && fread(buf, 1, len, fp) != len) {
-        fail(p, 0, "read error");
+        casefile_fail(p, 0, "read error");
         goto done;
     }
     p->path = set_add_path(p->set, path);
     if (!p->path) {
         p->path = path;
-        fail(p, 0, "out of memory");
+        casefile_fail(p, 0, "out of memory");
         goto done;
     }
     rc = parse_buffer(p, buf, len);
@@ -1018,17 +737,17 @@ static int walk(parser *p, const char *dir, int depth)
     int rc = -1;
     p->path = dir;
     if (depth > CASEFILE_MAX_DEPTH)
-        return fail(p, 0, "directories nested deeper than %d levels", CASEFILE_MAX_DEPTH);
+        return casefile_fail(p, 0, "directories nested deeper than %d levels", CASEFILE_MAX_DEPTH);
     DIR *d = opendir(dir);
     if (!d)
-        return fail(p, 0, "cannot open directory: %s", strerror(errno));
+        return casefile_fail(p, 0, "cannot open directory: %s", strerror(errno));
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        if (grow((void **)&names, &cap, n + 1, sizeof *names) ||
+        if (dvg_grow((void **)&names, &cap, n + 1, sizeof *names) ||
             !(names[n] = dvg_strdup(e->d_name))) {
-            fail(p, 0, "out of memory");
+            casefile_fail(p, 0, "out of memory");
             goto done;
         }
         n++;
@@ -1040,7 +759,7 @@ static int walk(parser *p, const char *dir, int depth)
         char *full = dvg_malloc(len);
         if (!full) {
             p->path = dir;
-            fail(p, 0, "out of memory");
+            casefile_fail(p, 0, "out of memory");
             goto done;
         }
         snprintf(full, len, "%s/%s", dir, names[i]);
@@ -1098,13 +817,13 @@ int casefile_load(const char *path, uint64_t max_elements, casefile_set **out,
     parser p;
     if (parser_open(&p, max_elements, err)) {
         p.path = path;
-        return fail(&p, 0, "out of memory");
+        return casefile_fail(&p, 0, "out of memory");
     }
     struct stat st;
     int rc;
     p.path = path;
     if (stat(path, &st))
-        rc = fail(&p, 0, "cannot open: %s", strerror(errno));
+        rc = casefile_fail(&p, 0, "cannot open: %s", strerror(errno));
     else if (S_ISDIR(st.st_mode))
         rc = walk(&p, path, 0);
     else
@@ -1118,7 +837,7 @@ int casefile_parse_string(const char *label, const char *text, size_t len,
     parser p;
     if (parser_open(&p, max_elements, err)) {
         p.path = label;
-        return fail(&p, 0, "out of memory");
+        return casefile_fail(&p, 0, "out of memory");
     }
     int rc = parse_text(&p, label, text, len);
     return parser_close(&p, rc, out);
