@@ -160,53 +160,109 @@ typedef struct typed_field {
     const void *p;
 } typed_field;
 
-static int decode(const Onnx__TensorProto *tp, const char *what, onnxtests_tensor *out,
-                  char *err, size_t len)
+/* The header of TensorProto tp into *out: its dtype, shape, byte size
+ * and name; *count its elements. 0 or -1. */
+static int decode_header(const Onnx__TensorProto *tp, const char *what, onnxtests_tensor *out,
+                         uint64_t *count, char *err, size_t len)
 {
-    uint64_t count = 1;
-    uint32_t dtype;
-    const oracle_dtype_info *info;
-    typed_field typed[5];
-    int n_typed = 0;
-
     memset(out, 0, sizeof *out);
+    *count = 1;
     if (!tp->has_data_type)
         return onnxtests_fail(err, len, "%s: TensorProto.data_type is missing", what);
     out->onnx_type = tp->data_type;
-    dtype = dtype_of_onnx(tp->data_type);
+    uint32_t dtype = dtype_of_onnx(tp->data_type);
     if (!dtype)
-        return onnxtests_fail(err, len, "%s: TensorProto.data_type %d has no Divergence dtype (floats, "
-                    "int4..int64, uint4..uint64 only)", what, tp->data_type);
-    info = oracle_dtype(dtype);
+        return onnxtests_fail(err, len, "%s: TensorProto.data_type %d has no Divergence dtype "
+                              "(floats, int4..int64, uint4..uint64 only)", what, tp->data_type);
     if (tp->segment)
         return onnxtests_fail(err, len, "%s: TensorProto.segment is not supported", what);
     if ((tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) ||
         tp->n_external_data)
         return onnxtests_fail(err, len, "%s: TensorProto.external_data is not supported", what);
     if (tp->n_dims > DVG_MAX_RANK)
-        return onnxtests_fail(err, len, "%s: TensorProto.dims has rank %zu, more than %d", what, tp->n_dims,
-                    DVG_MAX_RANK);
+        return onnxtests_fail(err, len, "%s: TensorProto.dims has rank %zu, more than %d", what,
+                              tp->n_dims, DVG_MAX_RANK);
     out->shape.rank = (uint32_t)tp->n_dims;
     for (size_t k = 0; k < tp->n_dims; k++) {
         if (tp->dims[k] < 0)
-            return onnxtests_fail(err, len, "%s: TensorProto.dims[%zu] is %" PRId64, what, k, tp->dims[k]);
+            return onnxtests_fail(err, len, "%s: TensorProto.dims[%zu] is %" PRId64, what, k,
+                                  tp->dims[k]);
         out->shape.dims[k] = tp->dims[k];
     }
     for (size_t k = 0; k < tp->n_dims; k++) {
         if (tp->dims[k] == 0) {
-            count = 0;
+            *count = 0;
             break;
         }
-        if ((uint64_t)tp->dims[k] > ORACLE_MAX_ELEMENTS / count)
-            return onnxtests_fail(err, len, "%s: TensorProto.dims hold more than %" PRIu64 " elements",
-                        what, ORACLE_MAX_ELEMENTS);
-        count *= (uint64_t)tp->dims[k];
+        if ((uint64_t)tp->dims[k] > ORACLE_MAX_ELEMENTS / *count)
+            return onnxtests_fail(err, len, "%s: TensorProto.dims hold more than %" PRIu64
+                                  " elements", what, ORACLE_MAX_ELEMENTS);
+        *count *= (uint64_t)tp->dims[k];
     }
     out->dtype = dtype;
-    out->nbytes = oracle_nbytes(dtype, count);
+    out->nbytes = oracle_nbytes(dtype, *count);
     if (tp->name)
         snprintf(out->name, sizeof out->name, "%s", tp->name);
+    return 0;
+}
 
+/* The one typed data field present (`typed`) into out->data: it must be
+ * the field that carries data_type. 0 or -1 (out freed). */
+static int decode_typed(const Onnx__TensorProto *tp, const char *what, const typed_field *typed,
+                        uint64_t count, onnxtests_tensor *out, char *err, size_t len)
+{
+    const oracle_dtype_info *info = oracle_dtype(out->dtype);
+    const char *want;
+    switch (tp->data_type) {
+    case 1: want = "float_data"; break;
+    case 7: want = "int64_data"; break;
+    case 11: want = "double_data"; break;
+    case 12: case 13: want = "uint64_data"; break;
+    default: want = "int32_data"; break; /* 8/16/32-bit ints, f16, bf16, 4-bit */
+    }
+    if (strcmp(typed->name, want)) {
+        onnxtests_tensor_free(out);
+        return onnxtests_fail(err, len, "%s: TensorProto.%s given for data_type %d (%s), which "
+                              "is carried in %s", what, typed->name, tp->data_type, info->tag,
+                              want);
+    }
+    /* 4-bit types: each int32_data entry is one byte of two packed elements. */
+    uint64_t entries = info->bits == 4 ? out->nbytes : count;
+    if (typed->n != entries) {
+        onnxtests_tensor_free(out);
+        return onnxtests_fail(err, len, "%s: TensorProto.%s has %zu entries; dims need %" PRIu64,
+                              what, typed->name, typed->n, entries);
+    }
+    for (uint64_t i = 0; i < entries; i++) {
+        uint64_t bits;
+        switch (tp->data_type) {
+        case 1: {
+            uint32_t u;
+            memcpy(&u, &tp->float_data[i], 4);
+            bits = u;
+            break;
+        }
+        case 11: memcpy(&bits, &tp->double_data[i], 8); break;
+        case 7: bits = (uint64_t)tp->int64_data[i]; break;
+        case 12: case 13: bits = tp->uint64_data[i]; break;
+        default: bits = (uint64_t)(int64_t)tp->int32_data[i]; break;
+        }
+        if (info->bits == 4)
+            out->data[i] = (uint8_t)bits;
+        else
+            oracle_store(out->dtype, out->data, i, bits & oracle_dtype_mask(out->dtype));
+    }
+    return 0;
+}
+
+static int decode(const Onnx__TensorProto *tp, const char *what, onnxtests_tensor *out,
+                  char *err, size_t len)
+{
+    uint64_t count;
+    typed_field typed[5];
+    int n_typed = 0;
+    if (decode_header(tp, what, out, &count, err, len))
+        return -1;
     if (tp->n_float_data)
         typed[n_typed++] = (typed_field){"float_data", tp->n_float_data, tp->float_data};
     if (tp->n_int32_data)
@@ -220,18 +276,19 @@ static int decode(const Onnx__TensorProto *tp, const char *what, onnxtests_tenso
     if (tp->n_string_data)
         return onnxtests_fail(err, len, "%s: TensorProto.string_data in a numeric tensor", what);
     if (n_typed + (tp->has_raw_data ? 1 : 0) > 1)
-        return onnxtests_fail(err, len, "%s: more than one of raw_data and the typed data fields", what);
-
+        return onnxtests_fail(err, len, "%s: more than one of raw_data and the typed data fields",
+                              what);
     out->data = dvg_calloc(1, out->nbytes ? (size_t)out->nbytes : 1);
     if (!out->data)
-        return onnxtests_fail(err, len, "%s: out of memory for %" PRIu64 " bytes", what, out->nbytes);
-
+        return onnxtests_fail(err, len, "%s: out of memory for %" PRIu64 " bytes", what,
+                              out->nbytes);
     if (tp->has_raw_data) {
         if (tp->raw_data.len != out->nbytes) {
+            uint64_t need = out->nbytes;
             onnxtests_tensor_free(out);
-            return onnxtests_fail(err, len, "%s: TensorProto.raw_data has %zu bytes; dims and data_type "
-                        "(%s) need %" PRIu64, what, tp->raw_data.len, info->tag,
-                        oracle_nbytes(dtype, count));
+            return onnxtests_fail(err, len, "%s: TensorProto.raw_data has %zu bytes; dims and "
+                                  "data_type (%s) need %" PRIu64, what, tp->raw_data.len,
+                                  oracle_dtype_tag(dtype_of_onnx(tp->data_type)), need);
         }
         if (count)
             memcpy(out->data, tp->raw_data.data, tp->raw_data.len);
@@ -241,59 +298,10 @@ static int decode(const Onnx__TensorProto *tp, const char *what, onnxtests_tenso
         if (count == 0)
             return 0;
         onnxtests_tensor_free(out);
-        return onnxtests_fail(err, len, "%s: %" PRIu64 " elements but no raw_data and no typed data", what,
-                    count);
+        return onnxtests_fail(err, len, "%s: %" PRIu64 " elements but no raw_data and no typed "
+                              "data", what, count);
     }
-
-    /* The one typed field present must be the one for this type. */
-    const char *want;
-    switch (tp->data_type) {
-    case 1: want = "float_data"; break;
-    case 7: want = "int64_data"; break;
-    case 11: want = "double_data"; break;
-    case 12: case 13: want = "uint64_data"; break;
-    default: want = "int32_data"; break; /* 8/16/32-bit ints, f16, bf16, 4-bit */
-    }
-    if (strcmp(typed[0].name, want)) {
-        onnxtests_tensor_free(out);
-        return onnxtests_fail(err, len, "%s: TensorProto.%s given for data_type %d (%s), which is carried "
-                    "in %s", what, typed[0].name, tp->data_type, info->tag, want);
-    }
-    /* 4-bit types: each int32_data entry is one byte of two packed elements. */
-    uint64_t entries = info->bits == 4 ? out->nbytes : count;
-    if (typed[0].n != entries) {
-        onnxtests_tensor_free(out);
-        return onnxtests_fail(err, len, "%s: TensorProto.%s has %zu entries; dims need %" PRIu64, what,
-                    typed[0].name, typed[0].n, entries);
-    }
-    for (uint64_t i = 0; i < entries; i++) {
-        uint64_t bits;
-        switch (tp->data_type) {
-        case 1: {
-            uint32_t u;
-            memcpy(&u, &tp->float_data[i], 4);
-            bits = u;
-            break;
-        }
-        case 11:
-            memcpy(&bits, &tp->double_data[i], 8);
-            break;
-        case 7:
-            bits = (uint64_t)tp->int64_data[i];
-            break;
-        case 12: case 13:
-            bits = tp->uint64_data[i];
-            break;
-        default:
-            bits = (uint64_t)(int64_t)tp->int32_data[i];
-            break;
-        }
-        if (info->bits == 4)
-            out->data[i] = (uint8_t)bits;
-        else
-            oracle_store(dtype, out->data, i, bits & oracle_dtype_mask(dtype));
-    }
-    return 0;
+    return decode_typed(tp, what, &typed[0], count, out, err, len);
 }
 
 int onnxtests_decode_tensor(const uint8_t *bytes, size_t n, const char *what,
@@ -355,14 +363,101 @@ static int find_operand(const Onnx__GraphProto *g, const char *name, const char 
                 "initializer", path, name);
 }
 
+/* The Div node of the graph: the one node of op_type Div in the default
+ * domain, with 2 inputs and 1 output. NULL with the reason in err. */
+static const Onnx__NodeProto *find_div(const Onnx__GraphProto *g, const char *path, char *err,
+                                       size_t errlen)
+{
+    const Onnx__NodeProto *div = NULL;
+    for (size_t i = 0; i < g->n_node; i++) {
+        const Onnx__NodeProto *nd = g->node[i];
+        if (nd->op_type && !strcmp(nd->op_type, "Div") && default_domain(nd->domain)) {
+            if (div) {
+                onnxtests_fail(err, errlen, "%s: more than one Div node", path);
+                return NULL;
+            }
+            div = nd;
+        }
+    }
+    if (!div)
+        onnxtests_fail(err, errlen, "%s: no Div node in the graph", path);
+    else if (div->n_input != 2 || div->n_output != 1)
+        onnxtests_fail(err, errlen, "%s: the Div node has %zu inputs and %zu outputs, not 2 and 1",
+                       path, div->n_input, div->n_output);
+    else
+        return div;
+    return NULL;
+}
+
+/* The Div node's attributes under variant v into out->attrs and
+ * out->attr_text. 0 or -1. */
+static int read_attrs(const Onnx__NodeProto *div, const oracle_variant *v, const char *path,
+                      onnxtests_model *out, char *err, size_t errlen)
+{
+    oracle_attrs_default(v, &out->attrs);
+    for (size_t i = 0; i < div->n_attribute; i++) {
+        const Onnx__AttributeProto *at = div->attribute[i];
+        const char *name = at->name ? at->name : "";
+        char value[32];
+        oracle_error why;
+        size_t used = strlen(out->attr_text);
+        if (!strcmp(name, "consumed_inputs")) { /* legacy, ignored */
+            if (oracle_attrs_set(v, &out->attrs, "consumed_inputs", "0", &why))
+                return onnxtests_fail(err, errlen, "%s: Div attribute consumed_inputs: %s", path,
+                                      why.text);
+            continue;
+        }
+        if (at->has_type && at->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT)
+            return onnxtests_fail(err, errlen, "%s: Div attribute '%s' has type %d, not INT", path,
+                                  name, (int)at->type);
+        if (!at->has_i)
+            return onnxtests_fail(err, errlen, "%s: Div attribute '%s' has no integer value",
+                                  path, name);
+        snprintf(value, sizeof value, "%" PRId64, at->i);
+        if (oracle_attrs_set(v, &out->attrs, name, value, &why))
+            return onnxtests_fail(err, errlen, "%s: Div attribute %s=%s under opset %" PRId64 ": %s",
+                                  path, name, value, out->opset, why.text);
+        snprintf(out->attr_text + used, sizeof out->attr_text - used, "%s%s=%s",
+                 used ? " " : "", name, value);
+    }
+    return 0;
+}
+
+/* The opset of the default domain into out->opset and its variant. NULL
+ * with the reason in err. */
+static const oracle_variant *read_opset(const Onnx__ModelProto *m, const char *path,
+                                        onnxtests_model *out, char *err, size_t errlen)
+{
+    int have_opset = 0;
+    for (size_t i = 0; i < m->n_opset_import; i++)
+        if (default_domain(m->opset_import[i]->domain) && m->opset_import[i]->has_version) {
+            out->opset = m->opset_import[i]->version;
+            have_opset = 1;
+        }
+    if (!have_opset) {
+        onnxtests_fail(err, errlen, "%s: ModelProto.opset_import has no version for the default "
+                       "domain", path);
+        return NULL;
+    }
+    out->variant = onnxtests_variant_of_opset(out->opset);
+    const oracle_variant *v = oracle_variant_get(out->variant);
+    if (!v)
+        onnxtests_fail(err, errlen, "%s: opset %" PRId64 " has no Div", path, out->opset);
+    else if (!m->graph)
+        onnxtests_fail(err, errlen, "%s: ModelProto.graph is missing", path);
+    else
+        return v;
+    return NULL;
+}
+
 int onnxtests_read_model(const char *path, onnxtests_model *out, char *err, size_t errlen)
 {
     uint8_t *bytes = NULL;
     size_t n;
     Onnx__ModelProto *m = NULL;
-    const Onnx__NodeProto *div = NULL;
+    const Onnx__NodeProto *div;
     const oracle_variant *v;
-    int rc = -1, have_opset = 0;
+    int rc = -1;
 
     memset(out, 0, sizeof *out);
     if (read_file(path, &bytes, &n, err, errlen))
@@ -373,84 +468,16 @@ int onnxtests_read_model(const char *path, onnxtests_model *out, char *err, size
         goto done;
     }
     out->ir_version = m->has_ir_version ? m->ir_version : 0;
-    for (size_t i = 0; i < m->n_opset_import; i++)
-        if (default_domain(m->opset_import[i]->domain) && m->opset_import[i]->has_version) {
-            out->opset = m->opset_import[i]->version;
-            have_opset = 1;
-        }
-    if (!have_opset) {
-        onnxtests_fail(err, errlen, "%s: ModelProto.opset_import has no version for the default domain",
-             path);
-        goto done;
-    }
-    out->variant = onnxtests_variant_of_opset(out->opset);
-    v = oracle_variant_get(out->variant);
-    if (!v) {
-        onnxtests_fail(err, errlen, "%s: opset %" PRId64 " has no Div", path, out->opset);
-        goto done;
-    }
-    if (!m->graph) {
-        onnxtests_fail(err, errlen, "%s: ModelProto.graph is missing", path);
-        goto done;
-    }
-    for (size_t i = 0; i < m->graph->n_node; i++) {
-        const Onnx__NodeProto *nd = m->graph->node[i];
-        if (nd->op_type && !strcmp(nd->op_type, "Div") && default_domain(nd->domain)) {
-            if (div) {
-                onnxtests_fail(err, errlen, "%s: more than one Div node", path);
-                goto done;
-            }
-            div = nd;
-        }
-    }
-    if (!div) {
-        onnxtests_fail(err, errlen, "%s: no Div node in the graph", path);
-        goto done;
-    }
-    if (div->n_input != 2 || div->n_output != 1) {
-        onnxtests_fail(err, errlen, "%s: the Div node has %zu inputs and %zu outputs, not 2 and 1", path,
-             div->n_input, div->n_output);
-        goto done;
-    }
-    oracle_attrs_default(v, &out->attrs);
-    for (size_t i = 0; i < div->n_attribute; i++) {
-        const Onnx__AttributeProto *at = div->attribute[i];
-        const char *name = at->name ? at->name : "";
-        char value[32];
-        oracle_error why;
-        size_t used = strlen(out->attr_text);
-        if (!strcmp(name, "consumed_inputs")) { /* legacy, ignored */
-            if (oracle_attrs_set(v, &out->attrs, "consumed_inputs", "0", &why)) {
-                onnxtests_fail(err, errlen, "%s: Div attribute consumed_inputs: %s", path, why.text);
-                goto done;
-            }
-            continue;
-        }
-        if (at->has_type && at->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT) {
-            onnxtests_fail(err, errlen, "%s: Div attribute '%s' has type %d, not INT", path, name,
-                 (int)at->type);
-            goto done;
-        }
-        if (!at->has_i) {
-            onnxtests_fail(err, errlen, "%s: Div attribute '%s' has no integer value", path, name);
-            goto done;
-        }
-        snprintf(value, sizeof value, "%" PRId64, at->i);
-        if (oracle_attrs_set(v, &out->attrs, name, value, &why)) {
-            onnxtests_fail(err, errlen, "%s: Div attribute %s=%s under opset %" PRId64 ": %s", path, name,
-                 value, out->opset, why.text);
-            goto done;
-        }
-        snprintf(out->attr_text + used, sizeof out->attr_text - used, "%s%s=%s",
-                 used ? " " : "", name, value);
-    }
-    if (find_operand(m->graph, div->input[0], path, &out->a, err, errlen) ||
+    if (!(v = read_opset(m, path, out, err, errlen)) ||
+        !(div = find_div(m->graph, path, err, errlen)) ||
+        read_attrs(div, v, path, out, err, errlen) ||
+        find_operand(m->graph, div->input[0], path, &out->a, err, errlen) ||
         find_operand(m->graph, div->input[1], path, &out->b, err, errlen))
         goto done;
     for (size_t i = 0; i <= m->graph->n_output; i++) {
         if (i == m->graph->n_output) {
-            onnxtests_fail(err, errlen, "%s: the Div node's output '%s' is not a graph output", path,
-                 div->output[0]);
+            onnxtests_fail(err, errlen, "%s: the Div node's output '%s' is not a graph output",
+                           path, div->output[0]);
             goto done;
         }
         if (m->graph->output[i]->name && !strcmp(m->graph->output[i]->name, div->output[0])) {
