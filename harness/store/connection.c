@@ -243,42 +243,100 @@ done:
     return rc;
 }
 
+/* The path may be opened with these flags: it exists as a regular file
+ * (*exists 1, *sb its status), or may be created. 0, or -1 with the
+ * reason in err. */
+static int check_path(const char *path, unsigned flags, struct stat *sb, int *exists, char *err,
+                      size_t errlen)
+{
+    if (!path) {
+        store_copy_text(err, errlen, "store: open: no path or no output pointer given");
+        return -1;
+    }
+    if (!*path) {
+        store_copy_text(err, errlen, "store: open: empty path: give the database's file name");
+        return -1;
+    }
+    *exists = stat(path, sb) == 0;
+    if (!*exists && (!(flags & STORE_CREATE) || (flags & STORE_READONLY) || errno != ENOENT)) {
+        if (err)
+            snprintf(err, errlen, "%s: open: %s", path, strerror(errno));
+        return -1;
+    }
+    /* A directory, a FIFO, a device (/dev/null) is no database, and
+     * SQLite would wait on, or write into, what it is. */
+    if (*exists && !S_ISREG(sb->st_mode)) {
+        if (err)
+            snprintf(err, errlen, "%s: open: not a regular file (%s)", path,
+                     S_ISDIR(sb->st_mode)    ? "a directory"
+                     : S_ISFIFO(sb->st_mode) ? "a FIFO"
+                     : S_ISCHR(sb->st_mode)  ? "a character device"
+                     : S_ISBLK(sb->st_mode)  ? "a block device"
+                     : S_ISSOCK(sb->st_mode) ? "a socket"
+                                             : "not a plain file");
+        return -1;
+    }
+    return 0;
+}
+
+/* A read-only connection of a file at schema `version`: it never creates
+ * a schema, nor migrates one (an older file is read through a migrated
+ * copy). empty: the file holds no byte. 0 or -1 (store_fail). */
+static int open_readonly(store *s, unsigned flags, int64_t *version, int empty)
+{
+    if (*version == 0 && store_check_foreign(s))
+        return -1;
+    if (*version == 0 && (flags & STORE_READONLY)) {
+        if (empty)
+            store_fail(s, "empty file: not a Divergence database (nothing was ever written to "
+                          "it)");
+        else
+            store_fail(s, "not a Divergence database (a SQLite file without a schema)");
+        return -1;
+    }
+    if (*version < store_schema_version() && (flags & STORE_READONLY) &&
+        !(flags & OPEN_ANY_VERSION) && read_migrated_copy(s, version))
+        return -1;
+    if (*version < store_schema_version() && !(flags & OPEN_ANY_VERSION)) {
+        store_fail(s, "schema version %" PRId64 " must be migrated to %d, but the database is "
+                      "read-only",
+                   *version, store_schema_version());
+        return -1;
+    }
+    return 0;
+}
+
+/* A writable connection of a file at schema `version`: checked (nothing
+ * is written into a damaged file: it would only bury what is left of its
+ * findings deeper), migrated before WAL (a file that turns out to belong
+ * to another program is left exactly as it was), WAL, its stale runs
+ * marked. 0 or -1. */
+static int open_writable(store *s, int64_t *version)
+{
+    if (*version > 0 && verify_writable(s))
+        return -1;
+    if (*version < store_schema_version() && store_migrate(s, version))
+        return -1;
+    if (set_wal(s) || store_exec(s, "PRAGMA synchronous = NORMAL"))
+        return -1;
+    return store_mark_stale_runs(s, NULL) ? -1 : 0;
+}
+
 int store_open(const char *path, unsigned flags, store **out, char *err, size_t errlen)
 {
     store *s = NULL;
-    int rc = -1;
+    int rc = -1, exists = 0;
     int64_t version = 0;
     struct stat sb;
 
     store_copy_text(err, errlen, "");
-    if (!path || !out) {
+    if (!out) {
         store_copy_text(err, errlen, "store: open: no path or no output pointer given");
         goto done;
     }
-    if (!*path) {
-        store_copy_text(err, errlen, "store: open: empty path: give the database's file name");
-        goto done;
-    }
     pthread_once(&mem_once, mem_install);
-    int exists = stat(path, &sb) == 0;
-    if (!exists && (!(flags & STORE_CREATE) || (flags & STORE_READONLY) || errno != ENOENT)) {
-        if (err)
-            snprintf(err, errlen, "%s: open: %s", path, strerror(errno));
+    if (check_path(path, flags, &sb, &exists, err, errlen))
         goto done;
-    }
-    /* A directory, a FIFO, a device (/dev/null) is no database, and
-     * SQLite would wait on, or write into, what it is. */
-    if (exists && !S_ISREG(sb.st_mode)) {
-        if (err)
-            snprintf(err, errlen, "%s: open: not a regular file (%s)", path,
-                     S_ISDIR(sb.st_mode)    ? "a directory"
-                     : S_ISFIFO(sb.st_mode) ? "a FIFO"
-                     : S_ISCHR(sb.st_mode)  ? "a character device"
-                     : S_ISBLK(sb.st_mode)  ? "a block device"
-                     : S_ISSOCK(sb.st_mode) ? "a socket"
-                                            : "not a plain file");
-        goto done;
-    }
     s = dvg_calloc(1, sizeof *s);
     if (!s || !(s->path = dvg_strdup(path))) {
         if (err)
@@ -314,46 +372,10 @@ int store_open(const char *path, unsigned flags, store **out, char *err, size_t 
                    version, store_schema_version());
         goto done;
     }
-    if (store_exec(s, "PRAGMA foreign_keys = ON"))
+    if (store_exec(s, "PRAGMA foreign_keys = ON") ||
+        (s->readonly ? open_readonly(s, flags, &version, exists && sb.st_size == 0)
+                     : open_writable(s, &version)))
         goto done;
-    if (s->readonly) {
-        if (version == 0 && store_check_foreign(s))
-            goto done;
-        /* Reading never creates a schema: a file without one (a 0-byte
-         * file, or a SQLite file with nothing in it) has nothing to read. */
-        if (version == 0 && (flags & STORE_READONLY)) {
-            if (exists && sb.st_size == 0)
-                store_fail(s, "empty file: not a Divergence database (nothing was ever written "
-                              "to it)");
-            else
-                store_fail(s, "not a Divergence database (a SQLite file without a schema)");
-            goto done;
-        }
-        /* Nor migrates one: an older file is read through a migrated
-         * copy, and stays as it is. */
-        if (version < store_schema_version() && (flags & STORE_READONLY) &&
-            !(flags & OPEN_ANY_VERSION) && read_migrated_copy(s, &version))
-            goto done;
-        if (version < store_schema_version() && !(flags & OPEN_ANY_VERSION)) {
-            store_fail(s, "schema version %" PRId64 " must be migrated to %d, but the database is "
-                          "read-only",
-                       version, store_schema_version());
-            goto done;
-        }
-    } else {
-        /* Nothing is written into a damaged file: it would only bury
-         * what is left of its findings deeper. */
-        if (version > 0 && verify_writable(s))
-            goto done;
-        /* Migrate before WAL: a file that turns out to belong to another
-         * program is left exactly as it was. */
-        if (version < store_schema_version() && store_migrate(s, &version))
-            goto done;
-        if (set_wal(s) || store_exec(s, "PRAGMA synchronous = NORMAL"))
-            goto done;
-        if (store_mark_stale_runs(s, NULL))
-            goto done;
-    }
     s->op = NULL;
     s->err[0] = '\0';
     rc = 0;

@@ -276,12 +276,68 @@ static int load_operand(store *s, sqlite3_stmt *st, int shape_col, int blob_col,
     return 0;
 }
 
+/* The case of the reproducer row st (SQL_REPRO_LOAD) but its operands'
+ * bytes into *c; *na, *nb their byte sizes. 0 or -1 (store_fail). */
+static int row_case(store *s, sqlite3_stmt *st, divcase *c, uint64_t *na, uint64_t *nb)
+{
+    int64_t v[6];
+    const char *vname = (const char *)sqlite3_column_text(st, 4);
+    const char *dname = (const char *)sqlite3_column_text(st, 5);
+    const oracle_variant *variant = vname ? oracle_variant_by_name(vname) : NULL;
+    c->dtype = dname ? oracle_dtype_by_tag(dname) : DVG_DTYPE_NONE;
+    if (!variant)
+        return store_fail(s, "unknown variant '%s'", vname ? vname : "NULL");
+    if (c->dtype == DVG_DTYPE_NONE)
+        return store_fail(s, "unknown dtype '%s'", dname ? dname : "NULL");
+    c->variant = variant->id;
+    if (column_range(s, st, 6, INT32_MIN, INT32_MAX, &v[0]) ||
+        column_range(s, st, 7, INT32_MIN, INT32_MAX, &v[1]) ||
+        column_range(s, st, 8, INT64_MIN, INT64_MAX, &v[2]) ||
+        column_range(s, st, 9, INT32_MIN, INT32_MAX, &v[3]) ||
+        column_range(s, st, 10, 0, UINT32_MAX, &v[4]) ||
+        column_range(s, st, 11, 0, UINT32_MAX, &v[5]))
+        return -1;
+    c->attrs.size = sizeof c->attrs;
+    c->attrs.broadcast = (int32_t)v[0];
+    c->attrs.axis_set = (int32_t)v[1];
+    c->attrs.axis = v[2];
+    c->attrs.pythondiv = (int32_t)v[3];
+    c->attrs.auto_broadcast = (uint32_t)v[4];
+    c->attrs.int_rounding = (uint32_t)v[5];
+    if (load_operand(s, st, 12, 14, c->dtype, &c->a_shape, na) ||
+        load_operand(s, st, 13, 15, c->dtype, &c->b_shape, nb))
+        return -1;
+    column_text(st, 2, c->id, sizeof c->id);
+    column_text(st, 3, c->source, sizeof c->source);
+    char offsets[64], why[128];
+    column_text(st, 24, offsets, sizeof offsets);
+    if (divcase_offsets_parse(offsets, &c->offsets, why, sizeof why))
+        return store_fail(s, "column data_offsets: %s", why);
+    return 0;
+}
+
+/* What the reproducer row st says beside its case, into *r. */
+static void row_info(sqlite3_stmt *st, int64_t id, store_reproducer *r)
+{
+    r->id = id;
+    r->signature_id = sqlite3_column_int64(st, 0);
+    r->run_id = sqlite3_column_int64(st, 1);
+    r->element = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 16);
+    column_text(st, 17, r->expected, sizeof r->expected);
+    column_text(st, 18, r->actual, sizeof r->actual);
+    r->ulps = sqlite3_column_type(st, 19) == SQLITE_NULL ? UINT64_MAX
+                                                         : (uint64_t)sqlite3_column_int64(st, 19);
+    column_text(st, 20, r->note, sizeof r->note);
+    column_text(st, 21, r->implementation, sizeof r->implementation);
+    column_text(st, 22, r->cls, sizeof r->cls);
+    column_text(st, 23, r->operand_class, sizeof r->operand_class);
+}
+
 int store_reproducer_load(store *s, int64_t id, divcase *out, store_reproducer *info)
 {
     sqlite3_stmt *st;
     divcase c;
     store_reproducer r;
-    int64_t v[6];
     uint64_t na, nb;
     int rc = -1;
 
@@ -302,60 +358,9 @@ int store_reproducer_load(store *s, int64_t id, divcase *out, store_reproducer *
         store_fail_db(s);
         goto done;
     }
-    const char *vname = (const char *)sqlite3_column_text(st, 4);
-    const char *dname = (const char *)sqlite3_column_text(st, 5);
-    const oracle_variant *variant = vname ? oracle_variant_by_name(vname) : NULL;
-    c.dtype = dname ? oracle_dtype_by_tag(dname) : DVG_DTYPE_NONE;
-    if (!variant) {
-        store_fail(s, "unknown variant '%s'", vname ? vname : "NULL");
+    if (row_case(s, st, &c, &na, &nb))
         goto done;
-    }
-    if (c.dtype == DVG_DTYPE_NONE) {
-        store_fail(s, "unknown dtype '%s'", dname ? dname : "NULL");
-        goto done;
-    }
-    c.variant = variant->id;
-    if (column_range(s, st, 6, INT32_MIN, INT32_MAX, &v[0]) ||
-        column_range(s, st, 7, INT32_MIN, INT32_MAX, &v[1]) ||
-        column_range(s, st, 8, INT64_MIN, INT64_MAX, &v[2]) ||
-        column_range(s, st, 9, INT32_MIN, INT32_MAX, &v[3]) ||
-        column_range(s, st, 10, 0, UINT32_MAX, &v[4]) ||
-        column_range(s, st, 11, 0, UINT32_MAX, &v[5]))
-        goto done;
-    c.attrs.size = sizeof c.attrs;
-    c.attrs.broadcast = (int32_t)v[0];
-    c.attrs.axis_set = (int32_t)v[1];
-    c.attrs.axis = v[2];
-    c.attrs.pythondiv = (int32_t)v[3];
-    c.attrs.auto_broadcast = (uint32_t)v[4];
-    c.attrs.int_rounding = (uint32_t)v[5];
-    if (load_operand(s, st, 12, 14, c.dtype, &c.a_shape, &na) ||
-        load_operand(s, st, 13, 15, c.dtype, &c.b_shape, &nb))
-        goto done;
-    column_text(st, 2, c.id, sizeof c.id);
-    column_text(st, 3, c.source, sizeof c.source);
-    {
-        char offsets[64], why[128];
-        column_text(st, 24, offsets, sizeof offsets);
-        if (divcase_offsets_parse(offsets, &c.offsets, why, sizeof why)) {
-            store_fail(s, "column data_offsets: %s", why);
-            goto done;
-        }
-    }
-
-    r.id = id;
-    r.signature_id = sqlite3_column_int64(st, 0);
-    r.run_id = sqlite3_column_int64(st, 1);
-    r.element = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 16);
-    column_text(st, 17, r.expected, sizeof r.expected);
-    column_text(st, 18, r.actual, sizeof r.actual);
-    r.ulps = sqlite3_column_type(st, 19) == SQLITE_NULL ? UINT64_MAX
-                                                        : (uint64_t)sqlite3_column_int64(st, 19);
-    column_text(st, 20, r.note, sizeof r.note);
-    column_text(st, 21, r.implementation, sizeof r.implementation);
-    column_text(st, 22, r.cls, sizeof r.cls);
-    column_text(st, 23, r.operand_class, sizeof r.operand_class);
-
+    row_info(st, id, &r);
     /* Sizes were checked against the shapes above: allocate and copy. */
     if (divcase_alloc(&c, ORACLE_MAX_ELEMENTS) || c.a_bytes != na || c.b_bytes != nb) {
         store_fail(s, "out of memory for %" PRIu64 " + %" PRIu64 " operand bytes", na, nb);
@@ -366,7 +371,6 @@ int store_reproducer_load(store *s, int64_t id, divcase *out, store_reproducer *
     if (nb)
         memcpy(c.b, sqlite3_column_blob(st, 15), nb);
     store_reset_stmt(st);
-
     if (info) {
         store_build b;
         if (store_run_build(s, r.run_id, r.implementation, &b) < 0)

@@ -315,10 +315,126 @@ static int merge_add_shard(store *s, sqlite3_stmt *run, int64_t dst, const char 
  * before maps to ours and brings nothing (new = 0); a shard joins the
  * merged run of its campaign that lacks its index, or starts one; any
  * other run is copied. */
+/* A run the input merged from shards (`folded` of them): its shards
+ * decide where it goes: the run they are part of here, or a new one. 0
+ * or -1. */
+static int merge_folded_run(store *s, sqlite3_stmt *run, const char *in_path, int64_t src,
+                            int64_t folded, int64_t *dst, int *is_new, store_merge_stats *stats)
+{
+    const char *args = (const char *)sqlite3_column_text(run, RUN_ARGS);
+    int64_t present;
+    if (merge_int(s,
+                  "SELECT count(*) FROM merge_src.run_shards h WHERE h.run_id = ?1"
+                  " AND EXISTS (SELECT 1 FROM main.run_shards m WHERE m.host = h.host"
+                  " AND m.pid = h.pid AND m.process_tag = h.process_tag"
+                  " AND m.started_at = h.started_at)",
+                  &present, 1, src))
+        return -1;
+    if (present == folded) {
+        *is_new = 0;
+        return merge_int(s,
+                         "SELECT m.run_id FROM merge_src.run_shards h JOIN main.run_shards m"
+                         " ON m.host = h.host AND m.pid = h.pid AND m.process_tag ="
+                         " h.process_tag AND m.started_at = h.started_at"
+                         " WHERE h.run_id = ?1 LIMIT 1",
+                         dst, 1, src);
+    }
+    if (present)
+        return store_fail(s, "%s: run %" PRId64 " was merged from shards of which %" PRId64
+                             " of %" PRId64 " are here already; merge the shard databases instead",
+                          in_path, src, present, folded);
+    if (merge_int(s,
+                  "SELECT run_id FROM main.run_shards WHERE campaign ="
+                  " (SELECT campaign FROM merge_src.run_shards WHERE run_id = ?1"
+                  "  LIMIT 1) GROUP BY run_id HAVING sum(shard_index IN"
+                  " (SELECT shard_index FROM merge_src.run_shards WHERE run_id = ?1))"
+                  " = 0 ORDER BY run_id DESC LIMIT 1",
+                  dst, 1, src))
+        return -1;
+    if (!*dst && merge_insert_run(s, run, 1, args ? args : "", dst))
+        return -1;
+    if (merge_exec(s,
+                   "INSERT INTO main.run_shards SELECT ?2, shard_index, shard_count,"
+                   " campaign, status, started_at, finished_at, host, pid,"
+                   " process_tag, cpu_features, args FROM merge_src.run_shards"
+                   " WHERE run_id = ?1",
+                   2, src, *dst) ||
+        merge_run_header(s, *dst))
+        return -1;
+    stats->runs_folded += folded;
+    return 0;
+}
+
+/* One shard of a campaign (`count` shards): the run of its campaign here
+ * that lacks this shard, or a new one. 0 or -1. */
+static int merge_shard_run(store *s, sqlite3_stmt *run, int64_t src, int64_t count, int64_t *dst,
+                           int *is_new, store_merge_stats *stats)
+{
+    char campaign[8192];
+    if (merge_int(s,
+                  "SELECT m.run_id FROM main.run_shards m, merge_src.runs h"
+                  " WHERE h.id = ?1 AND m.host = h.host AND m.pid = h.pid"
+                  " AND m.process_tag = h.process_tag AND m.started_at = h.started_at",
+                  dst, 1, src))
+        return -1;
+    if (*dst) {
+        *is_new = 0;
+        return 0;
+    }
+    campaign_key(run, campaign, sizeof campaign);
+    sqlite3_stmt *find = store_prepare_sql(
+        s, "SELECT run_id FROM main.run_shards WHERE campaign = ?1 GROUP BY run_id"
+           " HAVING sum(shard_index = ?2) = 0 AND max(shard_count) = ?3"
+           " ORDER BY run_id DESC LIMIT 1");
+    if (!find)
+        return -1;
+    sqlite3_bind_text(find, 1, campaign, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(find, 2, sqlite3_column_int64(run, RUN_SHARD_INDEX));
+    sqlite3_bind_int64(find, 3, count);
+    int step = sqlite3_step(find);
+    if (step == SQLITE_ROW)
+        *dst = sqlite3_column_int64(find, 0);
+    else if (step != SQLITE_DONE)
+        store_fail_db(s);
+    sqlite3_finalize(find);
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        return -1;
+    /* The merged run's command line is the campaign's. */
+    const char *norm = strstr(campaign, " args=");
+    if (!*dst && merge_insert_run(s, run, 1, norm ? norm + 6 : "", dst))
+        return -1;
+    if (merge_add_shard(s, run, *dst, campaign))
+        return -1;
+    stats->runs_folded++;
+    return 0;
+}
+
+/* A run of its own: the same run here (merged before), or a new one. 0
+ * or -1. */
+static int merge_plain_run(store *s, sqlite3_stmt *run, int64_t src, int64_t *dst, int *is_new,
+                           store_merge_stats *stats)
+{
+    const char *args = (const char *)sqlite3_column_text(run, RUN_ARGS);
+    if (merge_int(s,
+                  "SELECT m.id FROM main.runs m, merge_src.runs h WHERE h.id = ?1"
+                  " AND m.host = h.host AND m.pid = h.pid AND m.process_tag ="
+                  " h.process_tag AND m.started_at = h.started_at AND m.kind = h.kind"
+                  " AND m.args = h.args",
+                  dst, 1, src))
+        return -1;
+    if (*dst) {
+        *is_new = 0;
+        return 0;
+    }
+    if (merge_insert_run(s, run, 0, args ? args : "", dst))
+        return -1;
+    stats->runs_added++;
+    return 0;
+}
+
 static int merge_runs(store *s, const char *in_path, store_merge_stats *stats)
 {
     sqlite3_stmt *run = store_prepare_sql(s, merge_sql_src_runs);
-    char campaign[8192];
     int rc = -1, step;
     if (!run)
         return -1;
@@ -329,103 +445,10 @@ static int merge_runs(store *s, const char *in_path, store_merge_stats *stats)
         int is_shard = !folded && count > 1 &&
                        sqlite3_column_type(run, RUN_SHARD_INDEX) != SQLITE_NULL;
         int is_new = 1;
-        const char *args = (const char *)sqlite3_column_text(run, RUN_ARGS);
-        if (folded) {
-            /* A run merged from shards in the input: its shards decide. */
-            int64_t present;
-            if (merge_int(s,
-                          "SELECT count(*) FROM merge_src.run_shards h WHERE h.run_id = ?1"
-                          " AND EXISTS (SELECT 1 FROM main.run_shards m WHERE m.host = h.host"
-                          " AND m.pid = h.pid AND m.process_tag = h.process_tag"
-                          " AND m.started_at = h.started_at)",
-                          &present, 1, src))
-                goto done;
-            if (present == folded) {
-                if (merge_int(s,
-                              "SELECT m.run_id FROM merge_src.run_shards h JOIN main.run_shards m"
-                              " ON m.host = h.host AND m.pid = h.pid AND m.process_tag ="
-                              " h.process_tag AND m.started_at = h.started_at"
-                              " WHERE h.run_id = ?1 LIMIT 1",
-                              &dst, 1, src))
-                    goto done;
-                is_new = 0;
-            } else if (present) {
-                store_fail(s, "%s: run %" PRId64 " was merged from shards of which %" PRId64
-                              " of %" PRId64 " are here already; merge the shard databases instead",
-                           in_path, src, present, folded);
-                goto done;
-            } else {
-                if (merge_int(s,
-                              "SELECT run_id FROM main.run_shards WHERE campaign ="
-                              " (SELECT campaign FROM merge_src.run_shards WHERE run_id = ?1"
-                              "  LIMIT 1) GROUP BY run_id HAVING sum(shard_index IN"
-                              " (SELECT shard_index FROM merge_src.run_shards WHERE run_id = ?1))"
-                              " = 0 ORDER BY run_id DESC LIMIT 1",
-                              &dst, 1, src))
-                    goto done;
-                if (!dst && merge_insert_run(s, run, 1, args ? args : "", &dst))
-                    goto done;
-                if (merge_exec(s,
-                               "INSERT INTO main.run_shards SELECT ?2, shard_index, shard_count,"
-                               " campaign, status, started_at, finished_at, host, pid,"
-                               " process_tag, cpu_features, args FROM merge_src.run_shards"
-                               " WHERE run_id = ?1",
-                               2, src, dst) ||
-                    merge_run_header(s, dst))
-                    goto done;
-                stats->runs_folded += folded;
-            }
-        } else if (is_shard) {
-            if (merge_int(s,
-                          "SELECT m.run_id FROM main.run_shards m, merge_src.runs h"
-                          " WHERE h.id = ?1 AND m.host = h.host AND m.pid = h.pid"
-                          " AND m.process_tag = h.process_tag AND m.started_at = h.started_at",
-                          &dst, 1, src))
-                goto done;
-            if (dst) {
-                is_new = 0;
-            } else {
-                campaign_key(run, campaign, sizeof campaign);
-                sqlite3_stmt *find = store_prepare_sql(
-                    s, "SELECT run_id FROM main.run_shards WHERE campaign = ?1 GROUP BY run_id"
-                       " HAVING sum(shard_index = ?2) = 0 AND max(shard_count) = ?3"
-                       " ORDER BY run_id DESC LIMIT 1");
-                if (!find)
-                    goto done;
-                sqlite3_bind_text(find, 1, campaign, -1, SQLITE_STATIC);
-                sqlite3_bind_int64(find, 2, sqlite3_column_int64(run, RUN_SHARD_INDEX));
-                sqlite3_bind_int64(find, 3, count);
-                step = sqlite3_step(find);
-                if (step == SQLITE_ROW)
-                    dst = sqlite3_column_int64(find, 0);
-                else if (step != SQLITE_DONE)
-                    store_fail_db(s);
-                sqlite3_finalize(find);
-                if (step != SQLITE_ROW && step != SQLITE_DONE)
-                    goto done;
-                /* The merged run's command line is the campaign's. */
-                const char *norm = strstr(campaign, " args=");
-                if (!dst && merge_insert_run(s, run, 1, norm ? norm + 6 : "", &dst))
-                    goto done;
-                if (merge_add_shard(s, run, dst, campaign))
-                    goto done;
-                stats->runs_folded++;
-            }
-        } else {
-            if (merge_int(s,
-                          "SELECT m.id FROM main.runs m, merge_src.runs h WHERE h.id = ?1"
-                          " AND m.host = h.host AND m.pid = h.pid AND m.process_tag ="
-                          " h.process_tag AND m.started_at = h.started_at AND m.kind = h.kind"
-                          " AND m.args = h.args",
-                          &dst, 1, src))
-                goto done;
-            if (dst)
-                is_new = 0;
-            else if (merge_insert_run(s, run, 0, args ? args : "", &dst))
-                goto done;
-            else
-                stats->runs_added++;
-        }
+        if (folded ? merge_folded_run(s, run, in_path, src, folded, &dst, &is_new, stats)
+            : is_shard ? merge_shard_run(s, run, src, count, &dst, &is_new, stats)
+                       : merge_plain_run(s, run, src, &dst, &is_new, stats))
+            goto done;
         if (!is_new)
             stats->runs_skipped++;
         if (merge_exec(s, "INSERT INTO temp.merge_runs(src, dst, new) VALUES(?1, ?2, ?3)", 3,
