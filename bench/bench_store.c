@@ -34,15 +34,6 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static void rm_db(const char *path)
-{
-    char side[512];
-    unlink(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    unlink(side);
-}
 
 int main(int argc, char **argv)
 {
@@ -64,7 +55,7 @@ int main(int argc, char **argv)
         return 2;
     double rate[3];
     for (int what = 0; what < 3; what++) {
-        rm_db(path);
+        store_remove_files(path);
         store *s;
         if (store_open(path, STORE_CREATE, &s, err, sizeof err)) {
             fprintf(stderr, "bench_store: %s\n", err);
@@ -103,7 +94,7 @@ int main(int argc, char **argv)
         store_close(s);
     }
     /* baseline: plain SQLite */
-    rm_db(path);
+    store_remove_files(path);
     sqlite3 *db;
     sqlite3_stmt *st;
     if (sqlite3_open(path, &db) != SQLITE_OK ||
@@ -131,7 +122,7 @@ int main(int argc, char **argv)
     double raw = (double)n / (now() - t0);
     sqlite3_finalize(st);
     sqlite3_close(db);
-    rm_db(path);
+    store_remove_files(path);
     divcase_free(&c);
     printf("findings=%.0f signatures=%.0f counts=%.0f raw=%.0f n=%ld\n", rate[0], rate[1], rate[2],
            raw, n);

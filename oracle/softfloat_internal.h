@@ -80,4 +80,16 @@ static inline uint64_t sf_round_pack(uint64_t sign, int32_t exp, uint64_t sig,
     return overflow ? inf : (sign << (ebits + fbits)) + ((uint64_t)exp << fbits) + sig;
 }
 
+/* A binary format whose significand fits 24 bits (binary16, bfloat16,
+ * binary32): its field widths and the default NaN the oracle returns. */
+typedef struct sf_narrow {
+    uint32_t exp_bits, frac_bits;
+    uint32_t default_nan;
+} sf_narrow;
+
+/* a / b of format f (bits in the low exp_bits + frac_bits + 1 of each),
+ * IEEE 754-2019 roundTiesToEven, subnormals kept; NaNs give
+ * f->default_nan (narrow_div.c). */
+uint32_t sf_div_narrow(uint32_t a, uint32_t b, const sf_narrow *f);
+
 #endif /* ORACLE_SOFTFLOAT_INTERNAL_H */

@@ -43,14 +43,8 @@ static const uint32_t unrolls[] = {2, 3, 4, 8, 16};
 /* Appends a spec; returns it zeroed (NULL out of memory). */
 static shapes_spec *add(shapes_list *l)
 {
-    if (l->n == l->cap) {
-        size_t ncap = l->cap ? 2 * l->cap : 256;
-        shapes_spec *p = dvg_realloc(l->spec, ncap * sizeof *p);
-        if (!p)
-            return NULL;
-        l->spec = p;
-        l->cap = ncap;
-    }
+    if (dvg_grow((void **)&l->spec, &l->cap, l->n + 1, sizeof *l->spec))
+        return NULL;
     shapes_spec *s = &l->spec[l->n++];
     memset(s, 0, sizeof *s);
     return s;

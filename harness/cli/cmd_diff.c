@@ -56,8 +56,8 @@ int cmd_diff(int argc, char **argv)
         CLI_FLAG_TEXTS("--plugin", o.plugins, &o.n_plugins, DIFF_MAX_PLUGINS),
         CLI_FLAG_TEXT("--db", &o.db_path),
         CLI_FLAG_TEXT("--cases", &o.cases_dir),
-        CLI_FLAG_VARIANTS("--variant", o.variants, &o.n_variants, DIFF_MAX_FILTERS),
-        CLI_FLAG_DTYPES("--dtype", o.dtypes, &o.n_dtypes, DIFF_MAX_FILTERS),
+        CLI_FLAG_VARIANTS("--variant", o.only.variants, &o.only.n_variants, RUN_MAX_FILTERS),
+        CLI_FLAG_DTYPES("--dtype", o.only.dtypes, &o.only.n_dtypes, RUN_MAX_FILTERS),
         CLI_FLAG_U32("--random", &o.random_cases, 0, 10000000),
         CLI_FLAG_U32("--max-elements", &o.max_elements, 1, 1u << 24),
         CLI_FLAG_END};

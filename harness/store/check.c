@@ -79,11 +79,7 @@ int store_verify(store *s, char *problem, size_t len)
         rc = 1;
         goto done;
     }
-    if (step != SQLITE_DONE) {
-        store_fail_db(s);
-        goto done;
-    }
-    rc = 0;
+    rc = store_steps_ended(s, step);
 done:
     sqlite3_finalize(st);
     return rc;

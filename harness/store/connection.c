@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "harness/base/alloc.h"
@@ -388,6 +389,16 @@ done:
         *out = s;
     }
     return rc;
+}
+
+void store_remove_files(const char *path)
+{
+    static const char *const sides[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof sides / sizeof sides[0]; i++) {
+        char name[4200];
+        snprintf(name, sizeof name, "%s%s", path, sides[i]);
+        unlink(name);
+    }
 }
 
 void store_close(store *s)

@@ -455,10 +455,8 @@ static int merge_runs(store *s, const char *in_path, store_merge_stats *stats)
                        src, dst, (int64_t)is_new))
             goto done;
     }
-    if (step != SQLITE_DONE) {
-        store_fail_db(s);
+    if (store_steps_ended(s, step))
         goto done;
-    }
     if (merge_int(s, "SELECT count(DISTINCT dst) FROM temp.merge_runs WHERE new AND dst IN"
                      " (SELECT run_id FROM main.run_shards)",
                   &stats->runs_merged, 0))
@@ -530,33 +528,23 @@ static int merge_signatures(store *s, const char *in_path, store_merge_stats *st
             sqlite3_bind_value(upd, 5, sqlite3_column_value(sig, 9));
             sqlite3_bind_int64(upd, 6, occ);
             sqlite3_bind_int64(upd, 7, dropped);
-            if (sqlite3_step(upd) != SQLITE_DONE) {
-                store_fail_db(s);
+            if (store_step_done(s, upd))
                 goto done;
-            }
-            sqlite3_reset(upd);
             stats->signatures_updated++;
         } else {
             for (int i = 1; i <= 9; i++)
                 sqlite3_bind_value(ins, i, sqlite3_column_value(sig, i));
             sqlite3_bind_int64(ins, 10, occ);
             sqlite3_bind_int64(ins, 11, dropped);
-            if (sqlite3_step(ins) != SQLITE_DONE) {
-                store_fail_db(s);
+            if (store_step_done(s, ins))
                 goto done;
-            }
-            sqlite3_reset(ins);
             dst = sqlite3_last_insert_rowid(s->db);
             stats->signatures_added++;
         }
         if (merge_exec(s, "INSERT INTO temp.merge_sigs(src, dst) VALUES(?1, ?2)", 2, src, dst))
             goto done;
     }
-    if (step != SQLITE_DONE) {
-        store_fail_db(s);
-        goto done;
-    }
-    rc = 0;
+    rc = store_steps_ended(s, step);
 done:
     sqlite3_finalize(sig);
     sqlite3_finalize(ins);
@@ -623,17 +611,6 @@ done:
     return rc;
 }
 
-static void remove_database(const char *path)
-{
-    char side[4200];
-    unlink(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-journal", path);
-    unlink(side);
-}
 
 int store_merge(store *s, const char *in_path, store_merge_stats *stats)
 {
@@ -721,7 +698,7 @@ done:
         store_exec_quiet(s, "DETACH DATABASE merge_src");
     store_close(in);
     if (tmp[0])
-        remove_database(tmp);
+        store_remove_files(tmp);
     if (rc == 0 && stats)
         *stats = n;
     return rc;

@@ -81,11 +81,7 @@ int store_select(store *s, const char *sql, const store_param *params, size_t n_
             goto done;
         }
     }
-    if (step != SQLITE_DONE) {
-        store_fail_db(s);
-        goto done;
-    }
-    rc = 0;
+    rc = store_steps_ended(s, step);
 done:
     sqlite3_finalize(st);
     return rc;

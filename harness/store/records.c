@@ -92,13 +92,7 @@ static int finish_run(store *s, int64_t run_id, const char *text)
         goto done;
     sqlite3_bind_int64(st, 1, run_id);
     store_bind_text(st, 2, text);
-    if (store_step_done(s, st))
-        goto done;
-    if (sqlite3_changes(s->db) != 1) {
-        store_fail(s, "no run %" PRId64, run_id);
-        goto done;
-    }
-    rc = 0;
+    rc = store_step_one(s, st, "run", run_id);
 done:
     return store_end_op(s, rc);
 }
@@ -297,10 +291,7 @@ int store_record_counts(store *s, int64_t run_id, const char *implementation,
         return -1;
     if (!(st = store_prepare(s, SQL_COUNTS_ADD)))
         goto done;
-    sqlite3_bind_int64(st, 1, run_id);
-    store_bind_text(st, 2, implementation);
-    store_bind_text(st, 3, vname);
-    store_bind_text(st, 4, dname);
+    store_bind_triple(st, run_id, implementation, vname, dname);
     store_bind_text(st, 5, oracle_class_name(cls));
     sqlite3_bind_int64(st, 6, (int64_t)elements);
     sqlite3_bind_int64(st, 7, (int64_t)cases);
@@ -328,10 +319,7 @@ int store_record_certificate(store *s, int64_t run_id, const char *implementatio
         return -1;
     if (!(st = store_prepare(s, SQL_CERT_UPSERT)))
         goto done;
-    sqlite3_bind_int64(st, 1, run_id);
-    store_bind_text(st, 2, implementation);
-    store_bind_text(st, 3, vname);
-    store_bind_text(st, 4, dname);
+    store_bind_triple(st, run_id, implementation, vname, dname);
     store_bind_text(st, 5, verdict);
     store_bind_text(st, 6, profile);
     sqlite3_bind_int64(st, 7, (int64_t)cases);
@@ -365,10 +353,7 @@ int store_record_ulp_histogram(store *s, int64_t run_id, const char *implementat
     for (uint32_t b = 0; b < n_buckets; b++) {
         if (!elements[b])
             continue;
-        sqlite3_bind_int64(st, 1, run_id);
-        store_bind_text(st, 2, implementation);
-        store_bind_text(st, 3, vname);
-        store_bind_text(st, 4, dname);
+        store_bind_triple(st, run_id, implementation, vname, dname);
         sqlite3_bind_int64(st, 5, b);
         sqlite3_bind_int64(st, 6, (int64_t)elements[b]);
         if (store_step_done(s, st))
@@ -395,10 +380,7 @@ int store_mark_fixed(store *s, int64_t run_id, const char *implementation, uint3
         return -1;
     if (!(st = store_prepare(s, SQL_SIG_FIX)))
         goto done;
-    sqlite3_bind_int64(st, 1, run_id);
-    store_bind_text(st, 2, implementation);
-    store_bind_text(st, 3, vname);
-    store_bind_text(st, 4, dname);
+    store_bind_triple(st, run_id, implementation, vname, dname);
     if (store_step_done(s, st))
         goto done;
     changed = sqlite3_changes(s->db);
@@ -430,10 +412,7 @@ int store_record_coverage(store *s, int64_t run_id, const char *implementation,
         return -1;
     if (!(st = store_prepare(s, SQL_COVERAGE_UPSERT)))
         goto done;
-    sqlite3_bind_int64(st, 1, run_id);
-    store_bind_text(st, 2, implementation);
-    store_bind_text(st, 3, vname);
-    store_bind_text(st, 4, dname);
+    store_bind_triple(st, run_id, implementation, vname, dname);
     sqlite3_bind_int64(st, 5, (int64_t)c->cases);
     store_bind_text(st, 6, c->ranks);
     store_bind_text(st, 7, c->inner_sizes);

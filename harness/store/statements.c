@@ -108,6 +108,32 @@ int store_step_done(store *s, sqlite3_stmt *st)
     return 0;
 }
 
+void store_bind_triple(sqlite3_stmt *st, int64_t run_id, const char *implementation,
+                       const char *variant, const char *dtype)
+{
+    sqlite3_bind_int64(st, 1, run_id);
+    store_bind_text(st, 2, implementation);
+    store_bind_text(st, 3, variant);
+    store_bind_text(st, 4, dtype);
+}
+
+int store_step_one(store *s, sqlite3_stmt *st, const char *what, int64_t id)
+{
+    if (store_step_done(s, st))
+        return -1;
+    if (sqlite3_changes(s->db) != 1)
+        return store_fail(s, "no %s %" PRId64, what, id);
+    return 0;
+}
+
+int store_steps_ended(store *s, int step)
+{
+    if (step == SQLITE_DONE)
+        return 0;
+    store_fail_db(s);
+    return -1;
+}
+
 /* Steps to the first row; -1 (with the error) when there is none. The
  * caller reads the row, then calls step_done or finish. */
 int store_step_row(store *s, sqlite3_stmt *st)

@@ -101,6 +101,11 @@ int store_schema_version(void);
  */
 int store_open(const char *path, unsigned flags, store **out, char *err, size_t errlen);
 
+/* Removes the database file at `path` and its -wal, -shm and -journal
+ * files, those that exist (a scratch database, or one a failed merge
+ * left). Never fails. */
+void store_remove_files(const char *path);
+
 /* Closes the store, rolling back a batch left open. Accepts NULL. */
 void store_close(store *s);
 

@@ -295,6 +295,19 @@ void store_reset_stmt(sqlite3_stmt *st);
  * resets it. */
 int store_step_done(store *s, sqlite3_stmt *st);
 
+/* Binds a run's triple, (run_id, implementation, variant, dtype), to
+ * parameters 1 to 4 of st (variant and dtype by name). */
+void store_bind_triple(sqlite3_stmt *st, int64_t run_id, const char *implementation,
+                       const char *variant, const char *dtype);
+
+/* store_step_done of a statement that must change exactly one row: when
+ * it changed none, "no WHAT ID" (store_fail). 0 or -1. */
+int store_step_one(store *s, sqlite3_stmt *st, const char *what, int64_t id);
+
+/* The end of a loop over a statement's rows: 0 when its last step was
+ * SQLITE_DONE, else the database's error (store_fail_db) and -1. */
+int store_steps_ended(store *s, int step);
+
 /* Steps to the first row; -1 (with the error, statement reset) when
  * there is none. The caller reads the row, then calls store_step_done or
  * store_reset_stmt. */

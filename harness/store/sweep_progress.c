@@ -148,13 +148,7 @@ int store_sweep_chunk_done(store *s, int64_t sweep_id, uint64_t chunk, uint64_t 
     sqlite3_bind_int64(st, 1, sweep_id);
     sqlite3_bind_int64(st, 2, (int64_t)pairs);
     sqlite3_bind_int64(st, 3, (int64_t)unjudged);
-    if (store_step_done(s, st))
-        goto done;
-    if (sqlite3_changes(s->db) != 1) {
-        store_fail(s, "no sweep %" PRId64, sweep_id);
-        goto done;
-    }
-    rc = 0;
+    rc = store_step_one(s, st, "sweep", sweep_id);
 done:
     sqlite3_finalize(st);
     return store_end_op(s, rc);
@@ -185,10 +179,7 @@ int store_record_operand_counts(store *s, int64_t run_id, const char *implementa
            " DO UPDATE SET elements = elements + excluded.elements");
     if (!st)
         goto done;
-    sqlite3_bind_int64(st, 1, run_id);
-    store_bind_text(st, 2, implementation);
-    store_bind_text(st, 3, vname);
-    store_bind_text(st, 4, dname);
+    store_bind_triple(st, run_id, implementation, vname, dname);
     store_bind_text(st, 5, oracle_class_name(cls));
     store_bind_text(st, 6, operand_class);
     sqlite3_bind_int64(st, 7, (int64_t)elements);
@@ -212,13 +203,7 @@ int store_sweep_finish(store *s, int64_t sweep_id, const char *verdict)
     sqlite3_bind_int64(st, 1, sweep_id);
     if (verdict)
         store_bind_text(st, 2, verdict);
-    if (store_step_done(s, st))
-        goto done;
-    if (sqlite3_changes(s->db) != 1) {
-        store_fail(s, "no sweep %" PRId64, sweep_id);
-        goto done;
-    }
-    rc = 0;
+    rc = store_step_one(s, st, "sweep", sweep_id);
 done:
     sqlite3_finalize(st);
     return store_end_op(s, rc);

@@ -152,6 +152,41 @@ static inline int32_t adapter_fail(char *err, size_t len, int32_t status, const 
     return status;
 }
 
+/* DVG_OK when the adapter claims (variant, dtype) (adapter_claimed),
+ * else DVG_UNSUPPORTED with "(variant V, dtype D) is not claimed" and
+ * `why` (may be "") in err. */
+static inline int32_t adapter_require_claim(const dvg_claim *claims, uint32_t n,
+                                            uint32_t variant, uint32_t dtype, const char *why,
+                                            char *err, size_t len)
+{
+    if (adapter_claimed(claims, n, variant, dtype))
+        return DVG_OK;
+    return adapter_fail(err, len, DVG_UNSUPPORTED, "(variant %u, dtype %u) is not claimed%s",
+                        variant, dtype, why);
+}
+
+/* An adapter's planning of a call: the shapes, and whether it runs it
+ * (DVG_OK) or what it answers instead, with the reason in the instance. */
+typedef int32_t (*adapter_plan_fn)(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,
+                                   const dvg_tensor *a, const dvg_tensor *b, adapter_shapes *s);
+
+/* An adapter's output_shape: `plan`, and on DVG_OK the planned output
+ * shape into *rank and shape[]. */
+static inline int32_t adapter_output_shape(adapter_plan_fn plan, dvg_iut *iut, uint32_t variant,
+                                           const dvg_attrs *attrs, const dvg_tensor *a,
+                                           const dvg_tensor *b, uint32_t *rank, int64_t *shape)
+{
+    adapter_shapes s;
+    if (!iut || !rank || !shape)
+        return DVG_FAILURE;
+    int32_t st = plan(iut, variant, attrs, a, b, &s);
+    if (st == DVG_OK) {
+        *rank = s.rank;
+        memcpy(shape, s.out, s.rank * sizeof shape[0]);
+    }
+    return st;
+}
+
 /* Left-pads the views to the output rank with 1s (for libraries that
  * want equal ranks). */
 static inline void adapter_pad(adapter_shapes *s)

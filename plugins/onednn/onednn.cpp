@@ -93,9 +93,9 @@ int32_t plan(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, const dvg_t
     if (data_type_of(a->dtype) == dnnl::memory::data_type::undef)
         return adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
                             "oneDNN has no data type for dtype %u", a->dtype);
-    if (!adapter_claimed(claims, descriptor.n_claims, variant, a->dtype))
-        return adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
-                            "(variant %u, dtype %u) is not claimed", variant, a->dtype);
+    if (int32_t unclaimed = adapter_require_claim(claims, descriptor.n_claims, variant, a->dtype,
+                                                  "", iut->error, sizeof iut->error))
+        return unclaimed;
     adapter_pad(s);
     return DVG_OK;
 }
@@ -119,15 +119,7 @@ int32_t dnnl_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs
                           const dvg_tensor *a, const dvg_tensor *b, uint32_t *rank,
                           int64_t *shape)
 {
-    adapter_shapes s;
-    if (!iut || !rank || !shape)
-        return DVG_FAILURE;
-    int32_t st = plan(iut, variant, attrs, a, b, &s);
-    if (st == DVG_OK) {
-        *rank = s.rank;
-        std::memcpy(shape, s.out, s.rank * sizeof shape[0]);
-    }
-    return st;
+    return adapter_output_shape(plan, iut, variant, attrs, a, b, rank, shape);
 }
 
 int32_t dnnl_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, const dvg_tensor *a,

@@ -70,8 +70,8 @@ static int certify_once(const char *plugin, const char *cases, char **err_text)
     o.progress = 0;
     o.random_cases = 3;
     o.shape_paths = 0; /* ~1,000 cases: too many allocations to fail each one */
-    o.variants[o.n_variants++] = DVG_VARIANT_ONNX_DIV_13;
-    o.dtypes[o.n_dtypes++] = DVG_DTYPE_I32;
+    o.only.variants[o.only.n_variants++] = DVG_VARIANT_ONNX_DIV_13;
+    o.only.dtypes[o.only.n_dtypes++] = DVG_DTYPE_I32;
     char *out_buf = NULL, *err_buf = NULL;
     size_t out_len = 0, err_len = 0;
     FILE *out = open_memstream(&out_buf, &out_len); /* libc's heap, not the hook's */

@@ -27,14 +27,8 @@ typedef struct file_list {
 
 static int list_add(file_list *l, const char *path)
 {
-    if (l->n == l->cap) {
-        size_t ncap = l->cap ? 2 * l->cap : 64;
-        char **p = dvg_realloc(l->path, ncap * sizeof *p);
-        if (!p)
-            return -1;
-        l->path = p;
-        l->cap = ncap;
-    }
+    if (dvg_grow((void **)&l->path, &l->cap, l->n + 1, sizeof *l->path))
+        return -1;
     size_t len = strlen(path) + 1;
     if (!(l->path[l->n] = dvg_malloc(len)))
         return -1;

@@ -42,14 +42,8 @@ typedef struct had_list {
 static int had_add(void *ctx, const resume_certificate *c)
 {
     had_list *h = ctx;
-    if (h->n == h->cap) {
-        size_t ncap = h->cap ? 2 * h->cap : 64;
-        resume_certificate *p = dvg_realloc(h->c, ncap * sizeof *p);
-        if (!p)
-            return -1;
-        h->c = p;
-        h->cap = ncap;
-    }
+    if (dvg_grow((void **)&h->c, &h->cap, h->n + 1, sizeof *h->c))
+        return -1;
     h->c[h->n++] = *c;
     return 0;
 }
@@ -81,12 +75,12 @@ static int load_plugin(certify *cf)
     /* Nothing to judge: said before the store is touched. */
     uint32_t selectable = 0;
     for (uint32_t i = 0; i < cf->info->n_claims; i++)
-        selectable += certify_wanted(o->variants, o->n_variants, cf->info->claims[i].variant) &&
-                      certify_wanted(o->dtypes, o->n_dtypes, cf->info->claims[i].dtype);
+        selectable += run_filter_selects(&o->only, cf->info->claims[i].variant,
+                                         cf->info->claims[i].dtype);
     if (!selectable) {
         fprintf(cf->err, "divergence certify: %s (%s) claims no (variant, dtype) pair%s\n",
                 o->plugin_path, cf->info->name,
-                o->n_variants || o->n_dtypes ? " that the filters select" : " at all");
+                run_filter_any(&o->only) ? " that the filters select" : " at all");
         return -1;
     }
     return 0;
@@ -195,8 +189,8 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
     print_header(&cf);
     uint32_t selected = 0;
     for (uint32_t i = 0; i < cf.info->n_claims; i++)
-        selected += certify_wanted(o->variants, o->n_variants, cf.info->claims[i].variant) &&
-                    certify_wanted(o->dtypes, o->n_dtypes, cf.info->claims[i].dtype);
+        selected += run_filter_selects(&o->only, cf.info->claims[i].variant,
+                                       cf.info->claims[i].dtype);
     if (cf.n_claims == 0) {
         /* a shard that holds none of the selected claims: an empty run */
         fprintf(out, "shard %u/%u holds none of the %u selected claims\n", o->shard_index,

@@ -12,9 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "harness/judge/verdict.h"
+#include "harness/run/engine/engine.h"
 #include "harness/run/engine/isolation.h"
-
-#define CERTIFY_MAX_FILTERS 32
 
 typedef struct certify_options {
     const char *plugin_path;
@@ -22,10 +21,7 @@ typedef struct certify_options {
     const char *db_path;           /* NULL: STORE_DEFAULT_PATH */
     const char *cases_dir;         /* NULL: the data directory's cases/; "" none */
     const char *args;              /* the resume key (cli_run_key), runs.args */
-    uint32_t variants[CERTIFY_MAX_FILTERS]; /* only these (none: all claimed) */
-    uint32_t n_variants;
-    uint32_t dtypes[CERTIFY_MAX_FILTERS];
-    uint32_t n_dtypes;
+    run_filter only;               /* the claims judged (none named: all) */
     verdict_profile profile;
     uint64_t seed;
     uint32_t random_cases;         /* per claim */

@@ -124,9 +124,6 @@ typedef struct certify {
     uint64_t new_signatures;
 } certify;
 
-/* 1 when v is in list[0..n), or n is 0. */
-int certify_wanted(const uint32_t *list, uint32_t n, uint32_t v);
-
 /* plan.c: the selected claims of this shard (with what a resumed run
  * holds), each judged one's slots, and the units. 0, or -1 out of memory
  * or a store error (its message printed). */

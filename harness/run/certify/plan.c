@@ -24,27 +24,11 @@
 #define UNITS_PER_JOB 16u
 #define UNIT_MIN (UINT64_C(1) << 20)
 
-int certify_wanted(const uint32_t *list, uint32_t n, uint32_t v)
-{
-    if (!n)
-        return 1;
-    for (uint32_t i = 0; i < n; i++)
-        if (list[i] == v)
-            return 1;
-    return 0;
-}
-
 static int add_slot(certify_claim *cl, size_t *cap, uint8_t stage, uint32_t index,
                     const gen_rng *g)
 {
-    if (cl->n_slots == *cap) {
-        size_t ncap = *cap ? 2 * *cap : 256;
-        certify_slot *s = dvg_realloc(cl->slots, ncap * sizeof *s);
-        if (!s)
-            return -1;
-        cl->slots = s;
-        *cap = ncap;
-    }
+    if (dvg_grow((void **)&cl->slots, cap, cl->n_slots + 1, sizeof *cl->slots))
+        return -1;
     certify_slot *s = &cl->slots[cl->n_slots++];
     memset(s, 0, sizeof *s);
     s->stage = stage;
@@ -114,14 +98,8 @@ static uint64_t slot_cost(const certify *cf, const certify_claim *cl, const cert
 
 static int add_unit(certify *cf, uint32_t claim, size_t from, size_t to, int first, int last)
 {
-    if (cf->n_units == cf->cap_units) {
-        size_t ncap = cf->cap_units ? 2 * cf->cap_units : 128;
-        certify_unit *u = dvg_realloc(cf->units, ncap * sizeof *u);
-        if (!u)
-            return -1;
-        cf->units = u;
-        cf->cap_units = ncap;
-    }
+    if (dvg_grow((void **)&cf->units, &cf->cap_units, cf->n_units + 1, sizeof *cf->units))
+        return -1;
     cf->units[cf->n_units++] = (certify_unit){claim, from, to, first, last};
     return 0;
 }
@@ -172,8 +150,7 @@ int certify_plan(certify *cf, const resume_certificate *had, size_t n_had)
     uint32_t selected = 0;
     for (uint32_t i = 0; i < in->n_claims; i++) {
         uint32_t variant = in->claims[i].variant, dtype = in->claims[i].dtype;
-        if (!certify_wanted(o->variants, o->n_variants, variant) ||
-            !certify_wanted(o->dtypes, o->n_dtypes, dtype))
+        if (!run_filter_selects(&o->only, variant, dtype))
             continue;
         uint32_t k = selected++;
         if (o->shard_count > 1 && k % o->shard_count != o->shard_index)

@@ -82,16 +82,6 @@ static int claims(const worker_info *in, uint32_t variant, uint32_t dtype)
     return 0;
 }
 
-static int wanted(const uint32_t *list, uint32_t n, uint32_t v)
-{
-    if (!n)
-        return 1;
-    for (uint32_t i = 0; i < n; i++)
-        if (list[i] == v)
-            return 1;
-    return 0;
-}
-
 /* The pairs every plugin claims (--partial: at least two), in the order
  * the plugins claim them. 0, or -1 (its message printed). */
 static int find_pairs(diff *d)
@@ -105,7 +95,7 @@ static int find_pairs(diff *d)
     for (uint32_t f = 0; f < d->n; f++)
         for (uint32_t i = 0; i < d->info[f]->n_claims; i++) {
             uint32_t var = d->info[f]->claims[i].variant, dt = d->info[f]->claims[i].dtype;
-            if (!wanted(o->variants, o->n_variants, var) || !wanted(o->dtypes, o->n_dtypes, dt) ||
+            if (!run_filter_selects(&o->only, var, dt) ||
                 !oracle_variant_has_dtype(oracle_variant_get(var), dt))
                 continue;
             uint32_t mask = 0, count = 0, j = 0;
@@ -132,7 +122,7 @@ static int find_pairs(diff *d)
         }
     if (!d->n_pairs) {
         fprintf(d->err, "divergence diff: the plugins claim no (variant, dtype) pair in common%s\n",
-                o->n_variants || o->n_dtypes ? " that the filters select" : "");
+                run_filter_any(&o->only) ? " that the filters select" : "");
         return -1;
     }
     return 0;

@@ -23,10 +23,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "harness/run/engine/crosscheck.h"
+#include "harness/run/engine/engine.h"
 #include "harness/run/engine/isolation.h"
 
 #define DIFF_MAX_PLUGINS CROSSCHECK_MAX_PLUGINS
-#define DIFF_MAX_FILTERS 32
 
 typedef struct diff_options {
     const char *plugins[DIFF_MAX_PLUGINS]; /* at least 2 */
@@ -34,10 +34,8 @@ typedef struct diff_options {
     const char *db_path;           /* NULL: STORE_DEFAULT_PATH */
     const char *cases_dir;         /* NULL: the data directory's cases/; "" none */
     const char *args;              /* the command line (runs.args) */
-    uint32_t variants[DIFF_MAX_FILTERS]; /* only these (none: all shared) */
-    uint32_t n_variants;
-    uint32_t dtypes[DIFF_MAX_FILTERS];
-    uint32_t n_dtypes;
+    run_filter only;               /* the pairs compared (none named: all
+                                      shared) */
     verdict_profile profile;
     uint64_t seed;
     uint32_t random_cases;         /* per pair */

@@ -81,6 +81,23 @@ typedef struct engine_policy {
     double checkpoint_s;
 } engine_policy;
 
+/* The (variant, dtype) pairs a run is asked for (--variant V ..., --dtype
+ * T ...): none named of one, every one of it. */
+#define RUN_MAX_FILTERS 32
+typedef struct run_filter {
+    uint32_t variants[RUN_MAX_FILTERS]; /* DVG_VARIANT_* */
+    uint32_t n_variants;
+    uint32_t dtypes[RUN_MAX_FILTERS];   /* DVG_DTYPE_* */
+    uint32_t n_dtypes;
+} run_filter;
+
+/* 1 when the filter selects (variant, dtype). */
+int run_filter_selects(const run_filter *f, uint32_t variant, uint32_t dtype);
+
+/* 1 when the filter names a variant or a dtype (its messages say "that
+ * the filters select"). */
+int run_filter_any(const run_filter *f);
+
 /* The jobs a pool runs when none is asked for: one per CPU this process
  * may use, at most ENGINE_MAX_JOBS. */
 uint32_t engine_jobs(void);

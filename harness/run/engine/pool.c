@@ -52,6 +52,24 @@ double engine_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static int listed(const uint32_t *list, uint32_t n, uint32_t v)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (list[i] == v)
+            return 1;
+    return !n;
+}
+
+int run_filter_selects(const run_filter *f, uint32_t variant, uint32_t dtype)
+{
+    return listed(f->variants, f->n_variants, variant) && listed(f->dtypes, f->n_dtypes, dtype);
+}
+
+int run_filter_any(const run_filter *f)
+{
+    return f->n_variants || f->n_dtypes;
+}
+
 uint32_t engine_jobs(void)
 {
     uint32_t n = affinity_cpu_count();

@@ -76,21 +76,6 @@ void recorder_free(recorder *r)
     r->cap = r->cap_sig = 0;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? 2 * *cap : 16;
-    while (ncap < need)
-        ncap *= 2;
-    void *q = dvg_realloc(*p, ncap * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = ncap;
-    return 0;
-}
-
 /* A copy of s (NULL: NULL); *failed set when memory runs out. */
 static char *dup_text(const char *s, int *failed)
 {
@@ -115,7 +100,7 @@ static long signature_of(recorder *r, const char *implementation, const char *cl
             !strcmp(r->sig[k].implementation, implementation))
             return (long)k;
     int failed = 0;
-    if (grow((void **)&r->sig, &r->cap_sig, r->n_sig + 1, sizeof *r->sig))
+    if (dvg_grow((void **)&r->sig, &r->cap_sig, r->n_sig + 1, sizeof *r->sig))
         return -1;
     recorder_signature *g = &r->sig[r->n_sig];
     memset(g, 0, sizeof *g);
@@ -146,7 +131,7 @@ static int keeps_whole(recorder *r, const recorder_signature *g, uint64_t bytes)
  * *owned) when kept whole. Returns its index, or -1 out of memory. */
 static long append(recorder *r, long k, const divcase *c, int *owned, recorder_sighting *proto)
 {
-    if (grow((void **)&r->s, &r->cap, r->n + 1, sizeof *r->s))
+    if (dvg_grow((void **)&r->s, &r->cap, r->n + 1, sizeof *r->s))
         return -1;
     recorder_signature *g = &r->sig[k];
     recorder_sighting *s = &r->s[r->n];

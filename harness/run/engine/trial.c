@@ -40,18 +40,14 @@ static uint32_t outcome_of(uint32_t worker_outcome)
 
 void trial_outputs_from_worker(const worker_result *wr, verdict_outputs *out)
 {
-    out->outcome = outcome_of(wr->outcome);
-    out->in_shape = wr->stage == WORKER_STAGE_SHAPE;
-    out->note[0] = 0;
+    *out = (verdict_outputs){.outcome = outcome_of(wr->outcome),
+                             .in_shape = wr->stage == WORKER_STAGE_SHAPE,
+                             .has_shape = wr->has_shape, .shape = wr->shape,
+                             .computed = wr->computed, .out1 = wr->out1, .out2 = wr->out2,
+                             .flags = wr->flags,
+                             .period = 0}; /* trial_run sets it where the operands repeat */
     if (wr->outcome != WORKER_OUT_OK) /* the note of a case-level finding */
         worker_result_format(wr, out->note, sizeof out->note);
-    out->has_shape = wr->has_shape;
-    out->shape = wr->shape;
-    out->computed = wr->computed;
-    out->out1 = wr->out1;
-    out->out2 = wr->out2;
-    out->flags = wr->flags;
-    out->period = 0; /* trial_run sets it where the operands repeat */
     out->side = 0;
     if (wr->side_effects & (WORKER_SIDE_INPUT_A | WORKER_SIDE_INPUT_B))
         out->side |= VERDICT_SIDE_INPUT;

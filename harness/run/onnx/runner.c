@@ -53,7 +53,8 @@ typedef struct run_state {
     trial t;
     uint64_t shown;          /* plugin findings shown for this data set */
     onnx_test *tests;
-    uint32_t n_tests, cap_tests;
+    uint32_t n_tests;
+    size_t cap_tests;
     onnx_set *sets;
     size_t n_sets, cap_sets;
     /* totals */
@@ -465,14 +466,8 @@ static void add_test(run_state *rs, const char *dir, const char *name)
 {
     char path[4096], err[1024];
     name_list sets;
-    if (rs->n_tests == rs->cap_tests) {
-        uint32_t cap = rs->cap_tests ? 2 * rs->cap_tests : 16;
-        onnx_test *t = dvg_realloc(rs->tests, cap * sizeof *t);
-        if (!t)
-            goto oom;
-        rs->tests = t;
-        rs->cap_tests = cap;
-    }
+    if (dvg_grow((void **)&rs->tests, &rs->cap_tests, rs->n_tests + 1, sizeof *rs->tests))
+        goto oom;
     onnx_test *tt = &rs->tests[rs->n_tests];
     memset(tt, 0, sizeof *tt);
     snprintf(tt->name, sizeof tt->name, "%s", name);
@@ -498,15 +493,9 @@ static void add_test(run_state *rs, const char *dir, const char *name)
         rs->errors++;
     }
     for (size_t i = 0; i < sets.n; i++) {
-        if (rs->n_sets == rs->cap_sets) {
-            size_t cap = rs->cap_sets ? 2 * rs->cap_sets : 64;
-            onnx_set *s = dvg_realloc(rs->sets, cap * sizeof *s);
-            if (!s) {
-                names_free(&sets);
-                goto oom;
-            }
-            rs->sets = s;
-            rs->cap_sets = cap;
+        if (dvg_grow((void **)&rs->sets, &rs->cap_sets, rs->n_sets + 1, sizeof *rs->sets)) {
+            names_free(&sets);
+            goto oom;
         }
         onnx_set *s = &rs->sets[rs->n_sets++];
         s->test = rs->n_tests - 1;
