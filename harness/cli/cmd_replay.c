@@ -45,22 +45,18 @@ static void show_elem(uint32_t dtype, const char *label, const verdict_example *
            verdict_actual_text(dtype, ex, sg, sizeof sg));
 }
 
-typedef struct replay_ctx {
-    uint32_t dtype;
-    uint64_t shown;
-} replay_ctx;
-
+/* The judge's sink of a replay: each finding as it comes, at most 8
+ * elements of them (ctx: the count shown). */
 static int print_finding(void *ctx, const divcase *c, const verdict_example *ex)
 {
-    replay_ctx *rc = ctx;
+    uint64_t *shown = ctx;
     if (ex->index == UINT64_MAX)
         printf("  %s: %s\n", oracle_class_name(ex->cls), ex->note);
-    else if (rc->shown++ < 8) {
-        show_elem(rc->dtype, oracle_class_name(ex->cls), ex);
+    else if ((*shown)++ < 8) {
+        show_elem(c->dtype, oracle_class_name(ex->cls), ex);
         if (ex->elements > 1)
             printf("    (%" PRIu64 " elements of this case share the signature)\n", ex->elements);
     }
-    (void)c;
     return 0;
 }
 
@@ -309,8 +305,8 @@ static int replay_one(const char *plugin, const divcase *c, const store_reproduc
         goto done;
     }
     trial_init(&t, w, &prof);
-    replay_ctx rc = {c->dtype, 0};
-    int conforms = trial_run(&t, c, NULL, print_finding, &rc);
+    uint64_t shown = 0;
+    int conforms = trial_run(&t, c, NULL, print_finding, &shown);
     if (conforms < 0) {
         fprintf(stderr, "divergence replay: %s\n", t.error);
         goto done;

@@ -144,20 +144,27 @@ enum {
     RUN_SHARD_COUNT, RUN_ARGS, RUN_FOLDED, RUN_BUILDS
 };
 
+/* `sql` prepared with the n int64 parameters of ap bound to ?1.. ; NULL
+ * on an error (store_fail). */
+static sqlite3_stmt *merge_stmt(store *s, const char *sql, int n, va_list ap)
+{
+    sqlite3_stmt *st = store_prepare_sql(s, sql);
+    for (int i = 1; st && i <= n; i++)
+        sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
+    return st;
+}
+
 /* Runs `sql` with int64 parameters ?1.. and reads the first column of its
  * first row into *out (0 when there is no row or it is NULL). */
 static int merge_int(store *s, const char *sql, int64_t *out, int n, ...)
 {
-    sqlite3_stmt *st = store_prepare_sql(s, sql);
     va_list ap;
-    int rc = -1, step;
+    va_start(ap, n);
+    sqlite3_stmt *st = merge_stmt(s, sql, n, ap);
+    va_end(ap);
     if (!st)
         return -1;
-    va_start(ap, n);
-    for (int i = 1; i <= n; i++)
-        sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
-    va_end(ap);
-    step = sqlite3_step(st);
+    int step = sqlite3_step(st), rc = -1;
     if (step == SQLITE_ROW || step == SQLITE_DONE) {
         *out = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
         rc = 0;
@@ -171,19 +178,13 @@ static int merge_int(store *s, const char *sql, int64_t *out, int n, ...)
 /* Runs `sql` (no rows) with int64 parameters ?1.. . */
 static int merge_exec(store *s, const char *sql, int n, ...)
 {
-    sqlite3_stmt *st = store_prepare_sql(s, sql);
     va_list ap;
-    int rc = -1;
+    va_start(ap, n);
+    sqlite3_stmt *st = merge_stmt(s, sql, n, ap);
+    va_end(ap);
     if (!st)
         return -1;
-    va_start(ap, n);
-    for (int i = 1; i <= n; i++)
-        sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
-    va_end(ap);
-    if (sqlite3_step(st) == SQLITE_DONE)
-        rc = 0;
-    else
-        store_fail_db(s);
+    int rc = store_steps_ended(s, sqlite3_step(st));
     sqlite3_finalize(st);
     return rc;
 }

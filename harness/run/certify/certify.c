@@ -33,18 +33,14 @@ void certify_options_default(certify_options *o)
     isolation_default(&o->iso, 2000);
 }
 
-/* The claims a resumed run holds, collected by resume_certificates. */
-typedef struct had_list {
-    resume_certificate *c;
-    size_t n, cap;
-} had_list;
-
+/* resume_certificates' callback: one claim the resumed run holds, kept
+ * in cf->had. */
 static int had_add(void *ctx, const resume_certificate *c)
 {
-    had_list *h = ctx;
-    if (dvg_grow((void **)&h->c, &h->cap, h->n + 1, sizeof *h->c))
+    certify *cf = ctx;
+    if (dvg_grow((void **)&cf->had, &cf->cap_had, cf->n_had + 1, sizeof *cf->had))
         return -1;
-    h->c[h->n++] = *c;
+    cf->had[cf->n_had++] = *c;
     return 0;
 }
 
@@ -87,9 +83,9 @@ static int load_plugin(certify *cf)
 }
 
 /* Opens the session: the store, and the run (a new one, or with
- * --resume the one to continue, and the claims it holds into *had). 0 or
- * -1 (its message printed). */
-static int open_run(certify *cf, had_list *had)
+ * --resume the one to continue, and the claims it holds into cf->had). 0
+ * or -1 (its message printed). */
+static int open_run(certify *cf)
 {
     const certify_options *o = cf->o;
     if (session_open(&cf->session, "certify", o->db_path, o->plugin_path, cf->info->name,
@@ -104,7 +100,7 @@ static int open_run(certify *cf, had_list *had)
     int resumed = o->resume ? session_resume(&cf->session, "certify", o->args) : 0;
     if (resumed < 0)
         return -1;
-    if (resumed && resume_certificates(cf->db, cf->session.run_id, cf->info->name, had_add, had)) {
+    if (resumed && resume_certificates(cf->db, cf->session.run_id, cf->info->name, had_add, cf)) {
         fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
         return -1;
     }
@@ -173,7 +169,6 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
     cf.jobs = o->jobs ? o->jobs : engine_jobs();
     cf.pinned = engine_pin(o->pin, cf.jobs);
     recorder_init(&cf.acc.rec, STORE_DEFAULT_REPRODUCERS, CERTIFY_HELD_BYTES);
-    had_list had = {0};
     int status = 2;
     double t0 = engine_now();
     oracle_fastpath_selfcheck();
@@ -184,7 +179,7 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
         fprintf(err, "divergence certify: %s\n", ce.text);
         goto done;
     }
-    if (open_run(&cf, &had) || certify_plan(&cf, had.c, had.n))
+    if (open_run(&cf) || certify_plan(&cf, cf.had, cf.n_had))
         goto done;
     print_header(&cf);
     uint32_t selected = 0;
@@ -205,7 +200,7 @@ done:
     session_close(&cf.session, status == 2);
     recorder_free(&cf.acc.rec);
     certify_plan_free(&cf);
-    dvg_free(had.c);
+    dvg_free(cf.had);
     worker_free(cf.w);
     casefile_set_free(cf.cases);
     return status;

@@ -110,6 +110,8 @@ typedef struct certify {
     store *db;
     int64_t run_id;
     casefile_set *cases;
+    resume_certificate *had;  /* --resume: the claims the run holds */
+    size_t n_had, cap_had;
     uint32_t jobs;
     int pinned;
     certify_claim *claims;

@@ -56,6 +56,18 @@ static void copy_cols(const space *sp, uint8_t *p, uint64_t at)
             oracle_store(sp->dtype, p, at + j, oracle_load(sp->dtype, sp->cols, j));
 }
 
+/* View v with its rows in A (row_is_a) or B and its columns at cols,
+ * col_stride elements apart (0: shared). */
+static sweep_view view_rows(const sweep_view *v, int row_is_a, const uint8_t *cols,
+                            uint64_t col_stride)
+{
+    sweep_view w = *v;
+    w.row_is_a = row_is_a;
+    w.cols = cols;
+    w.col_stride = col_stride;
+    return w;
+}
+
 /* Builds batch `first`.. of chunk c (rows rows) into the job's buffers and
  * the case/view; sets bt.same_a / same_b. */
 void sweep_build_batch(job *jb, uint64_t c, int random, uint64_t first, uint32_t k, uint32_t n,
@@ -105,11 +117,9 @@ void sweep_build_batch(job *jb, uint64_t c, int random, uint64_t first, uint32_t
             oracle_store(dtype, jb->a, i, jb->fixed[i]);
         if (jb->content_b != 1)
             copy_cols(sp, jb->b, 0);
-        want_a = 2;
+        want_a = 2; /* the rows, per batch; B: the product values */
         want_b = 1;
-        v->row_is_a = 1;
-        v->cols = jb->b;
-        v->col_stride = 0;
+        *v = view_rows(v, 1, jb->b, 0);
         break;
     case L_AXIS0: /* A (k, n) values repeated, B (k) rows */
         dc->a_shape.rank = 2;
@@ -123,11 +133,9 @@ void sweep_build_batch(job *jb, uint64_t c, int random, uint64_t first, uint32_t
         jb->rows_a = k;
         for (uint32_t i = 0; i < k; i++)
             oracle_store(dtype, jb->b, i, jb->fixed[i]);
-        want_a = 1;
+        want_a = 1; /* the product values; B: the rows, per batch */
         want_b = 2;
-        v->row_is_a = 0;
-        v->cols = jb->a;
-        v->col_stride = 0;
+        *v = view_rows(v, 0, jb->a, 0);
         break;
     default: /* L_FLAT: A (k n) rows repeated, B (k n) values */
         dc->a_shape.rank = dc->b_shape.rank = 1;
@@ -142,9 +150,7 @@ void sweep_build_batch(job *jb, uint64_t c, int random, uint64_t first, uint32_t
             want_a = 2;
             want_b = 1;
         }
-        v->row_is_a = 1;
-        v->cols = jb->b;
-        v->col_stride = random ? n : 0;
+        *v = view_rows(v, 1, jb->b, random ? n : 0);
         break;
     }
     dc->a_bytes = oracle_nbytes(dtype, oracle_shape_count(&dc->a_shape));
