@@ -14,6 +14,9 @@
 #   SKIP_ZYGOTE=1 leave out bench_zygote.sh (certify libtorch with and without
 #                 the zygote, 3 pairs: about 10 minutes; SKIP_LIBTORCH=1 keeps
 #                 the rest of it)
+#   SKIP_CERTIFY=1 leave out bench_certify.sh (the full certification of the
+#                 reference and the one without shape paths, 3 of each: about
+#                 a minute)
 #   SKIP_DIFF=1   leave out bench_diff.sh (divergence diff of the six
 #                 implementations and its baselines: about 2 minutes)
 set -u
@@ -201,24 +204,37 @@ if [ "${SKIP_SHAPES:-0}" != 1 ] && [ -x "$B/bench_shapes" ]; then
     done
 fi
 
+# sub_bench NAME SCRIPT PATTERN [SUFFIX]: runs bench/SCRIPT on the build
+# and takes the rows of its table whose figure matches PATTERN (SUFFIX
+# appended to each figure); its log in $tmp/NAME.log
+sub_bench() {
+    name=$1 script=$2 pattern=$3 suffix=${4:-}
+    sh "$(dirname "$0")/$script" "$B" 2>"$tmp/$name.log" | grep -E "^\| ($pattern)" |
+        sed 's/ *| */|/g' | while IFS='|' read -r _ fig m base rat _; do
+            row "$fig$suffix" "$m" "$base" "$rat"
+        done
+    if [ -s "$tmp/$name.log" ] && grep -q 'exit 2\|no .*\.so' "$tmp/$name.log"; then
+        row "$name" "not run: $(tail -1 "$tmp/$name.log")" "" ""
+    fi
+}
+
 # 6. The zygote: a crash costs a fork, not a reload ---------------------------------
 if [ "${SKIP_ZYGOTE:-0}" != 1 ]; then
     say "zygote (certify libtorch and the reference, sweep f16; each with and without)"
-    sh "$(dirname "$0")/bench_zygote.sh" "$B" 2>"$tmp/zygote.log" | grep -E '^\| (certify|sweep)' |
-        sed 's/ *| */|/g' | while IFS='|' read -r _ fig zy re rat _; do
-            row "$fig, wall s, with the zygote" "$zy" "reloading $re" "$rat"
-        done
+    sub_bench zygote bench_zygote.sh 'certify|sweep' ", wall s, with the zygote (baseline: reloading)"
 fi
 
 # 7. divergence diff of the six implementations (issue 16) --------------------------
 if [ "${SKIP_DIFF:-0}" != 1 ]; then
     say "diff of the six implementations (and the reference against itself, and each library alone)"
-    sh "$(dirname "$0")/bench_diff.sh" "$B" 2>"$tmp/diff.log" | grep -E '^\| (diff|the) ' |
-        sed 's/ *| */|/g' | while IFS='|' read -r _ fig m base rat _; do
-            row "$fig" "$m" "$base" "$rat"
-        done
-    [ -s "$tmp/diff.log" ] && grep -q 'exit 2\|no .*\.so' "$tmp/diff.log" &&
-        row "diff of the six implementations" "not run: $(tail -1 "$tmp/diff.log")" "" ""
+    sub_bench diff bench_diff.sh 'diff|the'
+fi
+
+# 8. The full certification of the reference against the one without the
+#    shape paths (issue 23) ---------------------------------------------------------
+if [ "${SKIP_CERTIFY:-0}" != 1 ]; then
+    say "certify the reference, default flags and --shape-tier 0, interleaved"
+    sub_bench certify bench_certify.sh 'certify|the same'
 fi
 
 echo "(load average $(load) at the end: other work on the machine inflates the figures)"

@@ -157,12 +157,14 @@ static void answer(const oracle_rules *r, int exact, const uint64_t *a, const ui
         emit(w, &e[i], width);
 }
 
+static const char usage_text[] =
+    "usage: divergence oracle --variant V --dtype T [--attr k=v ...] [--exact]\n"
+    "  stdin: lines 'A B' of hex bits as wide as the dtype\n"
+    "  stdout: per line the expected hex bits, nan, inf (either sign) or unspecified\n";
+
 static int usage(FILE *to)
 {
-    fprintf(to, "usage: divergence oracle --variant V --dtype T [--attr k=v ...] [--exact]\n"
-                "  stdin: lines 'A B' of hex bits as wide as the dtype\n"
-                "  stdout: per line the expected hex bits, nan, inf (either sign) or "
-                "unspecified\n");
+    fputs(usage_text, to);
     return 2;
 }
 

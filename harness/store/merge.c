@@ -144,48 +144,44 @@ enum {
     RUN_SHARD_COUNT, RUN_ARGS, RUN_FOLDED, RUN_BUILDS
 };
 
-/* `sql` prepared with the n int64 parameters of ap bound to ?1.. ; NULL
- * on an error (store_fail). */
-static sqlite3_stmt *merge_stmt(store *s, const char *sql, int n, va_list ap)
+/* Runs `sql` with the n int64 parameters of ap bound to ?1.. : with out,
+ * the first column of its first row into *out (0 when there is no row or
+ * it is NULL); without, a statement that returns no row. 0 or -1. */
+static int merge_run(store *s, const char *sql, int64_t *out, int n, va_list ap)
 {
     sqlite3_stmt *st = store_prepare_sql(s, sql);
-    for (int i = 1; st && i <= n; i++)
-        sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
-    return st;
-}
-
-/* Runs `sql` with int64 parameters ?1.. and reads the first column of its
- * first row into *out (0 when there is no row or it is NULL). */
-static int merge_int(store *s, const char *sql, int64_t *out, int n, ...)
-{
-    va_list ap;
-    va_start(ap, n);
-    sqlite3_stmt *st = merge_stmt(s, sql, n, ap);
-    va_end(ap);
     if (!st)
         return -1;
-    int step = sqlite3_step(st), rc = -1;
-    if (step == SQLITE_ROW || step == SQLITE_DONE) {
-        *out = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-        rc = 0;
-    } else {
-        store_fail_db(s);
-    }
+    for (int i = 1; i <= n; i++)
+        sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
+    int step = sqlite3_step(st), rc = 0;
+    if (out && step == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    else if (out && step == SQLITE_DONE)
+        *out = 0;
+    else
+        rc = store_steps_ended(s, step);
     sqlite3_finalize(st);
     return rc;
 }
 
-/* Runs `sql` (no rows) with int64 parameters ?1.. . */
+/* merge_run with a row to read. */
+static int merge_int(store *s, const char *sql, int64_t *out, int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    int rc = merge_run(s, sql, out, n, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* merge_run without one. */
 static int merge_exec(store *s, const char *sql, int n, ...)
 {
     va_list ap;
     va_start(ap, n);
-    sqlite3_stmt *st = merge_stmt(s, sql, n, ap);
+    int rc = merge_run(s, sql, NULL, n, ap);
     va_end(ap);
-    if (!st)
-        return -1;
-    int rc = store_steps_ended(s, sqlite3_step(st));
-    sqlite3_finalize(st);
     return rc;
 }
 

@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# What the full certification of the reference kernel costs (issue 23's
+# goal: at most 10 s wall on a 2-core machine, and at most 2.5 times the
+# same certification without the shape paths): `divergence certify` of
+# build/plugins/reference.so, default flags (every claim, the shape paths
+# up to 2^24 + 1 elements), against the same with --shape-tier 0, the two
+# runs interleaved, REPS times each, a fresh database each. Wall, user and
+# system time come from /usr/bin/time (the harness and every process it
+# waited for: its workers, their zygotes); each figure is the best run's.
+# The case and element counts of both are printed too: what the time buys.
+#
+# Usage: bench/bench_certify.sh [BUILD_DIR]
+#   REPS=N     runs of each (default 3)
+#   JOBS=N     --jobs N (default: the CPUs this process may use); JOBS=""
+#              runs without --jobs (a divergence from before the run engine)
+# Prints one line per run on stderr and a Markdown table on stdout;
+# bench/run-all.sh takes its rows.
+set -u
+B=${1:-build}
+case $B in /*) ;; *) B=$(pwd)/$B ;; esac
+D=$B/divergence
+REF=$B/plugins/reference.so
+REPS=${REPS:-3}
+JOBS=${JOBS-$(nproc)}
+for f in "$D" "$REF"; do
+    [ -e "$f" ] || { echo "bench_certify: no $f (build first: ninja -C $B)" >&2; exit 2; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+say() { echo "bench_certify: $*" >&2; }
+load() { cut -d' ' -f1 /proc/loadavg; }
+jobs_flag=
+[ -n "$JOBS" ] && jobs_flag="--jobs $JOBS"
+
+# run NAME ARGS...: one certification; keeps the best wall time of NAME
+# (and that run's user and system time) in $tmp/NAME.best, its counts in
+# $tmp/NAME.counts
+run() {
+    name=$1
+    shift
+    rm -f "$tmp/$name.db" "$tmp/$name.db-wal" "$tmp/$name.db-shm"
+    # shellcheck disable=SC2086 # one word per flag
+    /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$D" certify --plugin "$REF" --no-progress \
+        --db "$tmp/$name.db" $jobs_flag "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    rc=$?
+    if [ $rc -gt 1 ]; then
+        say "$name: divergence certify exit $rc:"
+        tail -5 "$tmp/$name.err" >&2
+        exit 2
+    fi
+    tail -1 "$tmp/time" >"$tmp/t1" # (after "Command exited with ..." when it did)
+    read -r w u s <"$tmp/t1"
+    say "$name: $w s wall, $u s user, $s s sys (load $(load))"
+    if [ ! -s "$tmp/$name.best" ] || awk -v a="$w" -v b="$(cut -d' ' -f1 "$tmp/$name.best")" \
+        'BEGIN { exit !(a < b) }'; then
+        echo "$w $u $s" >"$tmp/$name.best"
+        awk '/ cases +[0-9]+ elements/ { c += $(NF-3); e += $(NF-1) } END { printf "%d %d\n", c, e }' \
+            "$tmp/$name.out" >"$tmp/$name.counts"
+    fi
+}
+
+say "$(nproc) cores, load average $(load) at the start; ${jobs_flag:-no --jobs}, $REPS runs each"
+start_load=$(load)
+for rep in $(seq "$REPS"); do
+    run full
+    run tier0 --shape-tier 0
+done
+read -r fw fu fs <"$tmp/full.best"
+read -r tw tu ts <"$tmp/tier0.best"
+read -r fc fe <"$tmp/full.counts"
+read -r tc te <"$tmp/tier0.counts"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
+cpu() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a + b }'; }
+met=$(awk -v w="$fw" -v t="$tw" 'BEGIN { print (w <= 10 && w <= 2.5 * t ? "met" : "missed") }')
+echo "| figure | measured | baseline (same run) | ratio / goal |"
+echo "| --- | --- | --- | --- |"
+echo "| certify of the reference, every claim, default flags (${jobs_flag:-no --jobs}): $fc cases, $fe elements; wall s (best of $REPS) | $fw | --shape-tier 0: $tc cases, $te elements, $tw | $(ratio "$fw" "$tw"); goal <= 10 s and <= 2.5x on $(nproc) cores: $met |"
+echo "| the same, CPU s (user + sys) | $(cpu "$fu" "$fs") | $(cpu "$tu" "$ts") | $(ratio "$(cpu "$fu" "$fs")" "$(cpu "$tu" "$ts")") |"
+echo "| the same, system s (page faults, the workers' round trips) | $fs | $ts | $(ratio "$fs" "$ts") |"
+say "load average $start_load at the start, $(load) at the end"
