@@ -23,9 +23,7 @@ D=$B/divergence
 REF=$B/plugins/reference.so
 REPS=${REPS:-3}
 JOBS=${JOBS-$(nproc)}
-for f in "$D" "$REF"; do
-    [ -e "$f" ] || { echo "bench_certify: no $f (build first: ninja -C $B)" >&2; exit 2; }
-done
+[ -x "$D" ] && [ -e "$REF" ] || { echo "bench_certify: no $D or $REF (build first: ninja -C $B)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 say() { echo "bench_certify: $*" >&2; }

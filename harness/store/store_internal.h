@@ -145,6 +145,11 @@
       " cases) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"                                      \
       " ON CONFLICT(run_id, implementation, variant, dtype, class) DO UPDATE SET"       \
       " elements = elements + excluded.elements, cases = cases + excluded.cases")      \
+    X(OPERAND_COUNTS_ADD,                                                               \
+      "INSERT INTO operand_counts(run_id, implementation, variant, dtype, class,"       \
+      " operand_class, elements) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"                    \
+      " ON CONFLICT(run_id, implementation, variant, dtype, class, operand_class)"      \
+      " DO UPDATE SET elements = elements + excluded.elements")                         \
     X(SIG_UPSERT,                                                                       \
       "INSERT INTO signatures(implementation, variant, dtype, class, operand_class,"    \
       " first_run_id, last_run_id, first_seen, last_seen, status, occurrences)"         \

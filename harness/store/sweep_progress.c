@@ -38,10 +38,7 @@ int store_sweep_begin(store *s, int64_t run_id, const store_sweep_info *info, in
            " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, " NOW ")");
     if (!st)
         goto done;
-    sqlite3_bind_int64(st, 1, run_id);
-    store_bind_text(st, 2, info->implementation);
-    store_bind_text(st, 3, vname);
-    store_bind_text(st, 4, dname);
+    store_bind_triple(st, run_id, info->implementation, vname, dname);
     store_bind_text(st, 5, info->attrs ? info->attrs : "");
     store_bind_text(st, 6, info->space);
     store_bind_text(st, 7, info->layout ? info->layout : "");
@@ -172,20 +169,13 @@ int store_record_operand_counts(store *s, int64_t run_id, const char *implementa
         return store_fail(s, "count above INT64_MAX");
     if (store_begin_op(s, "record operand counts"))
         return -1;
-    st = store_prepare_sql(
-        s, "INSERT INTO operand_counts(run_id, implementation, variant, dtype, class,"
-           " operand_class, elements) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-           " ON CONFLICT(run_id, implementation, variant, dtype, class, operand_class)"
-           " DO UPDATE SET elements = elements + excluded.elements");
-    if (!st)
-        goto done;
-    store_bind_triple(st, run_id, implementation, vname, dname);
-    store_bind_text(st, 5, oracle_class_name(cls));
-    store_bind_text(st, 6, operand_class);
-    sqlite3_bind_int64(st, 7, (int64_t)elements);
-    rc = store_step_done(s, st);
-done:
-    sqlite3_finalize(st);
+    if ((st = store_prepare(s, SQL_OPERAND_COUNTS_ADD))) { /* kept: a sweep records many */
+        store_bind_triple(st, run_id, implementation, vname, dname);
+        store_bind_text(st, 5, oracle_class_name(cls));
+        store_bind_text(st, 6, operand_class);
+        sqlite3_bind_int64(st, 7, (int64_t)elements);
+        rc = store_step_done(s, st);
+    }
     return store_end_op(s, rc);
 }
 
