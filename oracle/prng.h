@@ -30,6 +30,13 @@ static inline uint64_t oracle_prng_next(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* Advances *state past the next k outputs of oracle_prng_next without
+ * computing them (the state is a Weyl sequence; the output a hash of it). */
+static inline void oracle_prng_skip(uint64_t *state, uint64_t k)
+{
+    *state += k * UINT64_C(0x9e3779b97f4a7c15);
+}
+
 /* A draw in [0, n) by reduction modulo n (slightly biased for n not a power
  * of two; the sequences depend on it): one step of *state. n == 0 gives 0
  * without advancing *state. */

@@ -22,16 +22,6 @@ void gen_seed(gen_rng *g, uint64_t seed, uint64_t stream)
     gen_next(g);
 }
 
-uint64_t gen_next(gen_rng *g)
-{
-    return oracle_prng_next(&g->state);
-}
-
-uint64_t gen_below(gen_rng *g, uint64_t n)
-{
-    return oracle_prng_below(&g->state, n);
-}
-
 /* ---- values ------------------------------------------------------------- */
 
 const uint64_t *gen_edge_values(uint32_t dtype, size_t *n)
@@ -39,19 +29,35 @@ const uint64_t *gen_edge_values(uint32_t dtype, size_t *n)
     return oracle_edge_values(dtype, n);
 }
 
-uint64_t gen_value(gen_rng *g, uint32_t dtype)
-{
-    uint64_t mask = oracle_dtype_mask(dtype);
+/* What a value draw of one dtype reads, looked up once per tensor rather
+ * than once per element. */
+typedef struct value_source {
+    uint64_t mask;
+    const uint64_t *edges;
     size_t n;
-    const uint64_t *edges = gen_edge_values(dtype, &n);
+    oracle_float_format f;
+    int is_float;
+} value_source;
+
+static void value_source_init(value_source *v, uint32_t dtype)
+{
+    v->mask = oracle_dtype_mask(dtype);
+    v->edges = gen_edge_values(dtype, &v->n);
+    v->f = (oracle_float_format){0, 0};
+    v->is_float = oracle_float_format_of(dtype, &v->f);
+}
+
+static uint64_t draw_value(gen_rng *g, const value_source *v)
+{
+    uint64_t mask = v->mask;
+    const uint64_t *edges = v->edges;
+    oracle_float_format f = v->f;
     uint64_t pick = gen_below(g, 8);
-    oracle_float_format f = {0, 0};
-    int is_float = oracle_float_format_of(dtype, &f);
     if (pick < 3)
-        return edges[gen_below(g, n)];
+        return edges[gen_below(g, v->n)];
     if (pick == 3) /* next to an edge value */
-        return (edges[gen_below(g, n)] + (gen_below(g, 2) ? 1 : mask)) & mask;
-    if (pick == 4 && is_float) {
+        return (edges[gen_below(g, v->n)] + (gen_below(g, 2) ? 1 : mask)) & mask;
+    if (pick == 4 && v->is_float) {
         /* Boundary exponent x significand pattern (TestFloat style). */
         uint64_t bias = (UINT64_C(1) << (f.exp_bits - 1)) - 1, emax = (UINT64_C(1) << f.exp_bits) - 1;
         const uint64_t exps[] = {0, 1, 2, bias - f.frac_bits - 1, bias - 1, bias, bias + 1,
@@ -62,9 +68,38 @@ uint64_t gen_value(gen_rng *g, uint32_t dtype)
         return oracle_float_pack(f, gen_below(g, 2), exps[gen_below(g, sizeof exps / sizeof exps[0])],
                      fracs[gen_below(g, sizeof fracs / sizeof fracs[0])]);
     }
-    if (pick == 5 && !is_float) /* small magnitudes: remainders, floor vs trunc */
+    if (pick == 5 && !v->is_float) /* small magnitudes: remainders, floor vs trunc */
         return (gen_below(g, 2) ? gen_below(g, 20) : (uint64_t)-(int64_t)gen_below(g, 20)) & mask;
     return gen_next(g) & mask;
+}
+
+/* Advances g past `count` values as draw_value would, without making
+ * them (gen_skip_operands): each value's pick is drawn, the draws after it
+ * only counted, by a table of the pick (no branch to mispredict). */
+static void skip_values(gen_rng *g, const value_source *v, uint64_t count)
+{
+    uint64_t edge = v->n ? 1 : 0, after[8];
+    for (uint64_t pick = 0; pick < 8; pick++) {
+        uint64_t steps = 1; /* random bits */
+        if (pick < 3)
+            steps = edge;
+        else if (pick == 3)
+            steps = edge + 1;
+        else if (pick == 4 && v->is_float)
+            steps = 4; /* the random fraction, the sign, the exponent, the fraction */
+        else if (pick == 5 && !v->is_float)
+            steps = 2; /* the sign, the magnitude */
+        after[pick] = steps;
+    }
+    for (uint64_t i = 0; i < count; i++)
+        oracle_prng_skip(&g->state, after[gen_below(g, 8)]);
+}
+
+uint64_t gen_value(gen_rng *g, uint32_t dtype)
+{
+    value_source v;
+    value_source_init(&v, dtype);
+    return draw_value(g, &v);
 }
 
 /* ---- shapes ---------------------------------------------------------------- */
@@ -205,19 +240,52 @@ static void shapes_onnx_legacy(gen_rng *g, divcase *c, int invalid, uint64_t max
 
 /* ---- cases ------------------------------------------------------------------ */
 
+/* Elements [0, n) of p drawn one by one, stored by their width. */
+static void store_values(gen_rng *g, const value_source *v, uint32_t dtype, uint8_t *p, uint64_t n)
+{
+    switch (oracle_dtype(dtype)->bits) {
+    case 8:
+        for (uint64_t i = 0; i < n; i++)
+            p[i] = (uint8_t)draw_value(g, v);
+        break;
+    case 16:
+        for (uint64_t i = 0; i < n; i++) {
+            uint16_t x = (uint16_t)draw_value(g, v);
+            memcpy(p + i * 2, &x, 2);
+        }
+        break;
+    case 32:
+        for (uint64_t i = 0; i < n; i++) {
+            uint32_t x = (uint32_t)draw_value(g, v);
+            memcpy(p + i * 4, &x, 4);
+        }
+        break;
+    case 64:
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t x = draw_value(g, v);
+            memcpy(p + i * 8, &x, 8);
+        }
+        break;
+    default: /* 4 bits: two to a byte */
+        for (uint64_t i = 0; i < n; i++)
+            oracle_store(dtype, p, i, draw_value(g, v));
+        break;
+    }
+}
+
 /* Values for elements [0, n) of a dense tensor: drawn one by one up to
  * `period` elements, then that run repeated (a whole number of bytes), so a
  * case of millions of elements costs a memcpy, not millions of draws. */
 static void fill_tensor(gen_rng *g, uint32_t dtype, uint8_t *p, uint64_t n, uint64_t period)
 {
     uint64_t drawn = n < period ? n : period;
+    value_source v;
+    value_source_init(&v, dtype);
     if (!p) { /* gen_skip_operands: the same draws, nothing written */
-        for (uint64_t i = 0; i < drawn; i++)
-            (void)gen_value(g, dtype);
+        skip_values(g, &v, drawn);
         return;
     }
-    for (uint64_t i = 0; i < drawn; i++)
-        oracle_store(dtype, p, i, gen_value(g, dtype));
+    store_values(g, &v, dtype, p, drawn);
     uint64_t run = oracle_nbytes(dtype, drawn), total = oracle_nbytes(dtype, n);
     for (uint64_t at = run; run && at < total; at += run)
         memcpy(p + at, p, (size_t)(total - at < run ? total - at : run));

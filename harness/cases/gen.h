@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "harness/cases/divcase.h"
+#include "oracle/prng.h"
 
 typedef struct gen_rng {
     uint64_t state;
@@ -22,10 +23,19 @@ void gen_seed(gen_rng *g, uint64_t seed, uint64_t stream);
 
 /* The stream's next 64 random bits (splitmix64: every value equally
  * likely, the sequence a function of the seed and stream alone); advances
- * g. */
-uint64_t gen_next(gen_rng *g);
-/* Uniform in [0, n) (n > 0). */
-uint64_t gen_below(gen_rng *g, uint64_t n);
+ * g. Inline, as gen_below: they sit in the generator's inner loops, where
+ * a constant n turns the reduction into a mask or a multiplication. */
+static inline uint64_t gen_next(gen_rng *g)
+{
+    return oracle_prng_next(&g->state);
+}
+
+/* In [0, n) for n > 0 (oracle_prng_below: the next value modulo n); one
+ * step of g. */
+static inline uint64_t gen_below(gen_rng *g, uint64_t n)
+{
+    return oracle_prng_below(&g->state, n);
+}
 
 /* The edge values of a dtype as zero-extended bits: oracle_edge_values
  * (oracle/edges.h), the table gen_value and gen_edge_case draw from; *n
