@@ -61,7 +61,27 @@ typedef struct certify_claim {
     certify_slot *slots;
     size_t n_slots;
     shapes_list paths;        /* its shape-path specs */
+    size_t stop_at;           /* no slot from here on is folded: the claim
+                                 certainly stopped before (claim_stop_at) */
 } certify_claim;
+
+/* Slots [slot, ...) of cl will never be folded: the claim certainly stops
+ * before them (a unit's own hangs or incomplete cases reached the limits,
+ * or the fold stopped the claim). Jobs read it to skip what would be
+ * thrown away; the results do not depend on when they see it. */
+static inline void claim_stop_at(certify_claim *cl, size_t slot)
+{
+    size_t cur = __atomic_load_n(&cl->stop_at, __ATOMIC_RELAXED);
+    while (slot < cur &&
+           !__atomic_compare_exchange_n(&cl->stop_at, &cur, slot, 1, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+    }
+}
+
+static inline int claim_stopped_before(certify_claim *cl, size_t slot)
+{
+    return slot >= __atomic_load_n(&cl->stop_at, __ATOMIC_RELAXED);
+}
 
 /* A unit: slots [from, to) of a claim; `last`: the claim's last unit. */
 typedef struct certify_unit {

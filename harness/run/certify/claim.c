@@ -218,7 +218,7 @@ int certify_unit_commit(void *ctx, uint64_t u, void *result)
 {
     certify *cf = ctx;
     const certify_unit *cu = &cf->units[u];
-    const certify_claim *cl = &cf->claims[cu->claim];
+    certify_claim *cl = &cf->claims[cu->claim];
     unit_result *res = result;
     int rc = 0;
     if (cl->kind != CLAIM_JUDGE) {
@@ -227,8 +227,11 @@ int certify_unit_commit(void *ctx, uint64_t u, void *result)
         if (cu->first)
             claim_begin(cf);
         size_t at = 0;
-        for (size_t k = 0; k < res->n && rc == 0; k++)
+        for (size_t k = 0; k < res->n && rc == 0; k++) {
             rc = fold(cf, res, k, &at);
+            if (cf->acc.hung || cf->acc.incomplete >= CERTIFY_SHAPE_STOP)
+                claim_stop_at(cl, cu->from + k + 1); /* later units need not run */
+        }
         cf->done_cases += cu->to - cu->from;
         if (rc == 0 && cu->last)
             rc = claim_finish(cf, cl);

@@ -159,6 +159,7 @@ int certify_plan(certify *cf, const resume_certificate *had, size_t n_had)
         cl->variant = variant;
         cl->dtype = dtype;
         cl->kind = CLAIM_JUDGE;
+        cl->stop_at = SIZE_MAX;
         for (size_t r = 0; r < n_had; r++)
             if (had[r].variant == variant && had[r].dtype == dtype) {
                 cl->kind = CLAIM_RECORDED;

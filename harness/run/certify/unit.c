@@ -6,7 +6,8 @@
  * record; the first crash of a unit narrowed to its element. A unit stops
  * early where its claim certainly stops (its own hangs or incomplete shape
  * cases reach the claim's limits): what it would run past that is never
- * folded (claim.c).
+ * folded (claim.c); so does a unit whose claim was seen to stop before its
+ * next slot, by another unit or by the fold (claim_stop_at).
  */
 #include "harness/run/certify/certify_internal.h"
 
@@ -207,7 +208,7 @@ int certify_unit_run(void *ctx, engine_job *j, uint64_t u, void **result)
     certify *cf = ctx;
     certify_job *js = j->state;
     const certify_unit *cu = &cf->units[u];
-    const certify_claim *cl = &cf->claims[cu->claim];
+    certify_claim *cl = &cf->claims[cu->claim];
     unit_result *res = dvg_calloc(1, sizeof *res);
     if (res)
         res->cases = dvg_calloc(cu->to > cu->from ? cu->to - cu->from : 1, sizeof *res->cases);
@@ -222,7 +223,7 @@ int certify_unit_run(void *ctx, engine_job *j, uint64_t u, void **result)
     int narrowed = 0;
     uint64_t hangs = 0;
     uint32_t incomplete = 0;
-    for (size_t s = cu->from; s < cu->to; s++) {
+    for (size_t s = cu->from; s < cu->to && !claim_stopped_before(cl, s); s++) {
         size_t k = s - cu->from;
         if (run_case(js, cl, &cl->slots[s], k, &narrowed))
             return -1;
@@ -230,8 +231,10 @@ int certify_unit_run(void *ctx, engine_job *j, uint64_t u, void **result)
         /* The claim stops here whatever came before this unit. */
         hangs += res->cases[k].tally.counts[ORACLE_CLASS_HANG];
         incomplete += (uint32_t)res->cases[k].incomplete;
-        if (hangs >= cf->o->max_hangs || incomplete >= CERTIFY_SHAPE_STOP)
+        if (hangs >= cf->o->max_hangs || incomplete >= CERTIFY_SHAPE_STOP) {
+            claim_stop_at(cl, s + 1);
             break;
+        }
     }
     return 0;
 }
