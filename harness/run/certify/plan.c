@@ -82,6 +82,14 @@ static int plan_claim(const certify *cf, certify_claim *cl)
     return 0;
 }
 
+/* engine_each's item: the plan of claim i, when it is judged. */
+static int plan_one(void *ctx, size_t i)
+{
+    certify *cf = ctx;
+    certify_claim *cl = &cf->claims[i];
+    return cl->kind == CLAIM_JUDGE ? plan_claim(cf, cl) : 0;
+}
+
 /* The estimated cost of slot s of claim cl. */
 static uint64_t slot_cost(const certify *cf, const certify_claim *cl, const certify_slot *s)
 {
@@ -167,10 +175,9 @@ int certify_plan(certify *cf, const resume_certificate *had, size_t n_had)
             }
         if (!oracle_variant_has_dtype(oracle_variant_get(variant), dtype))
             cl->kind = CLAIM_NO_DTYPE;
-        if (cl->kind == CLAIM_JUDGE && plan_claim(cf, cl))
-            goto oom;
     }
-    if (plan_units(cf))
+    /* the claims' plans are independent: one thread per job makes them */
+    if (engine_each(cf->jobs, cf->n_claims, plan_one, cf) || plan_units(cf))
         goto oom;
     return 0;
 oom:

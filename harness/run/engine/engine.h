@@ -120,6 +120,14 @@ int engine_cpu(int pinned, uint32_t i, uint32_t jobs);
  */
 int engine_run(const engine_policy *p, const char *command, FILE *err);
 
+/* Calls fn(ctx, i) for every i in [0, n), in any order, on up to
+ * `threads` threads (the calling one among them): work that must be done
+ * before a pool's units can be cut, such as certify's plan of each claim.
+ * fn must be safe to call from several threads at once. Returns 0, or -1
+ * when a call returned non-zero (the items not yet taken are then left
+ * undone). */
+int engine_each(uint32_t threads, size_t n, int (*fn)(void *ctx, size_t i), void *ctx);
+
 /* Seconds of CLOCK_MONOTONIC. */
 double engine_now(void);
 

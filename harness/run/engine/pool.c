@@ -340,3 +340,42 @@ done:
     pool_free(&pl);
     return rc;
 }
+
+/* ---- engine_each ------------------------------------------------------- */
+
+typedef struct each_share {
+    int (*fn)(void *ctx, size_t i);
+    void *ctx;
+    size_t n, next;
+    int failed;
+} each_share;
+
+static void *each_main(void *arg)
+{
+    each_share *s = arg;
+    for (;;) {
+        size_t i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
+        if (i >= s->n || __atomic_load_n(&s->failed, __ATOMIC_RELAXED))
+            return NULL;
+        if (s->fn(s->ctx, i))
+            __atomic_store_n(&s->failed, 1, __ATOMIC_RELAXED);
+    }
+}
+
+int engine_each(uint32_t threads, size_t n, int (*fn)(void *ctx, size_t i), void *ctx)
+{
+    each_share s = {fn, ctx, n, 0, 0};
+    pthread_t t[ENGINE_MAX_JOBS];
+    uint32_t extra = 0;
+    if (threads > ENGINE_MAX_JOBS)
+        threads = ENGINE_MAX_JOBS;
+    /* the calling thread is one of them; a thread that cannot start is
+     * not needed (the others take its items) */
+    while (extra + 1 < threads && extra + 1 < n &&
+           pthread_create(&t[extra], NULL, each_main, &s) == 0)
+        extra++;
+    each_main(&s);
+    for (uint32_t i = 0; i < extra; i++)
+        pthread_join(t[i], NULL);
+    return s.failed ? -1 : 0;
+}
