@@ -37,15 +37,12 @@ static void key(FILE *f, int *first, const report_key *k)
     str(f, first, "dtype", k->dtype);
 }
 
-void report_json(const report_model *m, FILE *f)
+/* The run's fields and its shards (inside the run object). */
+static void run_fields(const report_model *m, FILE *f)
 {
     const report_run *r = &m->run;
-    size_t held, total;
-    char buf[8400];
+    char buf[32];
     int first = 1;
-    report_claim_totals(m, &held, &total);
-
-    fputs("{\"schema\": \"divergence-report/1\", \"run\": {", f);
     num(f, &first, "id", 1, r->id);
     str(f, &first, "kind", r->kind);
     str(f, &first, "status", r->status);
@@ -77,9 +74,13 @@ void report_json(const report_model *m, FILE *f)
         str(f, &first, "finished_at", h->finished_at);
         fputc('}', f);
     }
-    fputs("]},\n \"plugins\": [", f);
+    fputc(']', f);
+}
+
+static void plugins(const report_model *m, FILE *f)
+{
     for (size_t i = 0; i < m->n_plugins; i++) {
-        first = 1;
+        int first = 1;
         fputs(i ? ", {" : "{", f);
         str(f, &first, "name", m->plugins[i].name);
         str(f, &first, "version", m->plugins[i].version);
@@ -87,10 +88,32 @@ void report_json(const report_model *m, FILE *f)
         str(f, &first, "path", m->plugins[i].path);
         fputc('}', f);
     }
-    fprintf(f, "],\n \"claims_held\": %zu, \"claims\": %zu,\n \"certificates\": [", held, total);
+}
+
+/* ", "coverage": {...}" of a claim (v NULL: null). */
+static void coverage(FILE *f, const report_coverage *v)
+{
+    if (!v) {
+        fputs(", \"coverage\": null", f);
+        return;
+    }
+    int first = 1;
+    fputs(", \"coverage\": {", f);
+    num(f, &first, "cases", 1, v->cases);
+    str(f, &first, "ranks", v->ranks);
+    str(f, &first, "inner_sizes", v->inner_sizes);
+    str(f, &first, "broadcast_classes", v->broadcast_classes);
+    str(f, &first, "size_tiers", v->size_tiers);
+    str(f, &first, "paths", v->paths);
+    str(f, &first, "alignments", v->alignments);
+    fputc('}', f);
+}
+
+static void certificates(const report_model *m, FILE *f)
+{
     for (size_t i = 0; i < m->n_certs; i++) {
         const report_cert *c = &m->certs[i];
-        first = 1;
+        int first = 1;
         fputs(i ? ",\n  {" : "\n  {", f);
         key(f, &first, &c->k);
         str(f, &first, "verdict", c->verdict);
@@ -98,27 +121,16 @@ void report_json(const report_model *m, FILE *f)
         fprintf(f, ", \"held\": %s", c->held ? "true" : "false");
         num(f, &first, "cases", 1, c->cases);
         num(f, &first, "elements", 1, c->elements);
-        const report_coverage *v = report_claim_coverage(m, &c->k);
-        if (v) {
-            first = 1;
-            fputs(", \"coverage\": {", f);
-            num(f, &first, "cases", 1, v->cases);
-            str(f, &first, "ranks", v->ranks);
-            str(f, &first, "inner_sizes", v->inner_sizes);
-            str(f, &first, "broadcast_classes", v->broadcast_classes);
-            str(f, &first, "size_tiers", v->size_tiers);
-            str(f, &first, "paths", v->paths);
-            str(f, &first, "alignments", v->alignments);
-            fputc('}', f);
-        } else {
-            fputs(", \"coverage\": null", f);
-        }
+        coverage(f, report_claim_coverage(m, &c->k));
         fputc('}', f);
     }
-    fputs("],\n \"counts\": [", f);
+}
+
+static void counts(const report_model *m, FILE *f)
+{
     for (size_t i = 0; i < m->n_counts; i++) {
         const report_count *c = &m->counts[i];
-        first = 1;
+        int first = 1;
         fputs(i ? ",\n  {" : "\n  {", f);
         key(f, &first, &c->k);
         str(f, &first, "class", c->cls);
@@ -126,10 +138,13 @@ void report_json(const report_model *m, FILE *f)
         num(f, &first, "cases", 1, c->cases);
         fputc('}', f);
     }
-    fputs("],\n \"ulp_histograms\": [", f);
+}
+
+static void histograms(const report_model *m, FILE *f)
+{
     for (size_t i = 0; i < m->n_hists; i++) {
         const report_hist *h = &m->hists[i];
-        first = 1;
+        int first = 1;
         fputs(i ? ",\n  {" : "\n  {", f);
         key(f, &first, &h->k);
         num(f, &first, "total", 1, h->total);
@@ -144,10 +159,13 @@ void report_json(const report_model *m, FILE *f)
         }
         fputs("]}", f);
     }
-    fputs("],\n \"bugs\": [", f);
+}
+
+static void bugs(const report_model *m, FILE *f)
+{
     for (size_t i = 0; i < m->n_bugs; i++) {
         const report_bug *b = &m->bugs[i];
-        first = 1;
+        int first = 1;
         fputs(i ? ",\n  {" : "\n  {", f);
         num(f, &first, "bug_id", 1, b->id);
         str(f, &first, "implementation", b->implementation);
@@ -161,10 +179,39 @@ void report_json(const report_model *m, FILE *f)
             fprintf(f, "%s%" PRId64, k ? ", " : "", m->findings[b->members[k]].signature_id);
         fputs("]}", f);
     }
-    fprintf(f, "],\n \"findings\": [");
+}
+
+/* Reproducer p, the k-th of its finding. */
+static void reproducer(const report_model *m, FILE *f, const report_repro *p, size_t k)
+{
+    char buf[8400];
+    int first = 1;
+    fputs(k ? ", {" : "{", f);
+    num(f, &first, "id", 1, p->id);
+    num(f, &first, "run_id", 1, p->run_id);
+    str(f, &first, "case_id", p->case_id);
+    str(f, &first, "source", p->source);
+    str(f, &first, "attrs", p->attrs);
+    str(f, &first, "a_shape", p->a_shape);
+    str(f, &first, "b_shape", p->b_shape);
+    num(f, &first, "element", p->has_element, p->element);
+    str(f, &first, "expected", p->expected);
+    str(f, &first, "actual", p->actual);
+    num(f, &first, "ulps", p->has_ulps, p->ulps);
+    str(f, &first, "note", p->note);
+    num(f, &first, "a_bytes", 1, p->a_bytes);
+    num(f, &first, "b_bytes", 1, p->b_bytes);
+    str(f, &first, "a_hex_prefix", p->a_hex);
+    str(f, &first, "b_hex_prefix", p->b_hex);
+    str(f, &first, "replay", report_replay_command(m, p->id, buf, sizeof buf));
+    fputc('}', f);
+}
+
+static void findings(const report_model *m, FILE *f)
+{
     for (size_t i = 0; i < m->n_findings; i++) {
         const report_finding *x = &m->findings[i];
-        first = 1;
+        int first = 1;
         fputs(i ? ",\n  {" : "\n  {", f);
         num(f, &first, "signature_id", 1, x->signature_id);
         num(f, &first, "bug_id", x->bug_id != 0, x->bug_id);
@@ -178,30 +225,29 @@ void report_json(const report_model *m, FILE *f)
         num(f, &first, "first_run_id", 1, x->first_run_id);
         num(f, &first, "reproducers_dropped", 1, x->reproducers_dropped);
         fputs(", \"reproducers\": [", f);
-        for (size_t k = 0; k < x->n_repros; k++) {
-            const report_repro *p = &x->repros[k];
-            first = 1;
-            fputs(k ? ", {" : "{", f);
-            num(f, &first, "id", 1, p->id);
-            num(f, &first, "run_id", 1, p->run_id);
-            str(f, &first, "case_id", p->case_id);
-            str(f, &first, "source", p->source);
-            str(f, &first, "attrs", p->attrs);
-            str(f, &first, "a_shape", p->a_shape);
-            str(f, &first, "b_shape", p->b_shape);
-            num(f, &first, "element", p->has_element, p->element);
-            str(f, &first, "expected", p->expected);
-            str(f, &first, "actual", p->actual);
-            num(f, &first, "ulps", p->has_ulps, p->ulps);
-            str(f, &first, "note", p->note);
-            num(f, &first, "a_bytes", 1, p->a_bytes);
-            num(f, &first, "b_bytes", 1, p->b_bytes);
-            str(f, &first, "a_hex_prefix", p->a_hex);
-            str(f, &first, "b_hex_prefix", p->b_hex);
-            str(f, &first, "replay", report_replay_command(m, p->id, buf, sizeof buf));
-            fputc('}', f);
-        }
+        for (size_t k = 0; k < x->n_repros; k++)
+            reproducer(m, f, &x->repros[k], k);
         fputs("]}", f);
     }
+}
+
+void report_json(const report_model *m, FILE *f)
+{
+    size_t held, total;
+    report_claim_totals(m, &held, &total);
+    fputs("{\"schema\": \"divergence-report/1\", \"run\": {", f);
+    run_fields(m, f);
+    fputs("},\n \"plugins\": [", f);
+    plugins(m, f);
+    fprintf(f, "],\n \"claims_held\": %zu, \"claims\": %zu,\n \"certificates\": [", held, total);
+    certificates(m, f);
+    fputs("],\n \"counts\": [", f);
+    counts(m, f);
+    fputs("],\n \"ulp_histograms\": [", f);
+    histograms(m, f);
+    fputs("],\n \"bugs\": [", f);
+    bugs(m, f);
+    fputs("],\n \"findings\": [", f);
+    findings(m, f);
     fputs("]}\n", f);
 }

@@ -131,17 +131,113 @@ static size_t claims_of(const report_model *m, const char *impl, claim *out, siz
     return n;
 }
 
+/* The <properties> of implementation impl's suite: the run's record. */
+static void properties(const report_model *m, FILE *f, const char *impl)
+{
+    const report_run *r = &m->run;
+    struct {
+        const char *name, *value;
+    } props[13];
+    size_t np = 0;
+    char run_id[32], seed[32], shards[256];
+    snprintf(run_id, sizeof run_id, "%" PRId64, r->id);
+    snprintf(seed, sizeof seed, "%" PRIu64, (uint64_t)r->seed);
+    report_shard_label(m, shards, sizeof shards);
+    props[np].name = "run", props[np++].value = run_id;
+    props[np].name = "kind", props[np++].value = r->kind;
+    props[np].name = "status", props[np++].value = r->status;
+    props[np].name = "profile", props[np++].value = r->profile;
+    if (r->has_seed)
+        props[np].name = "seed", props[np++].value = seed;
+    props[np].name = "shards", props[np++].value = shards[0] ? shards : "not sharded";
+    props[np].name = "divergence", props[np++].value = r->divergence_version;
+    props[np].name = "database", props[np++].value = m->db_path;
+    props[np].name = "cpu_features", props[np++].value = r->cpu_features;
+    props[np].name = "sandbox", props[np++].value = r->sandbox;
+    for (size_t p = 0; p < m->n_plugins; p++)
+        if (!strcmp(m->plugins[p].name, impl)) {
+            props[np].name = "plugin_sha256", props[np++].value = m->plugins[p].sha256;
+            break;
+        }
+    fputs("    <properties>\n", f);
+    for (size_t p = 0; p < np; p++) {
+        fputs("      <property", f);
+        attr(f, "name", props[p].name);
+        attr(f, "value", props[p].value);
+        fputs("/>\n", f);
+    }
+    fputs("    </properties>\n", f);
+}
+
+/* The <testcase> of claim c of implementation impl. */
+static void testcase(const report_model *m, FILE *f, const char *impl, const claim *c)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf, "divergence.%s", impl);
+    fputs("    <testcase", f);
+    attr(f, "classname", buf);
+    snprintf(buf, sizeof buf, "%s %s%s", c->k->variant, c->k->dtype,
+             c->cert ? "" : " (no certificate)");
+    attr(f, "name", buf);
+    fputs(" time=\"0\"", f);
+    if (!c->failed) {
+        fputs("/>\n", f);
+        return;
+    }
+    const char *verdict = c->cert ? c->cert->verdict : "differences found";
+    fputs(">\n      <failure", f);
+    failure_message(m, c->k, verdict, buf, sizeof buf);
+    attr(f, "message", buf);
+    attr(f, "type", verdict);
+    fputs(">", f);
+    if (c->cert) {
+        snprintf(buf, sizeof buf, "%s under profile %s (%" PRId64 " cases, %" PRId64
+                                  " elements)\n",
+                 c->cert->verdict, c->cert->profile, c->cert->cases, c->cert->elements);
+        esc_xml(f, buf);
+    }
+    failure_text(m, c->k, f);
+    fputs("</failure>\n    </testcase>\n", f);
+}
+
+/* Suite i, implementation impl, with its n claims. */
+static void testsuite(const report_model *m, FILE *f, size_t i, const char *impl,
+                      const claim *claims, size_t n)
+{
+    const report_run *r = &m->run;
+    double secs = r->seconds > 0 ? r->seconds : 0;
+    char buf[2048], ts[24];
+    size_t failed = 0;
+    for (size_t j = 0; j < n; j++)
+        failed += (size_t)claims[j].failed;
+    snprintf(buf, sizeof buf, "%s %s", impl, report_version_of(m, impl));
+    fputs("  <testsuite", f);
+    attr(f, "name", buf);
+    fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"%.3f\"", n,
+            failed, secs);
+    if (timestamp(r->started_at, ts))
+        attr(f, "timestamp", ts);
+    attr(f, "hostname", r->host[0] ? r->host : "unknown");
+    fprintf(f, " id=\"%zu\" package=\"divergence\">\n", i);
+    properties(m, f, impl);
+    for (size_t j = 0; j < n; j++)
+        testcase(m, f, impl, &claims[j]);
+    fputs("    <system-out>", f);
+    snprintf(buf, sizeof buf, "divergence %s run %" PRId64 " (%s), profile %s, host %s, "
+                              "command: %s\n",
+             r->kind, r->id, r->status, r->profile, r->host, r->args);
+    esc_xml(f, buf);
+    fputs("</system-out>\n    <system-err></system-err>\n  </testsuite>\n", f);
+}
+
 int report_junit(const report_model *m, FILE *f)
 {
     const report_run *r = &m->run;
     const char *impls[64];
-    size_t n_impls = 0;
     size_t max_claims = m->n_certs + m->n_counts + 1;
     claim *claims = dvg_calloc(max_claims, sizeof *claims);
-    char buf[2048], ts[24];
     size_t tests = 0, failures = 0;
-
-    n_impls = report_implementations(m, impls, 64);
+    size_t n_impls = report_implementations(m, impls, 64);
     if (!claims)
         return -1;
     /* Totals first: the root element carries them. */
@@ -151,89 +247,11 @@ int report_junit(const report_model *m, FILE *f)
         for (size_t j = 0; j < n; j++)
             failures += (size_t)claims[j].failed;
     }
-    double secs = r->seconds > 0 ? r->seconds : 0;
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"divergence\"", f);
     fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"%.3f\">\n",
-            tests, failures, secs);
-    for (size_t i = 0; i < n_impls; i++) {
-        size_t n = claims_of(m, impls[i], claims, max_claims), failed = 0;
-        for (size_t j = 0; j < n; j++)
-            failed += (size_t)claims[j].failed;
-        snprintf(buf, sizeof buf, "%s %s", impls[i], report_version_of(m, impls[i]));
-        fputs("  <testsuite", f);
-        attr(f, "name", buf);
-        fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"%.3f\"", n,
-                failed, secs);
-        if (timestamp(r->started_at, ts))
-            attr(f, "timestamp", ts);
-        attr(f, "hostname", r->host[0] ? r->host : "unknown");
-        fprintf(f, " id=\"%zu\" package=\"divergence\">\n    <properties>\n", i);
-        struct {
-            const char *name, *value;
-        } props[13];
-        size_t np = 0;
-        char run_id[32], seed[32], shards[256];
-        snprintf(run_id, sizeof run_id, "%" PRId64, r->id);
-        snprintf(seed, sizeof seed, "%" PRIu64, (uint64_t)r->seed);
-        report_shard_label(m, shards, sizeof shards);
-        props[np].name = "run", props[np++].value = run_id;
-        props[np].name = "kind", props[np++].value = r->kind;
-        props[np].name = "status", props[np++].value = r->status;
-        props[np].name = "profile", props[np++].value = r->profile;
-        if (r->has_seed)
-            props[np].name = "seed", props[np++].value = seed;
-        props[np].name = "shards", props[np++].value = shards[0] ? shards : "not sharded";
-        props[np].name = "divergence", props[np++].value = r->divergence_version;
-        props[np].name = "database", props[np++].value = m->db_path;
-        props[np].name = "cpu_features", props[np++].value = r->cpu_features;
-        props[np].name = "sandbox", props[np++].value = r->sandbox;
-        for (size_t p = 0; p < m->n_plugins; p++)
-            if (!strcmp(m->plugins[p].name, impls[i])) {
-                props[np].name = "plugin_sha256", props[np++].value = m->plugins[p].sha256;
-                break;
-            }
-        for (size_t p = 0; p < np; p++) {
-            fputs("      <property", f);
-            attr(f, "name", props[p].name);
-            attr(f, "value", props[p].value);
-            fputs("/>\n", f);
-        }
-        fputs("    </properties>\n", f);
-        for (size_t j = 0; j < n; j++) {
-            const claim *c = &claims[j];
-            snprintf(buf, sizeof buf, "divergence.%s", impls[i]);
-            fputs("    <testcase", f);
-            attr(f, "classname", buf);
-            snprintf(buf, sizeof buf, "%s %s%s", c->k->variant, c->k->dtype,
-                     c->cert ? "" : " (no certificate)");
-            attr(f, "name", buf);
-            fputs(" time=\"0\"", f);
-            if (!c->failed) {
-                fputs("/>\n", f);
-                continue;
-            }
-            const char *verdict = c->cert ? c->cert->verdict : "differences found";
-            fputs(">\n      <failure", f);
-            failure_message(m, c->k, verdict, buf, sizeof buf);
-            attr(f, "message", buf);
-            attr(f, "type", verdict);
-            fputs(">", f);
-            if (c->cert) {
-                snprintf(buf, sizeof buf, "%s under profile %s (%" PRId64 " cases, %" PRId64
-                                          " elements)\n",
-                         c->cert->verdict, c->cert->profile, c->cert->cases, c->cert->elements);
-                esc_xml(f, buf);
-            }
-            failure_text(m, c->k, f);
-            fputs("</failure>\n    </testcase>\n", f);
-        }
-        fputs("    <system-out>", f);
-        snprintf(buf, sizeof buf, "divergence %s run %" PRId64 " (%s), profile %s, host %s, "
-                                  "command: %s\n",
-                 r->kind, r->id, r->status, r->profile, r->host, r->args);
-        esc_xml(f, buf);
-        fputs("</system-out>\n    <system-err></system-err>\n  </testsuite>\n", f);
-    }
+            tests, failures, r->seconds > 0 ? r->seconds : 0);
+    for (size_t i = 0; i < n_impls; i++)
+        testsuite(m, f, i, impls[i], claims, claims_of(m, impls[i], claims, max_claims));
     fputs("</testsuites>\n", f);
     dvg_free(claims);
     return 0;

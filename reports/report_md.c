@@ -89,14 +89,23 @@ static void matrix(const report_model *m, FILE *f, const char *impl)
     fputs(".\n\n", f);
 }
 
-void report_markdown(const report_model *m, FILE *f)
+/* Table cells "| x " for each of the n texts (Markdown-escaped). */
+static void cells(FILE *f, const char *const *texts, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        fputs("| ", f);
+        esc_md(f, texts[k]);
+        fputc(' ', f);
+    }
+}
+
+/* The title, the claims that hold and the run's line. */
+static void header(const report_model *m, FILE *f, const char *const *impls, size_t n_impls)
 {
     const report_run *r = &m->run;
-    const char *impls[64];
-    size_t n_impls = report_implementations(m, impls, 64), held, total;
+    size_t held, total;
     char buf[8400];
     report_claim_totals(m, &held, &total);
-
     fputs("# Divergence certificate:", f);
     for (size_t i = 0; i < n_impls; i++) {
         fputs(i ? ", " : " ", f);
@@ -130,54 +139,51 @@ void report_markdown(const report_model *m, FILE *f)
         }
         matrix(m, f, impls[i]);
     }
+}
 
+static void coverage(const report_model *m, FILE *f)
+{
     fputs("## Coverage\n\n", f);
-    if (m->n_coverage) {
-        fputs("| implementation | variant | dtype | cases | ranks | inner sizes | broadcast classes"
-              " | size tiers | paths | data offsets |\n"
-              "| --- | --- | --- | ---: | --- | --- | --- | --- | --- | --- |\n",
-              f);
-        for (size_t i = 0; i < m->n_coverage; i++) {
-            const report_coverage *c = &m->coverage[i];
-            const char *cells[] = {c->k.implementation, c->k.variant, c->k.dtype};
-            for (size_t k = 0; k < 3; k++) {
-                fputs("| ", f);
-                esc_md(f, cells[k]);
-                fputc(' ', f);
-            }
-            fprintf(f, "| %" PRId64 " ", c->cases);
-            const char *lists[] = {c->ranks, c->inner_sizes, c->broadcast_classes, c->size_tiers,
-                                   c->paths, c->alignments};
-            for (size_t k = 0; k < 6; k++) {
-                fputs("| ", f);
-                esc_md(f, lists[k]);
-                fputc(' ', f);
-            }
-            fputs("|\n", f);
-        }
-        fputc('\n', f);
-    } else {
+    if (!m->n_coverage) {
         fputs("No coverage recorded for this run (certify records it).\n\n", f);
+        return;
     }
+    fputs("| implementation | variant | dtype | cases | ranks | inner sizes | broadcast classes"
+          " | size tiers | paths | data offsets |\n"
+          "| --- | --- | --- | ---: | --- | --- | --- | --- | --- | --- |\n",
+          f);
+    for (size_t i = 0; i < m->n_coverage; i++) {
+        const report_coverage *c = &m->coverage[i];
+        const char *keys[] = {c->k.implementation, c->k.variant, c->k.dtype};
+        cells(f, keys, 3);
+        fprintf(f, "| %" PRId64 " ", c->cases);
+        const char *lists[] = {c->ranks, c->inner_sizes, c->broadcast_classes, c->size_tiers,
+                               c->paths, c->alignments};
+        cells(f, lists, 6);
+        fputs("|\n", f);
+    }
+    fputc('\n', f);
+}
 
+static void counts(const report_model *m, FILE *f)
+{
     fputs("## Counts per difference class\n\n", f);
-    if (m->n_counts) {
-        fputs("| implementation | variant | dtype | class | elements | cases |\n"
-              "| --- | --- | --- | --- | ---: | ---: |\n", f);
-        for (size_t i = 0; i < m->n_counts; i++) {
-            const report_count *c = &m->counts[i];
-            const char *cells[4] = {c->k.implementation, c->k.variant, c->k.dtype, c->cls};
-            for (int j = 0; j < 4; j++) {
-                fputs("| ", f);
-                esc_md(f, cells[j]);
-                fputc(' ', f);
-            }
-            fprintf(f, "| %" PRId64 " | %" PRId64 " |\n", c->elements, c->cases);
-        }
-    } else {
+    if (!m->n_counts) {
         fputs("No counts.\n", f);
+        return;
     }
+    fputs("| implementation | variant | dtype | class | elements | cases |\n"
+          "| --- | --- | --- | --- | ---: | ---: |\n", f);
+    for (size_t i = 0; i < m->n_counts; i++) {
+        const report_count *c = &m->counts[i];
+        const char *keys[4] = {c->k.implementation, c->k.variant, c->k.dtype, c->cls};
+        cells(f, keys, 4);
+        fprintf(f, "| %" PRId64 " | %" PRId64 " |\n", c->elements, c->cases);
+    }
+}
 
+static void histograms(const report_model *m, FILE *f)
+{
     fputs("\n## ULP-error histograms\n\n", f);
     size_t shown = 0;
     for (size_t i = 0; i < m->n_hists; i++) {
@@ -186,12 +192,8 @@ void report_markdown(const report_model *m, FILE *f)
             continue;
         fputs(shown++ ? "" : "| implementation | variant | dtype | wrong values by ULP distance |\n"
                              "| --- | --- | --- | --- |\n", f);
-        const char *cells[3] = {h->k.implementation, h->k.variant, h->k.dtype};
-        for (int j = 0; j < 3; j++) {
-            fputs("| ", f);
-            esc_md(f, cells[j]);
-            fputc(' ', f);
-        }
+        const char *keys[3] = {h->k.implementation, h->k.variant, h->k.dtype};
+        cells(f, keys, 3);
         fputs("|", f);
         for (int b = 0, first = 1; b < STORE_ULP_BUCKETS; b++) {
             if (!h->buckets[b])
@@ -205,20 +207,35 @@ void report_markdown(const report_model *m, FILE *f)
     }
     if (!shown)
         fputs("No wrong value.\n", f);
+}
 
+/* "VARIANT DTYPE, CLASS[, operands OC]" of a finding. */
+static void finding_key(FILE *f, const report_finding *x)
+{
+    esc_md(f, x->k.variant);
+    fputc(' ', f);
+    esc_md(f, x->k.dtype);
+    fputs(", ", f);
+    esc_md(f, x->cls);
+    if (x->operand_class[0]) {
+        fputs(", operands ", f);
+        esc_md(f, x->operand_class);
+    }
+}
+
+static void bugs(const report_model *m, FILE *f)
+{
     fprintf(f, "\n## Bugs (%zu bugs, %zu signatures)\n\n", m->n_bugs, m->n_findings);
     if (!m->n_bugs)
         fputs("No bug in this run.\n", f);
     for (size_t i = 0; i < m->n_bugs; i++) {
         const report_bug *b = &m->bugs[i];
         fprintf(f, "- **Bug %" PRId64 "**: ", b->id);
-        esc_md(f, b->implementation);
-        fputs(", ", f);
-        esc_md(f, b->cls);
-        fputs(", ", f);
-        esc_md(f, b->kind);
-        fputs(", ", f);
-        esc_md(f, b->locus);
+        const char *what[] = {b->implementation, b->cls, b->kind, b->locus};
+        for (size_t k = 0; k < 4; k++) {
+            fputs(k ? ", " : "", f);
+            esc_md(f, what[k]);
+        }
         fprintf(f, ": %zu signatures (%zu new)\n", b->n_members, b->n_new);
         for (size_t k = 0; k < b->n_members; k++) {
             const report_finding *x = &m->findings[b->members[k]];
@@ -227,19 +244,43 @@ void report_markdown(const report_model *m, FILE *f)
                 break;
             }
             fprintf(f, "  - signature " STORE_REF_SIGNATURE "%" PRId64 ": ", x->signature_id);
-            esc_md(f, x->k.variant);
-            fputc(' ', f);
-            esc_md(f, x->k.dtype);
-            fputs(", ", f);
-            esc_md(f, x->cls);
-            if (x->operand_class[0]) {
-                fputs(", operands ", f);
-                esc_md(f, x->operand_class);
-            }
+            finding_key(f, x);
             fputc('\n', f);
         }
     }
+}
 
+static void reproducer(FILE *f, const report_repro *p)
+{
+    fprintf(f, "- reproducer " STORE_REF_REPRODUCER "%" PRId64 " (run %" PRId64 "): case ",
+            p->id, p->run_id);
+    esc_md(f, p->case_id);
+    fputs(", A ", f);
+    esc_md(f, p->a_shape);
+    fputs(" / B ", f);
+    esc_md(f, p->b_shape);
+    if (p->has_element)
+        fprintf(f, ", element %" PRId64, p->element);
+    if (p->expected) {
+        fputs(": expected ", f);
+        esc_md(f, p->expected);
+    }
+    if (p->actual) {
+        fputs(", actual ", f);
+        esc_md(f, p->actual);
+    }
+    if (p->has_ulps)
+        fprintf(f, " (%" PRId64 " ulp)", p->ulps);
+    if (p->note) {
+        fputs("; ", f);
+        esc_md(f, p->note);
+    }
+    fputc('\n', f);
+}
+
+static void findings(const report_model *m, FILE *f)
+{
+    char buf[8400];
     fprintf(f, "\n## Findings (%zu signatures)\n\n", m->n_findings);
     for (size_t i = 0; i < m->n_findings; i++) {
         const report_finding *x = &m->findings[i];
@@ -261,38 +302,18 @@ void report_markdown(const report_model *m, FILE *f)
                 x->occurrences_run, x->occurrences_total, x->first_run_id);
         esc_md(f, x->status);
         fputc('\n', f);
-        for (size_t k = 0; k < x->n_repros; k++) {
-            const report_repro *p = &x->repros[k];
-            fprintf(f, "- reproducer " STORE_REF_REPRODUCER "%" PRId64 " (run %" PRId64 "): case ",
-                    p->id, p->run_id);
-            esc_md(f, p->case_id);
-            fputs(", A ", f);
-            esc_md(f, p->a_shape);
-            fputs(" / B ", f);
-            esc_md(f, p->b_shape);
-            if (p->has_element)
-                fprintf(f, ", element %" PRId64, p->element);
-            if (p->expected) {
-                fputs(": expected ", f);
-                esc_md(f, p->expected);
-            }
-            if (p->actual) {
-                fputs(", actual ", f);
-                esc_md(f, p->actual);
-            }
-            if (p->has_ulps)
-                fprintf(f, " (%" PRId64 " ulp)", p->ulps);
-            if (p->note) {
-                fputs("; ", f);
-                esc_md(f, p->note);
-            }
-            fputc('\n', f);
-        }
+        for (size_t k = 0; k < x->n_repros; k++)
+            reproducer(f, &x->repros[k]);
         fputc('\n', f);
         if (x->n_repros)
             code_block(f, "sh", report_replay_command(m, x->repros[0].id, buf, sizeof buf));
     }
+}
 
+/* The run's record, its plugins and shards. */
+static void run_section(const report_model *m, FILE *f)
+{
+    const report_run *r = &m->run;
     fputs("## Run\n\n", f);
     struct {
         const char *name, *value;
@@ -327,4 +348,17 @@ void report_markdown(const report_model *m, FILE *f)
         esc_md(f, m->shards[i].started_at);
         fputc('\n', f);
     }
+}
+
+void report_markdown(const report_model *m, FILE *f)
+{
+    const char *impls[64];
+    size_t n_impls = report_implementations(m, impls, 64);
+    header(m, f, impls, n_impls);
+    coverage(m, f);
+    counts(m, f);
+    histograms(m, f);
+    bugs(m, f);
+    findings(m, f);
+    run_section(m, f);
 }

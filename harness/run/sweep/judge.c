@@ -163,22 +163,18 @@ static int mini_rules(const oracle_rules *r, oracle_rules *out, oracle_plan *p,
     return 0;
 }
 
-int sweep_judge_batch(sweep_judge *j, const sweep_view *v, const uint8_t *out,
-                      const uint8_t *flags, const uint8_t *out2, const worker_result *wr,
-                      const verdict_profile *prof, uint64_t declared, int64_t int_div_zero_value,
-                      verdict_tally *t, uint64_t *poison)
+/* Step 1: every row of the batch in bulk (oracle_rowcheck); the elements
+ * to judge in full go to j->list (a row with an unwritten or
+ * nondeterministic element whole). Returns how many are listed; adds the
+ * poisoned elements and the subnormal results of the rows not listed
+ * whole. */
+static uint64_t check_rows(sweep_judge *j, const sweep_view *v, const uint8_t *out,
+                           const uint8_t *flags, int count_sub, uint64_t *poisoned,
+                           uint64_t *subnormal)
 {
     const oracle_rules *r = v->rules;
-    uint32_t dtype = r->dtype;
-    uint32_t bits = oracle_dtype(dtype)->bits;
-    uint64_t total = (uint64_t)v->k * v->n, listed = 0, poisoned = 0, subnormal = 0;
-    int count_sub = (declared & DVG_DEV_FLUSH_SUBNORMAL_OUTPUT) != 0;
-    uint64_t subnormal_before = t->subnormal_results;
-    *poison = 0;
-    j->listed = 0;
-    if (total > j->cap)
-        return -1;
-    /* 1. every row in bulk */
+    uint32_t bits = oracle_dtype(r->dtype)->bits;
+    uint64_t listed = 0;
     for (uint32_t i = 0; i < v->k; i++) {
         uint64_t base = (uint64_t)i * v->n;
         oracle_row row = {r, v->fixed[i], v->row_is_a,
@@ -188,7 +184,7 @@ int sweep_judge_batch(sweep_judge *j, const sweep_view *v, const uint8_t *out,
         oracle_row_result res;
         uint32_t *l = j->list + listed;
         oracle_rowcheck(&row, l, &res);
-        poisoned += res.poison;
+        *poisoned += res.poison;
         int whole = 0;
         if (flags)
             for (uint32_t c = 0; c < v->n && !whole; c++)
@@ -201,21 +197,22 @@ int sweep_judge_batch(sweep_judge *j, const sweep_view *v, const uint8_t *out,
             for (uint32_t q = 0; q < res.listed; q++)
                 l[q] += (uint32_t)base;
             listed += res.listed;
-            subnormal += res.subnormal;
+            *subnormal += res.subnormal;
         }
     }
-    *poison = poisoned;
-    if (!flags && poisoned)
-        return 0;
-    /* 2. the listed pairs, in full */
-    t->elements += total - listed;
-    t->subnormal_results += subnormal;
-    j->listed = listed;
-    int leaks = wr && wr->side_effects;
-    if (!listed && !leaks) {
-        t->cases++;
-        return 0;
-    }
+    return listed;
+}
+
+/* Step 2: the `listed` elements of j->list gathered into a case of their
+ * own (operands, both outputs, flags, positions) and judged by
+ * verdict_case, with wr's side effects. 0, or -1. */
+static int judge_listed(sweep_judge *j, const sweep_view *v, const uint8_t *out,
+                        const uint8_t *flags, const uint8_t *out2, const worker_result *wr,
+                        const verdict_profile *prof, uint64_t declared,
+                        int64_t int_div_zero_value, verdict_tally *t, uint64_t listed)
+{
+    const oracle_rules *r = v->rules;
+    uint32_t dtype = r->dtype;
     for (uint64_t m = 0; m < listed; m++) {
         uint64_t idx = j->list[m];
         uint32_t i = (uint32_t)(idx / v->n);
@@ -258,12 +255,40 @@ int sweep_judge_batch(sweep_judge *j, const sweep_view *v, const uint8_t *out,
     mo.out2 = j->mo2;
     mo.flags = flags ? j->mflags : NULL;
     j->view = v;
-    uint64_t cases = t->cases;
     int rc = verdict_case(&mr, &c, 1, &p, j->expected, &mo, prof, declared, int_div_zero_value,
                           t, judge_sink, j);
     j->view = NULL;
+    return rc < 0 ? -1 : 0;
+}
+
+int sweep_judge_batch(sweep_judge *j, const sweep_view *v, const uint8_t *out,
+                      const uint8_t *flags, const uint8_t *out2, const worker_result *wr,
+                      const verdict_profile *prof, uint64_t declared, int64_t int_div_zero_value,
+                      verdict_tally *t, uint64_t *poison)
+{
+    uint64_t total = (uint64_t)v->k * v->n, poisoned = 0, subnormal = 0;
+    int count_sub = (declared & DVG_DEV_FLUSH_SUBNORMAL_OUTPUT) != 0;
+    uint64_t subnormal_before = t->subnormal_results;
+    *poison = 0;
+    j->listed = 0;
+    if (total > j->cap)
+        return -1;
+    uint64_t listed = check_rows(j, v, out, flags, count_sub, &poisoned, &subnormal);
+    *poison = poisoned;
+    if (!flags && poisoned)
+        return 0;
+    t->elements += total - listed;
+    t->subnormal_results += subnormal;
+    j->listed = listed;
+    int leaks = wr && wr->side_effects;
+    if (!listed && !leaks) {
+        t->cases++;
+        return 0;
+    }
+    uint64_t cases = t->cases;
+    int rc = judge_listed(j, v, out, flags, out2, wr, prof, declared, int_div_zero_value, t, listed);
     t->cases = cases + 1;
     if (!count_sub)
         t->subnormal_results = subnormal_before;
-    return rc < 0 ? -1 : 0;
+    return rc;
 }
