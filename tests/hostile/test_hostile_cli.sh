@@ -8,12 +8,9 @@
 # Usage: test_hostile_cli.sh DIVERGENCE HOSTILE_PLUGIN_DIR
 set -u
 D=$1 P=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 db=$tmp/hostile.db
-pass=0 fail=0 modes=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+modes=0
 
 sound() { # the database after each run
     if "$D" db check "$db" >"$tmp/check.out" 2>&1; then ok; else bad "$1: db check: $(cat "$tmp/check.out")"; fi
@@ -100,5 +97,4 @@ done
 "$D" query --db "$db" runs >/dev/null 2>"$tmp/q.err" && ok || bad "query runs: $(cat "$tmp/q.err")"
 
 echo "hostile behaviours through certify: $modes"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

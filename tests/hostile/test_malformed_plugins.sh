@@ -9,11 +9,8 @@
 # Usage: test_malformed_plugins.sh DIVERGENCE HOSTILE_PLUGIN_DIR
 set -u
 D=$1 P=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0 inputs=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/../lib.sh"
+inputs=0
 
 # malformed PATH PATTERN: the three commands on it.
 malformed() {
@@ -97,5 +94,4 @@ if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 2 ] && grep -q 'hostile-none' "
 fi
 
 echo "malformed plugins: $inputs, each through certify, fuzz and plugins"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

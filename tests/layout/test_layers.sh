@@ -9,6 +9,7 @@
 # opens, after its SPDX line, with a comment saying what it contains.
 # Usage: test_layers.sh SOURCE_DIR. Prints each violation; exit 1 if any.
 set -u
+. "$(dirname "$0")/../lib.sh"
 cd "$1" || exit 2
 allowed() {
     case $1 in
@@ -26,7 +27,6 @@ allowed() {
     *) echo "?" ;;
     esac
 }
-bad=0
 # layer FOLDER: the folder of the table a folder belongs to
 layer() { case $1 in harness/run/*) echo harness/run ;; *) echo "$1" ;; esac; }
 for f in $(git ls-files 'oracle/*.[ch]' 'harness/*.[ch]' 'reports/*.[ch]' 'fuzz/*.[ch]' 'corpus/*.[ch]'); do
@@ -36,27 +36,29 @@ for f in $(git ls-files 'oracle/*.[ch]' 'harness/*.[ch]' 'reports/*.[ch]' 'fuzz/
         h=$(layer "$inc")
         if [ "$h" = "$from" ] && [ "$from" = harness/run ] && [ "$inc" != "$dir" ] &&
            [ "$inc" != harness/run/engine ]; then
-            echo "layers: $f includes $inc/, another command's folder (only harness/run/engine/ is shared)"
-            bad=1
+            bad "layers: $f includes $inc/, another command's folder (only harness/run/engine/ is shared)"
         fi
         [ "$h" = "$from" ] && continue
         case " $(allowed "$from") " in
         *" $h "*) ;;
-        *) echo "layers: $f includes $h/, which $from/ may not (it runs back up the flow)"; bad=1 ;;
+        *) bad "layers: $f includes $h/, which $from/ may not (it runs back up the flow)" ;;
         esac
     done
 done
 for f in $(git ls-files 'CMakeLists.txt' '*/CMakeLists.txt' '*.cmake'); do
-    if grep -n 'file *( *GLOB' "$f"; then echo "layers: $f globs its sources"; bad=1; fi
+    if grep -n 'file *( *GLOB' "$f"; then bad "layers: $f globs its sources"; fi
 done
 if git grep -n 'DVG_SOURCE_DIR' -- ':!tests/layout'; then
-    echo "layers: a source path is baked into a binary (DVG_SOURCE_DIR)"; bad=1
+    bad "layers: a source path is baked into a binary (DVG_SOURCE_DIR)"
 fi
 for f in $(git ls-files '*.c'); do
     case $(sed -n 2p "$f") in
     "/*"*) ;;
-    *) echo "layers: $f does not open with a comment saying what it contains"; bad=1 ;;
+    *) bad "layers: $f does not open with a comment saying what it contains" ;;
     esac
 done
-[ $bad -eq 0 ] && echo "layers: every include runs down the flow; no glob; no source path; every .c says what it contains"
-exit $bad
+if [ "$fail" -eq 0 ]; then
+    ok
+    echo "layers: every include runs down the flow; no glob; no source path; every .c says what it contains"
+fi
+finish layers

@@ -7,6 +7,7 @@
 # Usage: test_onnx_reference.sh DIVERGENCE REFERENCE_SO TESTDATA_DIR
 set -u
 D=$1 REF=$2 DATA=$3
+. "$(dirname "$0")/../lib.sh"
 if ! ls -d "$DATA"/test_div* >/dev/null 2>&1; then
     echo "SKIP: no test_div* in $DATA (apt-get install libonnx-testdata)"
     exit 77
@@ -19,16 +20,15 @@ if [ $rc -eq 2 ] && echo "$out" | grep -q "built without protobuf-c"; then
     exit 77
 fi
 echo "$out"
-fail=0
-[ $rc -eq 0 ] || { echo "FAIL: exit $rc, want 0"; fail=1; }
+[ $rc -eq 0 ] && ok || bad "exit $rc, want 0"
 for t in "$DATA"/test_div*; do
     name=$(basename "$t")
-    echo "$out" | grep -q "^$name/test_data_set_0: " || { echo "FAIL: $name did not run"; fail=1; }
+    echo "$out" | grep -q "^$name/test_data_set_0: " && ok || bad "$name did not run"
 done
-echo "$out" | grep -q "^$n case(s); plugin $REF: $n conform, 0 depart, 0 skipped; test data: $n agree with the oracle, 0 disagree$" ||
-    { echo "FAIL: summary is not '$n conform, $n agree'"; fail=1; }
+echo "$out" | grep -q "^$n case(s); plugin $REF: $n conform, 0 depart, 0 skipped; test data: $n agree with the oracle, 0 disagree$" &&
+    ok || bad "summary is not '$n conform, $n agree'"
 # Each test directory alone, too.
 for t in "$DATA"/test_div*; do
-    "$D" onnx-tests "$t" --plugin "$REF" >/dev/null 2>&1 || { echo "FAIL: $t alone"; fail=1; }
+    check "$t alone" "$D" onnx-tests "$t" --plugin "$REF" >/dev/null 2>&1
 done
-exit $fail
+finish onnx-reference
