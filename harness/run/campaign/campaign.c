@@ -49,11 +49,8 @@ int campaign_shared_init(shared *sh, const campaign_options *o, const char *kind
         fprintf(err, "divergence %s: out of memory\n", kind);
         return -1;
     }
-    if (o->shard_count > 1 && o->shard_index >= o->shard_count) {
-        fprintf(err, "divergence %s: shard %u/%u: the index must be below the count\n", kind,
-                o->shard_index, o->shard_count);
+    if (run_shard_check(kind, o->shard_index, o->shard_count, err))
         return -1;
-    }
     if (o->n_plugins < 1 || o->n_plugins > CAMPAIGN_MAX_PLUGINS) {
         fprintf(err, "divergence %s: between 1 and %d plugins\n", kind, CAMPAIGN_MAX_PLUGINS);
         return -1;

@@ -92,11 +92,8 @@ static int open_run(certify *cf)
                      cf->info->version, cf->err))
         return -1;
     cf->db = cf->session.db;
-    if (o->shard_count > 1 && o->shard_index >= o->shard_count) {
-        fprintf(cf->err, "divergence certify: shard %u/%u: the index must be below the count\n",
-                o->shard_index, o->shard_count);
+    if (run_shard_check("certify", o->shard_index, o->shard_count, cf->err))
         return -1;
-    }
     int resumed = o->resume ? session_resume(&cf->session, "certify", o->args) : 0;
     if (resumed < 0)
         return -1;

@@ -161,7 +161,7 @@ int certify_plan(certify *cf, const resume_certificate *had, size_t n_had)
         if (!run_filter_selects(&o->only, variant, dtype))
             continue;
         uint32_t k = selected++;
-        if (o->shard_count > 1 && k % o->shard_count != o->shard_index)
+        if (!run_shard_holds(o->shard_index, o->shard_count, k))
             continue;
         certify_claim *cl = &cf->claims[cf->n_claims++];
         cl->variant = variant;

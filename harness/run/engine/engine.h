@@ -98,6 +98,14 @@ int run_filter_selects(const run_filter *f, uint32_t variant, uint32_t dtype);
  * the filters select"). */
 int run_filter_any(const run_filter *f);
 
+/* A sharded run (--shard I/N): unit k (a claim, a sweep's chunk) belongs
+ * to shard I when k mod N = I; with N <= 1 every unit does. */
+int run_shard_holds(uint32_t index, uint32_t count, uint64_t k);
+
+/* 0 when --shard I/N is well formed (N <= 1, or I < N); else -1 with
+ * "divergence CMD: shard I/N: the index must be below the count" on err. */
+int run_shard_check(const char *cmd, uint32_t index, uint32_t count, FILE *err);
+
 /* The jobs a pool runs when none is asked for: one per CPU this process
  * may use, at most ENGINE_MAX_JOBS. */
 uint32_t engine_jobs(void);

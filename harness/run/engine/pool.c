@@ -70,6 +70,21 @@ int run_filter_any(const run_filter *f)
     return f->n_variants || f->n_dtypes;
 }
 
+int run_shard_holds(uint32_t index, uint32_t count, uint64_t k)
+{
+    return count <= 1 || k % count == index;
+}
+
+int run_shard_check(const char *cmd, uint32_t index, uint32_t count, FILE *err)
+{
+    if (count > 1 && index >= count) {
+        fprintf(err, "divergence %s: shard %u/%u: the index must be below the count\n", cmd, index,
+                count);
+        return -1;
+    }
+    return 0;
+}
+
 uint32_t engine_jobs(void)
 {
     uint32_t n = affinity_cpu_count();

@@ -175,5 +175,5 @@ uint64_t sweep_product_value(const space *sp, uint64_t i)
 
 int sweep_chunk_in_shard(const sweep_options *o, uint64_t c)
 {
-    return o->shard_count <= 1 || c % o->shard_count == o->shard_index;
+    return run_shard_holds(o->shard_index, o->shard_count, c);
 }

@@ -513,11 +513,8 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
     oo.jobs = n_jobs;
     sh.o = &oo;
     o = &oo;
-    if (o->shard_count > 1 && o->shard_index >= o->shard_count) {
-        fprintf(err, "divergence sweep: shard %u/%u: the index must be below the count\n",
-                o->shard_index, o->shard_count);
+    if (run_shard_check("sweep", o->shard_index, o->shard_count, err))
         goto done;
-    }
     if (!oracle_dtype(o->dtype)) {
         fprintf(err, "divergence sweep: --dtype is required\n");
         goto done;
