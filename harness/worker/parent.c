@@ -29,6 +29,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/base/text.h"
+
 #include "harness/base/alloc.h"
 
 void worker_set_err(worker *w, const char *fmt, ...)
@@ -153,8 +155,11 @@ static void drain_output(worker *w, worker_result *r)
                                   "this worker's is not]\n",
                                   (unsigned long long)w->out_shown);
     }
-    if (n)
-        worker_show_output(w, buf, n < sizeof buf ? n : sizeof buf - 1);
+    if (n) {
+        n = n < sizeof buf ? n : sizeof buf - 1;
+        buf[n] = '\0'; /* worker_show_output decodes UTF-8 up to it */
+        worker_show_output(w, buf, n);
+    }
     if (ftruncate(w->outfd, 0) != 0) {
         /* nothing to do: the next look counts the bytes again */
     }
@@ -250,7 +255,7 @@ static int take_hello(worker *w, worker_result *r)
         return -2;
     }
     memcpy(h, &w->ctl->hello, sizeof *h);
-    wire_sanitize_text(h->message, sizeof h->message);
+    text_sanitize_inplace(h->message, sizeof h->message);
     if (h->load_error != WORKER_LOAD_NONE) {
         r->outcome = WORKER_OUT_LOAD_ERROR;
         r->load_error = h->load_error < WORKER_LOAD_COUNT_ ? h->load_error : WORKER_LOAD_SETUP;
@@ -282,8 +287,8 @@ static int take_hello(worker *w, worker_result *r)
     memset(info, 0, sizeof *info);
     memcpy(info->name, h->name, sizeof info->name);
     memcpy(info->version, h->version, sizeof info->version);
-    wire_sanitize_text(info->name, sizeof info->name);
-    wire_sanitize_text(info->version, sizeof info->version);
+    text_sanitize_inplace(info->name, sizeof info->name);
+    text_sanitize_inplace(info->version, sizeof info->version);
     info->descriptor_size = h->descriptor_size;
     info->abi_major = h->abi_major;
     info->abi_minor = h->abi_minor;

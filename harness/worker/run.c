@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "harness/base/text.h"
+
 #include "oracle/dtype.h"
 
 /* Checks after one compute run; returns the side effects found. */
@@ -114,7 +116,7 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
         worker_lose_child(w, 2, WORKER_STAGE_SHAPE, "the worker answered another request", r);
         return 0;
     }
-    wire_sanitize_text(rep.message, sizeof rep.message);
+    text_sanitize_inplace(rep.message, sizeof rep.message);
     worker_take_leaks(r, &rep);
     r->shape_status = rep.status;
     r->shape_rank = rep.rank;
@@ -182,12 +184,12 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
             return 0;
         rep = w->ctl->rep;
         if (rep.seq != w->seq || rep.internal) {
-            wire_sanitize_text(rep.message, sizeof rep.message);
+            text_sanitize_inplace(rep.message, sizeof rep.message);
             worker_lose_child(w, 2, stage,
                        rep.internal ? rep.message : "the worker answered another request", r);
             return 0;
         }
-        wire_sanitize_text(rep.message, sizeof rep.message);
+        text_sanitize_inplace(rep.message, sizeof rep.message);
         worker_take_leaks(r, &rep);
         r->compute_status[run] = rep.status;
         if (rep.status != DVG_OK) {

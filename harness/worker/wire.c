@@ -4,10 +4,10 @@
  * (wire.h) that both sides run.
  *
  * This file contains the sending of a wakeup token, which both sides do
- * the same way, the list of signals a fault record may name, and the two
- * bound-checked text helpers that make strings out of memory the plugin
- * could write (the child's copies of last_error, the parent's copies of
- * everything in the control block) safe to keep and to show.
+ * the same way, the list of signals a fault record may name, and the
+ * bound-checked copy of a string out of memory the plugin could write (the
+ * child's copies of last_error); the parent makes every such string safe
+ * to keep and to show with text_sanitize_inplace (harness/base/text.h).
  */
 #include "harness/worker/wire.h"
 
@@ -44,12 +44,4 @@ void wire_copy_text(char *dst, size_t cap, const char *src)
     size_t n = strnlen(src, cap - 1);
     memcpy(dst, src, n);
     dst[n] = '\0';
-}
-
-void wire_sanitize_text(char *s, size_t cap)
-{
-    s[cap - 1] = '\0';
-    for (char *p = s; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
 }

@@ -145,9 +145,5 @@ int wire_send_token(int sock, uint32_t seq, uint32_t op);
  * lack its NUL), into dst (cap bytes, cap >= 1), NUL-terminated. */
 void wire_copy_text(char *dst, size_t cap, const char *src);
 
-/* Makes untrusted text in s (cap bytes, cap >= 1) safe to show: puts a NUL
- * at s[cap - 1] and turns control bytes into '?' (printable ASCII and
- * UTF-8 bytes stay). */
-void wire_sanitize_text(char *s, size_t cap);
 
 #endif /* HARNESS_WORKER_WIRE_H */

@@ -155,8 +155,9 @@ void worker_drop_zygote(worker *w);
  * output.c
  * ---------------------------------------------------------------------- */
 
-/* Writes len bytes the plugin printed to stderr, each line prefixed
- * "plugin NAME: ", every byte but printable ASCII escaped. */
+/* Writes len bytes the plugin printed (buf[len] must be a NUL) to stderr,
+ * each line prefixed "plugin NAME: ", every unsafe code point
+ * (harness/base/text.h) escaped. */
 void worker_show_output(const worker *w, const char *buf, size_t len);
 
 /* ------------------------------------------------------------------------
