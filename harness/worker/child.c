@@ -216,20 +216,12 @@ static int child_check_descriptor(const dvg_descriptor *d, ctl_hello *h)
                    "descriptor claims is NULL with n_claims %u", d->n_claims);
         return -1;
     }
-    for (uint32_t i = 0; i < d->n_claims; i++) {
-        dvg_claim c = d->claims[i];
-        if (c.variant == DVG_VARIANT_NONE || c.variant >= DVG_VARIANT_COUNT) {
-            hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
-                       "claim %u: unknown variant %u", i, c.variant);
-            return -1;
-        }
-        if (c.dtype == DVG_DTYPE_NONE || c.dtype >= DVG_DTYPE_COUNT) {
-            hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
-                       "claim %u: unknown dtype %u", i, c.dtype);
-            return -1;
-        }
-        h->claims[i] = c;
+    char why[WORKER_MESSAGE_MAX - 32];
+    if (wire_check_claims(d->claims, d->n_claims, why, sizeof why) != 0) {
+        hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD, "descriptor %s", why);
+        return -1;
     }
+    memcpy(h->claims, d->claims, d->n_claims * sizeof d->claims[0]);
     h->n_claims = d->n_claims;
     const uint64_t known = DVG_DEV_FLUSH_SUBNORMAL_OUTPUT | DVG_DEV_SUBNORMAL_INPUT_ZERO |
                            DVG_DEV_NAN_CANONICAL | DVG_DEV_INT_DIV_ZERO_VALUE;

@@ -272,15 +272,19 @@ static int take_hello(worker *w, worker_result *r)
         bad = "n_claims";
     else if (h->abi_major != DVG_ABI_MAJOR)
         bad = "abi_major";
-    for (uint32_t i = 0; !bad && i < h->n_claims; i++)
-        if (h->claims[i].variant == DVG_VARIANT_NONE ||
-            h->claims[i].variant >= DVG_VARIANT_COUNT || h->claims[i].dtype == DVG_DTYPE_NONE ||
-            h->claims[i].dtype >= DVG_DTYPE_COUNT)
-            bad = "claims";
     if (bad) {
         r->outcome = WORKER_OUT_PROTOCOL;
         r->stage = WORKER_STAGE_LOAD;
         worker_set_msg(r, "the worker's description has a bad %s", bad);
+        goto done;
+    }
+    /* Checked again here: the plugin shares the memory the hello is in. */
+    char why[WORKER_MESSAGE_MAX - 32];
+    if (wire_check_claims(h->claims, h->n_claims, why, sizeof why) != 0) {
+        r->outcome = WORKER_OUT_LOAD_ERROR;
+        r->load_error = WORKER_LOAD_DESCRIPTOR;
+        r->stage = WORKER_STAGE_LOAD;
+        worker_set_msg(r, "descriptor %s", why);
         goto done;
     }
     worker_info *info = &w->info;

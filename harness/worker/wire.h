@@ -146,4 +146,11 @@ int wire_send_token(int sock, uint32_t seq, uint32_t op);
 void wire_copy_text(char *dst, size_t cap, const char *src);
 
 
+/* Checks n claims (n <= WORKER_MAX_CLAIMS) of a descriptor: each names a
+ * known variant and dtype, and no (variant, dtype) pair comes twice.
+ * Returns 0, or -1 with one sentence in msg (cap bytes) naming the first
+ * bad claim ("claim 2 repeats claim 0: onnx-div-13 f32"). Both sides run
+ * it: the child before its hello, the parent on what the hello says. */
+int wire_check_claims(const dvg_claim *claims, uint32_t n, char *msg, size_t cap);
+
 #endif /* HARNESS_WORKER_WIRE_H */

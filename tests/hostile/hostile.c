@@ -649,6 +649,10 @@ const dvg_descriptor *hostile_entry(void)
             claims[i] = claims[i % n];
         d.n_claims = 5000;
         break;
+    case HOSTILE_DUP_CLAIMS: /* one pair three times: "3 of 3 claims hold" */
+        claims[1] = claims[2] = claims[0];
+        d.n_claims = 3;
+        break;
     case HOSTILE_SMALL_SIZE: d.size = 8; break;
     case HOSTILE_ABI2: d.abi_major = 2; break;
     case HOSTILE_ABI0: d.abi_major = 0; break;

@@ -35,7 +35,7 @@
     X(NULL_NAME) X(NULL_VERSION) X(EMPTY_NAME) X(LONG_NAME) X(NULL_CLAIMS)      \
     X(BAD_VARIANT) X(BAD_DTYPE) X(NO_CLAIMS) X(MANY_CLAIMS) X(SMALL_SIZE)       \
     X(ABI2) X(ABI0) X(BAD_DEVIATIONS) X(NULL_DESC) X(WILD_DESC) X(NO_ENTRY)     \
-    X(MISSING_DEP)                                                               \
+    X(MISSING_DEP) X(DUP_CLAIMS)                                                 \
     /* none: the reference itself, for comparisons */                            \
     X(NONE)
 
