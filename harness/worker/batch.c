@@ -339,7 +339,7 @@ int worker_batch_rerun(worker *w, worker_batch *bt, const divcase *c, const orac
         worker_side_outcome(r, slack_at);
         return 0;
     }
-    worker_flag_elements(r, q1, q2);
+    worker_flag_elements(r, q1, q2, 2);
     worker_side_outcome(r, slack_at);
     return 0;
 }

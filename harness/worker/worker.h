@@ -41,8 +41,8 @@
  *   even mprotect them writable. The output is pre-filled with a poison
  *   pattern (the page slack before and after it too). output_shape writes into a buffer that ends flush against a
  *   guard page as well.
- *   compute runs TWICE, first into WORKER_POISON1 bytes, then into
- *   WORKER_POISON2 bytes. An element equal to the poison in both runs is
+ *   compute runs TWICE, first into this run's poison pattern, then into its
+ *   complement (worker_poison). An element equal to the poison in both runs is
  *   "not written"; otherwise an element that differs between the runs is
  *   "nondeterministic" (worker_result.flags, per element; i4/u4 per nibble).
  *   A fault is classified by its address: in the guard after (or before) the
@@ -89,7 +89,16 @@
 #define WORKER_MAX_CLAIMS 4096   /* a descriptor claiming more is refused */
 #define WORKER_CONFIG_MAX 4096   /* bytes of the open() config string, NUL excluded */
 
-/* The two poison bytes the output is pre-filled with (run 1, run 2). */
+/* The poison patterns. A worker fills the output (and the rest of its
+ * pages) of run 1 with a pattern of WORKER_POISON_BYTES random bytes, drawn
+ * once per process (per run of a command: a plugin cannot learn it from an
+ * earlier run or from this source), repeated from the first page on; run 2
+ * with its complement. worker_poison(run, out) gives the pattern of run 0
+ * or 1, for whoever judges what the outputs held. WORKER_POISON1 and
+ * WORKER_POISON2 are the fixed bytes of the in-process fuzz target
+ * (fuzz/fuzz_div.c), which must be deterministic; no worker uses them. */
+#define WORKER_POISON_BYTES 64
+void worker_poison(uint32_t run, uint8_t out[WORKER_POISON_BYTES]);
 #define WORKER_POISON1 0xA5u
 #define WORKER_POISON2 0x5Au
 

@@ -226,10 +226,12 @@ void worker_fill_request(ctl_request *q, const divcase *c);
 void worker_side_outcome(worker_result *r, int64_t slack_at);
 
 /* r->flags from the two runs in r->out1 and r->out2, made into outputs
- * whose elements i held q1[i & 1] and q2[i & 1] before (two elements: the
- * pattern of an i4/u4 byte): unwritten where each run left its poison,
- * nondeterministic where the runs differ otherwise. */
-void worker_flag_elements(worker_result *r, const uint64_t q1[2], const uint64_t q2[2]);
+ * whose elements i held q1[i % period] and q2[i % period] before (period a
+ * power of two: 2 for a pattern of one element and an i4/u4 byte):
+ * unwritten where each run left its poison, nondeterministic where the
+ * runs differ otherwise. */
+void worker_flag_elements(worker_result *r, const uint64_t *q1, const uint64_t *q2,
+                          uint32_t period);
 
 /* ------------------------------------------------------------------------
  * The child: child.c, sandbox.c, child_state.c. All of it runs only in the
