@@ -276,14 +276,14 @@ int cg_kill_all(const cgroup *c)
         write_in(c->dir[which], "cgroup.kill", "1");
     /* Kill what is listed until nothing is: a process that forks between
      * a read and the kills is met by the next round. */
-    for (int round = 0; round < 2000; round++) {
+    for (int round = 0; round < 10000; round++) {
         pid_t pids[512];
         size_t n = procs_of(c->dir[which], pids, 512);
         if (!n)
             return 0;
         for (size_t i = 0; i < n; i++)
             kill(pids[i], SIGKILL);
-        struct timespec ts = {0, 1000 * 1000};
+        struct timespec ts = {0, 200 * 1000};
         nanosleep(&ts, NULL);
     }
     return -1;
@@ -299,8 +299,8 @@ void cg_close(cgroup *c)
     for (int i = 0; i < CG_COUNT; i++)
         if ((c->have & (1u << i)) && (i == CG_MEMORY || !c->v2)) {
             /* A process killed a moment ago may still be leaving it. */
-            for (int k = 0; k < 500 && rmdir(c->dir[i]) != 0 && errno == EBUSY; k++) {
-                struct timespec ts = {0, 2 * 1000 * 1000};
+            for (int k = 0; k < 5000 && rmdir(c->dir[i]) != 0 && errno == EBUSY; k++) {
+                struct timespec ts = {0, 200 * 1000};
                 nanosleep(&ts, NULL);
             }
         }

@@ -188,46 +188,58 @@ typedef struct cache_entry {
     uint64_t hwcap;
 } cache_entry;
 
-int elf_cache_lookup(const char *cache, const char *name, char *out, size_t cap)
+int elf_cache_load(const char *path, elf_cache *c)
 {
     int rc = -1;
-    uint8_t *data = NULL;
-    int fd = open(cache, O_RDONLY | O_CLOEXEC);
     struct stat st;
+    memset(c, 0, sizeof *c);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(cache_header) ||
         st.st_size > (64 << 20))
         goto done;
     size_t size = (size_t)st.st_size;
-    data = dvg_malloc(size + 1);
-    if (!data || pread(fd, data, size, 0) != (ssize_t)size)
+    c->data = dvg_malloc(size + 1);
+    if (!c->data || pread(fd, c->data, size, 0) != (ssize_t)size)
         goto done;
-    data[size] = '\0';
+    c->data[size] = '\0'; /* every string ends before it */
     cache_header h;
-    memcpy(&h, data, sizeof h);
+    memcpy(&h, c->data, sizeof h);
     if (memcmp(h.magic, CACHE_MAGIC, sizeof h.magic) != 0 ||
         h.nlibs > (size - sizeof h) / sizeof(cache_entry))
         goto done;
-    for (uint32_t i = 0; i < h.nlibs; i++) {
-        cache_entry c;
-        memcpy(&c, data + sizeof h + i * sizeof c, sizeof c);
-        /* This machine's libraries, and no glibc-hwcaps subfolder: the
-         * loader falls back to the default folders when it cannot open
-         * the path it picked. */
-        if ((c.flags & 0xffff) != ELF_CACHE_FLAGS || c.hwcap != 0 || c.key >= size ||
-            c.value >= size)
-            continue;
-        if (strcmp((const char *)data + c.key, name) != 0)
-            continue;
-        const char *path = (const char *)data + c.value;
-        if (strlen(path) < cap) {
-            memcpy(out, path, strlen(path) + 1);
-            rc = 0;
-        }
-        break;
-    }
+    c->size = size;
+    c->nlibs = h.nlibs;
+    rc = 0;
 done:
     if (fd >= 0)
         close(fd);
-    dvg_free(data);
+    if (rc)
+        elf_cache_free(c);
     return rc;
+}
+
+void elf_cache_free(elf_cache *c)
+{
+    dvg_free(c->data);
+    memset(c, 0, sizeof *c);
+}
+
+int elf_cache_lookup(const elf_cache *c, const char *name, char *out, size_t cap)
+{
+    for (uint32_t i = 0; c->data && i < c->nlibs; i++) {
+        cache_entry e;
+        memcpy(&e, c->data + sizeof(cache_header) + i * sizeof e, sizeof e);
+        /* This machine's libraries, and no glibc-hwcaps subfolder: the
+         * loader falls back to the default folders when it cannot open
+         * the path it picked. */
+        if ((e.flags & 0xffff) != ELF_CACHE_FLAGS || e.hwcap != 0 || e.key >= c->size ||
+            e.value >= c->size || strcmp((const char *)c->data + e.key, name) != 0)
+            continue;
+        const char *path = (const char *)c->data + e.value;
+        if (strlen(path) >= cap)
+            return -1;
+        memcpy(out, path, strlen(path) + 1);
+        return 0;
+    }
+    return -1;
 }

@@ -64,9 +64,10 @@ typedef struct vobj {
 
 typedef struct resolver {
     view *v;
-    vobj *o;
-    uint32_t n;
+    vobj *o;       /* grows: code that may add an object keeps indices */
+    uint32_t n, cap;
     const char *ld_library_path;
+    elf_cache cache;
     int failed; /* memory */
 } resolver;
 
@@ -243,6 +244,16 @@ static int add_object(resolver *rs, const char *path, int loader, int plugin, in
     char canon[PATH_MAX], real[PATH_MAX];
     if (rs->n >= VIEW_MAX_OBJECTS || mirror(rs->v, path, canon) != 0 || !realpath(path, real))
         return -1;
+    if (rs->n == rs->cap) {
+        uint32_t cap = rs->cap ? 2 * rs->cap : 32;
+        vobj *grown = dvg_realloc(rs->o, cap * sizeof *grown);
+        if (!grown) {
+            rs->failed = 1;
+            return -1;
+        }
+        rs->o = grown;
+        rs->cap = cap;
+    }
     vobj *o = &rs->o[rs->n];
     memset(o, 0, sizeof *o);
     o->path = dvg_strdup(path);
@@ -285,11 +296,14 @@ static int try_library(resolver *rs, const char *path, int loader, int plugin)
 
 /* Searches each folder of the colon-separated `list` (with $ORIGIN the
  * folder of `origin_of`) for `name`. Its object index, or -1. */
-static int search_list(resolver *rs, const char *list, const char *origin_of, const char *name,
-                       int loader, int plugin)
+static int search_list(resolver *rs, const char *list_in, const char *origin_of,
+                       const char *name, int loader, int plugin)
 {
-    char origin[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
+    /* Copies first: both may point into rs->o, which a find may move. */
+    char origin[PATH_MAX], dir[PATH_MAX], path[PATH_MAX], copy[ELF_PATH_MAX];
     folder_of(origin_of, origin);
+    snprintf(copy, sizeof copy, "%s", list_in);
+    const char *list = copy;
     while (list && *list) {
         const char *end = strchr(list, ':');
         size_t n = end ? (size_t)(end - list) : strlen(list);
@@ -334,19 +348,20 @@ static int resolve(resolver *rs, const char *name, int loader, int plugin)
         return have;
     if (strchr(name, '/'))
         return name[0] == '/' ? try_library(rs, name, loader, plugin) : -1;
-    const vobj *l = loader >= 0 ? &rs->o[loader] : NULL;
+    /* What the search needs of the loader, read now: a find moves rs->o. */
+    int has_runpath = loader >= 0 && rs->o[loader].elf.has_runpath;
+    int nodeflib = loader >= 0 && (rs->o[loader].elf.flags_1 & DF_1_NODEFLIB);
     int i = -1;
-    if (!l || !l->elf.has_runpath)
+    if (!has_runpath)
         for (int k = loader; k >= 0 && i < 0; k = rs->o[k].loader)
             if (rs->o[k].elf.has_rpath)
                 i = search_list(rs, rs->o[k].elf.rpath, rs->o[k].path, name, loader, plugin);
     if (i < 0 && rs->ld_library_path)
         i = search_list(rs, rs->ld_library_path, "/", name, loader, plugin);
-    if (i < 0 && l && l->elf.has_runpath)
-        i = search_list(rs, l->elf.runpath, l->path, name, loader, plugin);
-    int nodeflib = l && (l->elf.flags_1 & DF_1_NODEFLIB);
+    if (i < 0 && has_runpath)
+        i = search_list(rs, rs->o[loader].elf.runpath, rs->o[loader].path, name, loader, plugin);
     char cached[PATH_MAX];
-    if (i < 0 && !nodeflib && elf_cache_lookup(VIEW_CACHE, name, cached, sizeof cached) == 0)
+    if (i < 0 && !nodeflib && elf_cache_lookup(&rs->cache, name, cached, sizeof cached) == 0)
         i = try_library(rs, cached, loader, plugin);
     if (i < 0 && !nodeflib)
         i = search_list(rs, "/lib/" VIEW_TRIPLE ":/usr/lib/" VIEW_TRIPLE ":/lib:/usr/lib", "/",
@@ -402,7 +417,9 @@ int view_build(view *v, const char *program, const char *plugin, const char *ld_
     memset(&e, 0, sizeof e);
     rs.v = v;
     rs.ld_library_path = ld_library_path;
-    rs.o = dvg_calloc(VIEW_MAX_OBJECTS, sizeof *rs.o);
+    elf_cache_load(VIEW_CACHE, &rs.cache); /* none: the default folders alone */
+    rs.cap = 32;
+    rs.o = dvg_calloc(rs.cap, sizeof *rs.o);
     if (!rs.o) {
         snprintf(err, errlen, "out of memory");
         goto done;
@@ -500,11 +517,12 @@ done:
     if (fd >= 0)
         close(fd);
     elf_info_free(&e);
-    for (uint32_t i = 0; rs.o && i < VIEW_MAX_OBJECTS; i++) {
+    for (uint32_t i = 0; rs.o && i < rs.n; i++) {
         dvg_free(rs.o[i].path);
         elf_info_free(&rs.o[i].elf);
     }
     dvg_free(rs.o);
+    elf_cache_free(&rs.cache);
     if (rc)
         view_free(v);
     return rc;

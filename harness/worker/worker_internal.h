@@ -111,9 +111,19 @@ typedef struct elf_info {
 int elf_read(int fd, elf_info *e);
 void elf_info_free(elf_info *e);
 
-/* The path /etc/ld.so.cache (the file `cache`) gives for library `name`
- * on this machine (no glibc-hwcaps entry) into out: 0, or -1 when none. */
-int elf_cache_lookup(const char *cache, const char *name, char *out, size_t cap);
+/* The loader's cache (/etc/ld.so.cache, read once by elf_cache_load: 0, or
+ * -1 when it is missing or not glibc's "glibc-ld.so.cache1.1" format). */
+typedef struct elf_cache {
+    uint8_t *data;
+    size_t size;
+    uint32_t nlibs;
+} elf_cache;
+int elf_cache_load(const char *path, elf_cache *c);
+void elf_cache_free(elf_cache *c);
+
+/* The path the cache gives for library `name` on this machine (no
+ * glibc-hwcaps entry) into out: 0, or -1 when none. */
+int elf_cache_lookup(const elf_cache *c, const char *name, char *out, size_t cap);
 
 /* ------------------------------------------------------------------------
  * view.c
