@@ -205,8 +205,8 @@ fi
 if [ "${SKIP_ZYGOTE:-0}" != 1 ]; then
     say "zygote (certify libtorch and the reference, sweep f16; each with and without)"
     sh "$(dirname "$0")/bench_zygote.sh" "$B" 2>"$tmp/zygote.log" | grep -E '^\| (certify|sweep)' |
-        sed 's/ *| */|/g' | while IFS='|' read -r _ fig zy re rat _; do
-            row "$fig, wall s, with the zygote" "$zy" "reloading $re" "$rat"
+        sed 's/ *| */|/g' | while IFS='|' read -r _ fig zy re _base rat _; do
+            row "$fig, wall s, with the zygote" "$zy" "reloading ${re:--}" "$rat"
         done
 fi
 

@@ -429,7 +429,7 @@ int launch_prepare(worker *w, worker_result *r)
     if (w->mode != LAUNCH_OFF || w->opt.confine) {
         int fd = memfd_create("", MFD_CLOEXEC);
         struct stat st;
-        if (fd < 0 || sandbox_outer_filter(fd) != 0 || fstat(fd, &st) != 0 || st.st_size <= 0 ||
+        if (fd < 0 || sandbox_outer_filter(fd, w->mode) != 0 || fstat(fd, &st) != 0 || st.st_size <= 0 ||
             !(w->bpf = dvg_malloc((size_t)st.st_size)) ||
             pread(fd, w->bpf, (size_t)st.st_size, 0) != st.st_size) {
             if (fd >= 0)

@@ -9,7 +9,8 @@
  * keys (keyctl, add_key, request_key), the kernel's other attack surfaces
  * (bpf, perf_event_open, userfaultfd, io_uring, mounts of every kind,
  * ptrace and process_vm_*, module and kexec loading, reboot, swap, clocks,
- * quotas, open_by_handle_at...), and typing into a terminal. The harness
+ * quotas, open_by_handle_at...), typing into a terminal, and in reduced
+ * mode every socket. The harness
  * exports it as a BPF program (seccomp_export_bpf) that bubblewrap
  * installs just before it execs the worker (--seccomp), or that the
  * launch installs itself before the exec where there is no bubblewrap:
@@ -17,7 +18,7 @@
  * after any later exec (an emulator's, one day). The worker's own filter
  * (child_confine, worker_options.confine) comes on top inside the worker,
  * in two parts: what no worker process needs once it runs (exec; sockets
- * where there is no network namespace) and what only a zygote needs
+ * but AF_UNIX with --sandbox off) and what only a zygote needs
  * (creating processes, signalling others, leaving its process group),
  * which each runner adds after its fork. This file also contains the
  * worker's descriptors and its resource limits (no core dumps, and the
@@ -198,8 +199,8 @@ static int deny_calls(scmp_filter_ctx ctx, const denied_call *d, size_t n)
 }
 
 /* CONFINE_BASE: what no worker process needs once it runs, a zygote
- * included: exec, and without a network namespace the network (reduced
- * mode: no socket at all; --sandbox off: AF_UNIX only). 0 or -1. */
+ * included: exec, and with --sandbox off every socket but AF_UNIX (in
+ * reduced mode the outer filter refuses them all). 0 or -1. */
 static int add_base(scmp_filter_ctx ctx, uint32_t mode)
 {
     static const denied_call denied[] = {
@@ -207,9 +208,6 @@ static int add_base(scmp_filter_ctx ctx, uint32_t mode)
         {SCMP_SYS(execveat), EACCES},
     };
     if (deny_calls(ctx, denied, sizeof denied / sizeof denied[0]))
-        return -1;
-    if (mode == LAUNCH_REDUCED &&
-        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 0) != 0)
         return -1;
     if (mode == LAUNCH_OFF &&
         seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
@@ -355,7 +353,7 @@ static const denied_call outer_denied[] = {
 #endif
 };
 
-int sandbox_outer_filter(int fd)
+int sandbox_outer_filter(int fd, int mode)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     int rc = -1;
@@ -369,6 +367,11 @@ int sandbox_outer_filter(int fd)
         if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
                              SCMP_A0_64(SCMP_CMP_MASKED_EQ, clone_new[i], clone_new[i])) != 0)
             goto done;
+    /* Reduced mode: no network namespace, and the host's UNIX sockets in
+     * sight (an agent's, a daemon's): no socket at all. */
+    if (mode == LAUNCH_REDUCED &&
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 0) != 0)
+        goto done;
     /* Typing into a terminal: TIOCSTI, TIOCLINUX. (The datum that EQ
      * ignores is given as 0: clang's -Wmissing-field-initializers.) */
     if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,

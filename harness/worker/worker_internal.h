@@ -555,9 +555,7 @@ void child_cpu_budget(uint32_t budget);
  * (worker_options.confine, libseccomp) that `parts` names, on top of the
  * outer one; 1 when it is in force. Needs no_new_privs. Each call stacks
  * one more filter.
- *   CONFINE_BASE   exec; in LAUNCH_REDUCED `mode` every socket (no
- *                  network namespace, and the host's UNIX sockets are in
- *                  sight), in LAUNCH_OFF sockets other than AF_UNIX
+ *   CONFINE_BASE   exec; in LAUNCH_OFF `mode` sockets other than AF_UNIX
  *   CONFINE_PROCS  fork, vfork, clone (threads allowed), clone3,
  *                  pidfd_send_signal, signals to other processes, setpgid
  *                  and setsid; the pids it allows are the caller's (install
@@ -568,9 +566,9 @@ void child_cpu_budget(uint32_t budget);
 #define CONFINE_ALL (CONFINE_BASE | CONFINE_PROCS)
 int child_confine(int parts, uint32_t mode);
 
-/* The outer filter (see sandbox.c), exported as a BPF program into fd
- * (the harness's side). 0 or -1. */
-int sandbox_outer_filter(int fd);
+/* The outer filter (see sandbox.c) for a worker of `mode` (LAUNCH_*),
+ * exported as a BPF program into fd (the harness's side). 0 or -1. */
+int sandbox_outer_filter(int fd, int mode);
 
 /* isolate.c */
 
