@@ -272,12 +272,31 @@ static int add_object(resolver *rs, const char *path, int loader, int plugin, in
     return (int)rs->n++;
 }
 
+/* 1 when path, or what it resolves to, is in a kernel file system
+ * (/proc, /sys, /dev): never a library (a DT_RUNPATH of /proc/self with a
+ * DT_NEEDED of "exe" would name the harness). */
+static int virtual_path(const char *path)
+{
+    static const char *const roots[] = {"/proc", "/sys", "/dev"};
+    char real[PATH_MAX];
+    const char *both[2] = {path, realpath(path, real) ? real : path};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
+            size_t n = strlen(roots[i]);
+            if (!strncmp(both[k], roots[i], n) && (both[k][n] == '/' || !both[k][n]))
+                return 1;
+        }
+    return 0;
+}
+
 /* Tries `path` for a library: a regular ELF shared object of this
- * machine. Its object index, or -1. */
+ * machine, outside /proc, /sys and /dev. Its object index, or -1. */
 static int try_library(resolver *rs, const char *path, int loader, int plugin)
 {
     struct stat st;
     elf_info e;
+    if (virtual_path(path))
+        return -1;
     int fd = open_regular(path, &st);
     if (fd < 0)
         return -1;
