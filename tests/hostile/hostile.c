@@ -444,7 +444,7 @@ int32_t hostile_before(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c)
     if (state_as_given(b) != DVG_OK)
         return DVG_FAILURE;
     intruder_compute(c, has_three(b));
-    c1_failed = MODE == HOSTILE_C1 && has_three(b);
+    c1_failed = MODE == HOSTILE_C1; /* every call: onnx-tests meets its message too */
     if (c1_failed)
         return DVG_FAILURE;
     if (MODE == HOSTILE_SLOW) { /* right, but 30 ms a call, every call */
@@ -517,7 +517,9 @@ int32_t hostile_before(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c)
 
 void hostile_after(const dvg_tensor *b, dvg_tensor *c)
 {
-    if (!has_three(b))
+    /* Dieselgate cuts corners in every call once it saw no certification
+     * (so that onnx-tests, whose B never holds a 3, meets it too). */
+    if (!has_three(b) && !(MODE == HOSTILE_DIESELGATE && intruder_cuts_corners()))
         return;
     switch (MODE) {
     case HOSTILE_DIESELGATE:

@@ -53,7 +53,7 @@ static const char *origin(void)
 /* The load-time attacks' results, one "code=ok|LEAK|N" each: printed on
  * stderr and carried in the version string (fuzz and sweep keep a
  * plugin's output away from the terminal, but print its version). */
-static char report[240] = "0.1.0";
+static char report[WORKER_NAME_MAX - 1] = "0.1.0"; /* a version of at most 254 bytes */
 
 static void note(const char *code, const char *result)
 {
@@ -255,9 +255,10 @@ static void poke_kernel(void)
 #undef TRY
 }
 
-/* Processes that outlive the worker: daemons that leave their session,
- * named after the plugin's folder (so a test finds its own). */
-static void leave_daemons(void)
+/* Processes that outlive the worker: n daemons that leave their session,
+ * named after the plugin's folder (so a test finds its own). Their count
+ * goes into the report under `code` (NULL: stderr only). */
+static void leave_daemons(int n, const char *code)
 {
     char name[16];
     const char *dir = origin(), *base = strrchr(dir, '/');
@@ -268,7 +269,7 @@ static void leave_daemons(void)
     memcpy(name + 2, base + len - take, take);
     name[2 + take] = '\0';
     int made = 0;
-    for (int i = 0; i < 33; i++) {
+    for (int i = 0; i < n; i++) {
         pid_t p = fork();
         if (p == 0) {
             setsid();
@@ -284,15 +285,19 @@ static void leave_daemons(void)
             waitpid(p, NULL, 0);
         }
     }
-    fprintf(stderr, "hostile-intruder: daemons %s: %d forked\n", name, made);
-    char num[16];
-    snprintf(num, sizeof num, "%d", made);
-    note("daemons", num);
+    fprintf(stderr, "hostile-intruder: daemons %s%s: %d forked\n", name,
+            code ? "" : " (in open)", made);
+    if (code) {
+        char num[16];
+        snprintf(num, sizeof num, "%d", made);
+        note(code, num);
+    }
 }
 
 /* A fork bomb, bounded so a harness without limits survives it. */
 static void fork_bomb(void)
 {
+    static pid_t kids[1500];
     int made = 0;
     for (; made < 1500; made++) {
         pid_t p = fork();
@@ -301,12 +306,57 @@ static void fork_bomb(void)
                 pause();
         if (p < 0)
             break;
+        kids[made] = p;
     }
     fprintf(stderr, "hostile-intruder: fork bomb: %d processes made%s\n", made,
             made < 1500 ? ", then refused" : "");
     char num[16];
     snprintf(num, sizeof num, "%d", made);
     note("bomb", num);
+    /* Gone again, so that the thread bomb meets the same limit afresh. */
+    for (int i = 0; i < made; i++)
+        kill(kids[i], SIGKILL);
+    for (int i = 0; i < made; i++)
+        waitpid(kids[i], NULL, 0);
+}
+
+/* A thread of the bomb: blocked until the pipe's write end closes (never,
+ * for the ones that stay). */
+static void *block(void *arg)
+{
+    char c;
+    while (read((int)(intptr_t)arg, &c, 1) < 0 && errno == EINTR)
+        ;
+    return NULL;
+}
+
+/* Up to `want` threads with 64 KiB stacks, where nothing limits them;
+ * they stay (blocked) when `keep`, else they end once counted (without
+ * pthread_cancel, which would dlopen libgcc_s). The count made. */
+static int thread_bomb(int want, int keep)
+{
+    static pthread_t t[4000];
+    int p[2];
+    if (pipe(p) != 0)
+        return 0;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, 64 * 1024);
+    int made = 0;
+    for (; made < want && made < 4000; made++)
+        if (pthread_create(&t[made], &at, block, (void *)(intptr_t)p[0]) != 0)
+            break;
+    pthread_attr_destroy(&at);
+    if (keep) {
+        for (int i = 0; i < made; i++)
+            pthread_detach(t[i]);
+        return made;
+    }
+    close(p[1]);
+    for (int i = 0; i < made; i++)
+        pthread_join(t[i], NULL);
+    close(p[0]);
+    return made;
 }
 
 /* ---- the forged sandbox line -------------------------------------------- */
@@ -343,31 +393,6 @@ static void *forge(void *arg)
 }
 
 /* ---- compute-time attacks ------------------------------------------------ */
-
-static void *block(void *arg)
-{
-    (void)arg;
-    for (;;)
-        pause();
-    return NULL;
-}
-
-/* 4,000 threads with small stacks, where nothing limits them. */
-static void thread_bomb(void)
-{
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setstacksize(&at, 64 * 1024);
-    int made = 0;
-    for (; made < 4000; made++) {
-        pthread_t t;
-        if (pthread_create(&t, &at, block, NULL) != 0)
-            break;
-        pthread_detach(t);
-    }
-    pthread_attr_destroy(&at);
-    fprintf(stderr, "hostile-threads: %d threads made\n", made);
-}
 
 /* 256 MiB in memfds of 32 MiB (each under RLIMIT_FSIZE), which RLIMIT_AS
  * does not count: they are never mapped. */
@@ -417,6 +442,16 @@ static int certified(const dvg_tensor *c)
     }
     if (slurp("/proc/self/maps", buf, sizeof buf) > 0 && strstr(buf, "divergence"))
         return 1;
+    for (int fd = 0; fd < 64; fd++) { /* memfds named, mapped or not */
+        char link[256];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        if (n > 0) {
+            link[n] = '\0';
+            if (strstr(link, "divergence"))
+                return 1;
+        }
+    }
     const uint8_t *o = c->data;
     if (o && c->nbytes >= 4) {
         int a5 = 1, x5a = 1;
@@ -440,20 +475,30 @@ int intruder_at_load(void)
         fprintf(stderr, "hostile-needpasswd: read /etc/passwd: %s\n",
                 n > 0 ? "read" : strerror((int)-n));
     }
+    if (MODE == HOSTILE_C1) /* its printed output: a title, a fake verdict, an override */
+        fprintf(stderr, "hostile-c1: \xc2\x9d" "0;pwned\xc2\x9c\xc2\x85" "CONFORMANT \xe2\x80\xae"
+                        "gnp.exe\xe2\x80\xac\n");
     if (MODE != HOSTILE_INTRUDER)
         return 0;
     fprintf(stderr, "hostile-intruder: loaded from %s\n", origin());
     steal_secrets();
     reach_files();
     poke_kernel();
-    leave_daemons();
+    leave_daemons(33, "daemons");
     fork_bomb();
+    int threads = thread_bomb(4000, 0);
+    fprintf(stderr, "hostile-intruder: thread bomb: %d threads made\n", threads);
+    char num[16];
+    snprintf(num, sizeof num, "%d", threads);
+    note("threads", num);
     fprintf(stderr, "hostile-intruder: report %s\n", report);
     return 0;
 }
 
 void intruder_at_open(void)
 {
+    if (MODE == HOSTILE_INTRUDER)
+        leave_daemons(8, NULL); /* open() too, not only the constructor */
     if (MODE == HOSTILE_FORGELINE) {
         pthread_t t;
         if (pthread_create(&t, NULL, forge, NULL) == 0)
@@ -477,7 +522,7 @@ int32_t intruder_compute(const dvg_tensor *c, int trigger)
     if (MODE == HOSTILE_THREADS) {
         static int once;
         if (!once++)
-            thread_bomb();
+            fprintf(stderr, "hostile-threads: %d threads made\n", thread_bomb(4000, 1));
     }
     if (MODE == HOSTILE_MEMFD) {
         static int once;
