@@ -450,6 +450,9 @@ void child_main(const child_setup *cs, ctl_block *b)
     if (o->confine && !child_confine(zygote ? CONFINE_BASE : CONFINE_ALL, (uint32_t)cs->mode))
         _exit(CHILD_EXIT_SETUP);
     int confined = o->confine != 0;
+    /* Every layer is in place: here, and only here, an emulator would be
+     * exec'd on the worker program (worker_internal.h, "the one place an
+     * emulator goes"; issue 25). */
     /* Set-up done: the parent checks this process from outside, and only
      * then lets it load the plugin (from here on the time is the plugin's). */
     token ready = {TOKEN_MAGIC, 0, OP_READY, inner};

@@ -38,6 +38,42 @@
  *   batch.c         the batch API (batch.h)
  *   result.c        worker_result: names, reset, free, descriptions
  *
+ * The order of a worker's layers, and the one place an emulator goes.
+ * A start (launch_spawn, then child_main) puts the layers in place in
+ * this order: (1) in the launch's child, its own session, the cgroup, the
+ * unprivileged uid, a fresh session keyring, PR_SET_PDEATHSIG; (2)
+ * bubblewrap's namespaces and view, or nothing more in reduced mode; (3)
+ * the outer filter, installed by bubblewrap or the launch just before the
+ * exec of the worker program; (4) in the worker program (child_main):
+ * the keeper, Landlock, the limits, no_new_privs, the worker's own filter
+ * (CONFINE_BASE); then READY, the check from outside, and the plugin.
+ * Issue 25 (not built) runs the worker under an emulator
+ * (qemu-x86_64-static -cpu Haswell WORKER), inside which new user
+ * namespaces, Landlock and seccomp_load all fail, so every layer must be
+ * in place before the emulator starts, and everything in place survives
+ * exec (namespaces, ids, cgroup, keyring, both filters, Landlock). The
+ * place is in child_main, after step (4) and before READY (marked there):
+ * the worker program execs EMULATOR... VIEW_PROGRAM with a flag that the
+ * layers are set, and the emulated worker program goes straight to READY
+ * with the Landlock bit it was handed. What that needs, and only there:
+ * the emulator's file and its closure in the view (view_build resolves a
+ * program's closure as it does the worker program's); Landlock's execute
+ * right on that one file; CONFINE_BASE letting that one exec through
+ * (execveat of a descriptor number reserved for it, AT_EMPTY_PATH, which
+ * seccomp can compare); runners forked by an emulated zygote cannot add
+ * CONFINE_PROCS (the pids cgroup still bounds them). The attestation is
+ * unchanged: it reads /proc of the same process, which the exec keeps.
+ *
+ * Grants (issues 28, 29; not built). A plugin that needs more than a
+ * division kernel (PoCL execs /usr/bin/ld from open(); CUDA opens device
+ * nodes) gets it as data, never as code of its own: a grant adds entries
+ * to the view (view_entry: a program and its closure resolved by
+ * view_build, a device bound with bubblewrap's --dev-bind), rules to
+ * Landlock (read, or execute for a program), and takes rows out of the
+ * filters' tables (sandbox.c: outer_denied, add_base's and add_procs'
+ * lists, each a denied_call row or one rule); the certificate's line
+ * would name every grant in force.
+ *
  * The worker program never allocates through dvg_malloc (an injected
  * failure must not leak into it) and never returns: it leaves through
  * _exit only. The harness's side of a launch (launch.c) does everything
