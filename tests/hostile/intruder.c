@@ -53,7 +53,7 @@ static const char *origin(void)
 /* The load-time attacks' results, one "code=ok|LEAK|N" each: printed on
  * stderr and carried in the version string (fuzz and sweep keep a
  * plugin's output away from the terminal, but print its version). */
-static char report[WORKER_NAME_MAX - 1] = "0.1.0"; /* a version of at most 254 bytes */
+static char report[WORKER_NAME_MAX - 1] = "1"; /* a version of at most 254 bytes */
 
 static void note(const char *code, const char *result)
 {
@@ -203,6 +203,24 @@ static void reach_files(void)
     note("ls", num);
     if (d)
         closedir(d);
+}
+
+/* Root, or a capability: the ids it runs as (in reduced mode the host's;
+ * in a user namespace as mapped, root inside being root outside when the
+ * caller's uid is mapped to 0) and CapEff. */
+static void whoami(void)
+{
+    char buf[4096];
+    unsigned long long eff = 0;
+    if (slurp("/proc/self/status", buf, sizeof buf) > 0) {
+        const char *c = strstr(buf, "\nCapEff:");
+        if (c)
+            eff = strtoull(c + 8, NULL, 16);
+    }
+    int root = getuid() == 0 || geteuid() == 0 || getgid() == 0 || eff != 0;
+    fprintf(stderr, "hostile-intruder: uid %u, euid %u, gid %u, CapEff %llx\n", (unsigned)getuid(),
+            (unsigned)geteuid(), (unsigned)getgid(), eff);
+    note("root", root ? "LEAK" : "ok");
 }
 
 /* New namespaces, keys and the kernel's other surfaces. */
@@ -481,6 +499,7 @@ int intruder_at_load(void)
     if (MODE != HOSTILE_INTRUDER)
         return 0;
     fprintf(stderr, "hostile-intruder: loaded from %s\n", origin());
+    whoami();
     steal_secrets();
     reach_files();
     poke_kernel();

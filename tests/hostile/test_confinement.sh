@@ -88,10 +88,10 @@ no_daemons() {
 # (shown by every command but fuzz and sweep, whose workers are quiet).
 intruded() {
     what=$1 err=$2 out=$3
-    report=$(grep -ho 'env=[a-zA-Z]* init=.*threads=[0-9]*' "$out" "$err" | head -1)
+    report=$(grep -ho 'root=[a-zA-Z]* env=.*threads=[0-9]*' "$out" "$err" | head -1)
     [ -n "$report" ] && ok ||
         { bad "$what: no report of the intruder (it did not load?)"; head -c 1500 "$err" "$out" >&2; return; }
-    for code in env init anc key beside above store sock userns netns setns nested keyctl addkey \
+    for code in root env init anc key beside above store sock userns netns setns nested keyctl addkey \
         bpf perf uffd uring mount; do
         case " $report " in
         *" $code=ok "*) ok ;;
