@@ -1,28 +1,35 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# What the zygote saves (harness/worker/zygote.c): each figure measured with
-# the zygote and with the behaviour before it (DIVERGENCE_NO_ZYGOTE=1: every
-# crash reloads the plugin), the two runs back to back, the best of REPS
-# pairs (the machine may be shared). The figures:
+# What the zygote saves (harness/worker/zygote.c), and what the sandbox
+# costs (docs/sandbox.md): each figure measured with the zygote, with the
+# behaviour before it (DIVERGENCE_NO_ZYGOTE=1: every crash reloads the
+# plugin) and, given a baseline, with another build's divergence (e.g. the
+# main branch's before a change), all back to back, the best of REPS rounds
+# (the machine may be shared). The figures:
 #   certify libtorch (its INT_MIN / -1 crashes; each reload costs ~0.45 s)
-#   certify the reference kernel (no crashes: the zygote must cost nothing)
+#   certify the reference kernel (no crashes: the zygote must cost nothing),
+#     with the sandbox and with --sandbox off
 #   sweep f16 of the reference kernel (every pair; likewise)
+#   one worker's start and load (`divergence plugins`), the reference and
+#     libtorch (286 libraries in its view)
 # The flags are those of scripts/certify-all.sh (--timeout 10000). The
-# certificates of both runs must agree; a difference is printed.
+# certificates of every run of a figure must agree; a difference is printed.
 #
-# Usage: bench/bench_zygote.sh [BUILD_DIR]
-#   REPS=N           pairs per figure (default 3)
-#   SKIP_LIBTORCH=1  leave libtorch out (its baseline takes 2-4 minutes)
+# Usage: bench/bench_zygote.sh [BUILD_DIR [BASELINE_DIVERGENCE]]
+#   REPS=N           rounds per figure (default 3)
+#   SKIP_LIBTORCH=1  leave libtorch out (its reloading run takes 2-4 minutes)
 # Prints one line per run on stderr and a Markdown table (figure, with the
-# zygote, without, ratio) on stdout; bench/run-all.sh takes its rows.
+# zygote, reloading, the baseline, ratios) on stdout; bench/run-all.sh
+# takes its rows. Both builds load this build's plugins.
 set -u
 B=${1:-build}
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
+BASE=${2:-}
 D=$B/divergence
 REF=$B/plugins/reference.so
 TORCH=$B/plugins/libtorch.so
 REPS=${REPS:-3}
-for f in "$D" "$REF"; do
+for f in "$D" "$REF" ${BASE:+"$BASE"}; do
     [ -e "$f" ] || { echo "bench_zygote: no $f (build first: ninja -C $B)" >&2; exit 2; }
 done
 tmp=$(mktemp -d)
@@ -30,7 +37,7 @@ trap 'rm -rf "$tmp"' EXIT
 say() { echo "bench_zygote: $*" >&2; }
 faster() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
-# What must not differ between the two runs: the verdict lines, without
+# What must not differ between the runs: the verdict lines, without
 # times, paths and fault addresses.
 verdicts() {
     grep -E 'CONFORMANT|CRASHED|HUNG|claims hold|pairs judged' "$1" |
@@ -38,47 +45,65 @@ verdicts() {
             -e 's/run [0-9]* in [^ ]*//' -e "s/'divergence .*//"
 }
 
-# pair NAME ARGS...: runs `divergence ARGS --db DB` with the zygote and
-# without, REPS times each, back to back; leaves the best times in $zy, $re.
-pair() {
-    name=$1
-    shift
-    zy=999999 re=999999
+# measure NAME MODES ARGS...: runs `divergence ARGS --db DB` in each mode
+# (zygote: this build; reload: this build, DIVERGENCE_NO_ZYGOTE=1; base:
+# the baseline), REPS rounds; the best times in $zygote, $reload, $base.
+# ARGS "plugins PATH" loads it 5 times a run, the time of one.
+measure() {
+    name=$1 modes=$2
+    shift 2
+    zygote=- reload=- base=-
     for rep in $(seq "$REPS"); do
-        for mode in zygote reload; do
-            nz=0
+        for mode in $modes; do
+            bin=$D nz=0
             [ "$mode" = reload ] && nz=1
+            [ "$mode" = base ] && bin=$BASE
             db=$tmp/$name-$mode.db
             rm -f "$db" "$db-wal" "$db-shm"
-            DIVERGENCE_NO_ZYGOTE=$nz /usr/bin/time -f '%e' -o "$tmp/time" \
-                "$D" "$@" --db "$db" --no-progress >"$tmp/$name-$mode.out" 2>&1
-            sec=$(tail -1 "$tmp/time")
-            say "$name, $mode, run $rep: $sec s"
-            if [ "$mode" = zygote ]; then
-                faster "$sec" "$zy" && zy=$sec
+            if [ "$1" = plugins ]; then
+                DIVERGENCE_NO_ZYGOTE=$nz /usr/bin/time -f '%e' -o "$tmp/time" sh -c \
+                    'for i in 1 2 3 4 5; do "$0" "$@" >/dev/null 2>&1 || exit 1; done' "$bin" "$@"
+                sec=$(awk '{ printf "%.3f", $1 / 5 }' "$tmp/time")
             else
-                faster "$sec" "$re" && re=$sec
+                DIVERGENCE_NO_ZYGOTE=$nz /usr/bin/time -f '%e' -o "$tmp/time" \
+                    "$bin" "$@" --db "$db" --no-progress >"$tmp/$name-$mode.out" 2>&1
+                sec=$(tail -1 "$tmp/time")
             fi
+            say "$name, $mode, run $rep: $sec s"
+            eval "best=\$$mode"
+            if [ "$best" = - ] || faster "$sec" "$best"; then eval "$mode=$sec"; fi
         done
-        verdicts "$tmp/$name-zygote.out" >"$tmp/v1"
-        verdicts "$tmp/$name-reload.out" >"$tmp/v2"
-        if ! cmp -s "$tmp/v1" "$tmp/v2"; then
-            say "$name: the certificates differ between the zygote and reloading:"
-            diff "$tmp/v1" "$tmp/v2" >&2
-        fi
+        [ "$1" = plugins ] && continue
+        first=${modes%% *}
+        verdicts "$tmp/$name-$first.out" >"$tmp/v1"
+        for mode in $modes; do
+            verdicts "$tmp/$name-$mode.out" >"$tmp/v2"
+            cmp -s "$tmp/v1" "$tmp/v2" ||
+                { say "$name: the certificates of $first and $mode differ:"; diff "$tmp/v1" "$tmp/v2" >&2; }
+        done
     done
 }
 
-echo "| figure (wall s, best of $REPS) | with the zygote | reloading (DIVERGENCE_NO_ZYGOTE=1) | ratio / goal |"
-echo "| --- | --- | --- | --- |"
+both=zygote
+[ -n "$BASE" ] && both="zygote base"
+echo "| figure (wall s, best of $REPS) | with the zygote | reloading (DIVERGENCE_NO_ZYGOTE=1) | baseline build | ratio / goal |"
+echo "| --- | --- | --- | --- | --- |"
 if [ "${SKIP_LIBTORCH:-0}" != 1 ] && [ -e "$TORCH" ]; then
-    pair libtorch certify --plugin "$TORCH" --timeout 10000
+    measure libtorch "$both reload" certify --plugin "$TORCH" --timeout 10000
     crashes=$(grep -cE '^ +crash ' "$tmp/libtorch-zygote.out")
-    echo "| certify libtorch, --timeout 10000 ($crashes crash signatures) | $zy | $re | $(ratio "$re" "$zy") faster (goal >= 5x) |"
+    echo "| certify libtorch, --timeout 10000 ($crashes crash signatures) | $zygote | $reload | $base | reloading $(ratio "$reload" "$zygote") slower (goal >= 5x); $(ratio "$zygote" "$base") of the baseline |"
 else
-    echo "| certify libtorch | not run (SKIP_LIBTORCH=1 or not built) | | |"
+    echo "| certify libtorch | not run (SKIP_LIBTORCH=1 or not built) | | | |"
 fi
-pair reference certify --plugin "$REF" --timeout 10000
-echo "| certify reference | $zy | $re | $(ratio "$zy" "$re") of the time (goal <= 1.10x) |"
-pair f16 sweep --plugin "$REF" --dtype f16
-echo "| sweep f16, reference, every pair | $zy | $re | $(ratio "$zy" "$re") of the time (goal <= 1.10x) |"
+measure reference "$both reload" certify --plugin "$REF" --timeout 10000
+echo "| certify reference | $zygote | $reload | $base | $(ratio "$zygote" "$reload") of reloading, $(ratio "$zygote" "$base") of the baseline (goal <= 1.10x) |"
+measure reference-off "$both" certify --plugin "$REF" --timeout 10000 --sandbox off
+echo "| certify reference, --sandbox off | $zygote | | $base | $(ratio "$zygote" "$base") of the baseline (goal <= 1.10x) |"
+measure f16 "$both reload" sweep --plugin "$REF" --dtype f16
+echo "| sweep f16, reference, every pair | $zygote | $reload | $base | $(ratio "$zygote" "$reload") of reloading, $(ratio "$zygote" "$base") of the baseline (goal <= 1.10x) |"
+measure load "$both" plugins "$REF"
+echo "| one worker's start and load (plugins reference.so) | $zygote | | $base | $(ratio "$zygote" "$base") of the baseline |"
+if [ "${SKIP_LIBTORCH:-0}" != 1 ] && [ -e "$TORCH" ]; then
+    measure torchload "$both" plugins "$TORCH"
+    echo "| one worker's start and load (plugins libtorch.so) | $zygote | | $base | $(ratio "$zygote" "$base") of the baseline |"
+fi

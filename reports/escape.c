@@ -1,61 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * This file contains the escaping of untrusted text for every output
- * format (HTML, XML, JSON, Markdown, plain text, terminal): a UTF-8
- * decoder that replaces invalid sequences and unrepresentable characters
- * with U+FFFD, one writer per format on top of it, and the quoting of a
- * word for a shell command line.
+ * format (HTML, XML, JSON, Markdown, plain text, terminal), one writer per
+ * format on the decoder and the rule of harness/base/text.h (what is
+ * unsafe is replaced with U+FFFD or escaped), and the quoting of a word
+ * for a shell command line.
  */
 #include "reports/escape.h"
 
 #include <stdint.h>
 #include <string.h>
 
+#include "harness/base/text.h"
+
 #define REPLACEMENT 0xFFFDu
 
-/* Decodes one code point at *p and advances it: -1 for a byte that does
- * not start a valid UTF-8 sequence (overlong, surrogate, above U+10FFFF,
- * truncated), which consumes that one byte. */
-static int32_t next_cp(const unsigned char **p)
-{
-    const unsigned char *s = *p;
-    uint32_t c = s[0];
-    int n;
-    uint32_t min;
-    if (c < 0x80) {
-        *p = s + 1;
-        return (int32_t)c;
-    }
-    if ((c & 0xE0) == 0xC0) {
-        n = 1, min = 0x80, c &= 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-        n = 2, min = 0x800, c &= 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-        n = 3, min = 0x10000, c &= 0x07;
-    } else {
-        *p = s + 1;
-        return -1;
-    }
-    for (int i = 1; i <= n; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            *p = s + 1;
-            return -1;
-        }
-        c = (c << 6) | (s[i] & 0x3F);
-    }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
-        *p = s + 1;
-        return -1;
-    }
-    *p = s + 1 + n;
-    return (int32_t)c;
-}
-
-/* Characters no format holds as themselves. */
+/* Characters no format holds as themselves: what harness/base/text.h
+ * calls unsafe, but tab, line feed and carriage return, which each writer
+ * handles (escaped, kept or turned into a space). */
 static int unprintable(int32_t c)
 {
-    return c < 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F ||
-           (c >= 0x80 && c <= 0x9F) || c == 0xFFFE || c == 0xFFFF;
+    return c != '\t' && c != '\n' && c != '\r' && text_unsafe(c);
 }
 
 static void put_utf8(FILE *f, uint32_t c)
@@ -81,7 +46,7 @@ void esc_html(FILE *f, const char *text)
 {
     const unsigned char *p = (const unsigned char *)text;
     while (p && *p) {
-        int32_t c = next_cp(&p);
+        int32_t c = text_next_cp(&p);
         if (unprintable(c) || c == '\r')
             c = c == '\r' ? ' ' : (int32_t)REPLACEMENT;
         switch (c) {
@@ -99,7 +64,7 @@ void esc_xml(FILE *f, const char *text)
 {
     const unsigned char *p = (const unsigned char *)text;
     while (p && *p) {
-        int32_t c = next_cp(&p);
+        int32_t c = text_next_cp(&p);
         if (unprintable(c))
             c = (int32_t)REPLACEMENT;
         switch (c) {
@@ -125,7 +90,7 @@ void esc_json(FILE *f, const char *text)
     }
     fputc('"', f);
     while (*p) {
-        int32_t c = next_cp(&p);
+        int32_t c = text_next_cp(&p);
         if (c < 0 || c == 0xFFFE || c == 0xFFFF)
             c = (int32_t)REPLACEMENT;
         switch (c) {
@@ -135,8 +100,8 @@ void esc_json(FILE *f, const char *text)
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
         default:
-            if (c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F) || c == '<' || c == '>' ||
-                c == '&' || c == 0x2028 || c == 0x2029)
+            if (text_unsafe(c) || c == '<' || c == '>' || c == '&' || c == 0x2028 ||
+                c == 0x2029)
                 fprintf(f, "\\u%04x", (unsigned)c);
             else
                 put_utf8(f, (uint32_t)c);
@@ -150,7 +115,7 @@ void esc_md(FILE *f, const char *text)
 {
     const unsigned char *p = (const unsigned char *)text;
     while (p && *p) {
-        int32_t c = next_cp(&p);
+        int32_t c = text_next_cp(&p);
         if (c == '\n' || c == '\r' || c == '\t')
             c = ' ';
         if (unprintable(c))
@@ -172,7 +137,7 @@ void esc_plain(FILE *f, const char *text)
 {
     const unsigned char *p = (const unsigned char *)text;
     while (p && *p) {
-        int32_t c = next_cp(&p);
+        int32_t c = text_next_cp(&p);
         put_utf8(f, unprintable(c) || c == '\r' ? REPLACEMENT : (uint32_t)c);
     }
 }
@@ -182,12 +147,12 @@ void esc_term(FILE *f, const char *text)
     const unsigned char *p = (const unsigned char *)text;
     while (p && *p) {
         const unsigned char *start = p;
-        int32_t c = next_cp(&p);
+        int32_t c = text_next_cp(&p);
         if (c == '\\')
             fputs("\\\\", f);
-        else if (c < 0 || c < 0x20 || c == 0x7F)
+        else if (text_unsafe(c) && c < 0x80) /* C0, DEL, an invalid byte */
             fprintf(f, "\\x%02x", start[0]);
-        else if (c >= 0x80 && c <= 0x9F)
+        else if (text_unsafe(c))
             fprintf(f, "\\u%04x", (unsigned)c);
         else
             put_utf8(f, (uint32_t)c);

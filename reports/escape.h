@@ -6,8 +6,9 @@
  * itself - plugin names and versions, error texts and notes, case ids,
  * paths, command lines, host names - goes through one of these. Each reads
  * `text` as UTF-8: a byte sequence that is not valid UTF-8 is written as
- * U+FFFD, and so is every character the format cannot hold (C0 and C1
- * controls, DEL, U+FFFE, U+FFFF). NULL writes nothing (esc_json: null).
+ * U+FFFD, and so is every character the format cannot hold (what
+ * harness/base/text.h calls unsafe: C0, C1 and bidirectional controls,
+ * DEL, U+FFFE, U+FFFF). NULL writes nothing (esc_json: null).
  * Nothing here fails; write errors show in ferror(f).
  */
 #ifndef REPORTS_ESCAPE_H
@@ -38,8 +39,9 @@ void esc_md(FILE *f, const char *text);
  * no format holds become U+FFFD; line breaks stay. */
 void esc_plain(FILE *f, const char *text);
 
-/* A terminal: control characters and invalid bytes as \xNN, backslash as
- * \\, so no text can move the cursor or change colours. */
+/* A terminal: C0 controls, DEL and invalid bytes as \xNN, C1 and
+ * bidirectional controls as \uNNNN, backslash as \\, so no text can move
+ * the cursor, change colours or reorder a line. */
 void esc_term(FILE *f, const char *text);
 
 /* One POSIX shell word: as it is when it holds only [A-Za-z0-9_./:=@%+,-]

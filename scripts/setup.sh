@@ -5,10 +5,11 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-# libseccomp-dev: the worker's seccomp filter; parallel: scripts/nightly;
+# libseccomp-dev: the worker's seccomp filter; bubblewrap: the worker's sandbox
+# (docs/sandbox.md); parallel: scripts/nightly;
 # chromium, libxml2-utils (xmllint) and python3: the report tests (tests/reports).
 PACKAGES="build-essential cmake ninja-build pkg-config libsqlite3-dev sqlite3 libmpfr-dev libgmp-dev
-  libseccomp-dev parallel chromium libxml2-utils python3"
+  libseccomp-dev bubblewrap parallel chromium libxml2-utils python3"
 # clang-14: the second compiler every change must build warning-free with
 # (scripts/build-clang.sh) and the fuzzing engines' compiler; libfuzzer-14-dev
 # and afl++: the engines (scripts/fuzz-build.sh, the `engines` tests).

@@ -2,9 +2,11 @@
 /*
  * This file contains the data-directory lookup (harness/base/datadir.h):
  * the one place that decides where the cases and the fuzz corpus are
- * read from when no flag names them: the environment, then the folder of
+ * read from when no flag names them (the environment, then the folder of
  * the running executable, then the install prefix chosen at configure
- * time. It keeps no state, so any thread may call it.
+ * time), and where the helper programs are (the executable's folder, an
+ * installed libexec, the configured one). It keeps no state, so any
+ * thread may call it.
  */
 #include "harness/base/datadir.h"
 
@@ -17,6 +19,9 @@
 
 #ifndef DVG_INSTALL_DATADIR
 #define DVG_INSTALL_DATADIR "/usr/local/share"
+#endif
+#ifndef DVG_INSTALL_LIBEXECDIR
+#define DVG_INSTALL_LIBEXECDIR "/usr/local/libexec"
 #endif
 
 /* The environment, or the executable's two places and the install one. */
@@ -86,4 +91,29 @@ int datadir_find(const char *what, char *out, size_t len, char *err, size_t errl
         snprintf(err + used, errlen - (size_t)used, ")");
 done:
     return rc;
+}
+
+int datadir_find_program(const char *name, char *out, size_t len, char *err, size_t errlen)
+{
+    char places[MAX_PLACES][DATADIR_PATH_MAX], exe[DATADIR_PATH_MAX], real[PATH_MAX];
+    size_t n = 0;
+    if (exe_dir(exe, sizeof exe) == 0) {
+        n += place_of(places[n], exe, "", name) == 0;
+        n += place_of(places[n], exe, "/../libexec/divergence", name) == 0;
+    }
+    n += place_of(places[n], DVG_INSTALL_LIBEXECDIR, "/divergence", name) == 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(places[i], &st) || !S_ISREG(st.st_mode) || access(places[i], X_OK) != 0 ||
+            !realpath(places[i], real) || strlen(real) >= len)
+            continue;
+        memcpy(out, real, strlen(real) + 1);
+        return 0;
+    }
+    int used = snprintf(err, errlen, "no program '%s' (looked in ", name);
+    for (size_t i = 0; i < n && used >= 0 && (size_t)used < errlen; i++)
+        used += snprintf(err + used, errlen - (size_t)used, "%s%s", i ? ", " : "", places[i]);
+    if (used >= 0 && (size_t)used < errlen)
+        snprintf(err + used, errlen - (size_t)used, ")");
+    return -1;
 }

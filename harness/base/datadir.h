@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * harness/base/datadir.h: where Divergence finds its data (the
- * conformance cases, the fuzz corpus) without a source path baked into
- * the binary.
+ * conformance cases, the fuzz corpus) and its helper programs (the
+ * worker) without a source path baked into the binary.
  *
  * The data directory holds cases/ and corpus/ (corpus/div, ...). A
  * command's explicit flag (--cases, --corpus, --dir) always wins and is
@@ -36,5 +36,16 @@
  * then unspecified.
  */
 int datadir_find(const char *what, char *out, size_t len, char *err, size_t errlen);
+
+/*
+ * Finds Divergence's helper program `name` ("divergence-worker"), in this
+ * order: <exe dir>/name (the build tree, where every executable lands in
+ * one folder), <exe dir>/../libexec/divergence/name (an installed prefix),
+ * then the libexec directory of the install prefix chosen at configure
+ * time. No environment variable is read. Returns 0 with the program's
+ * resolved path in out (len bytes), or -1 with a message in err naming
+ * every place looked.
+ */
+int datadir_find_program(const char *name, char *out, size_t len, char *err, size_t errlen);
 
 #endif /* HARNESS_DATADIR_H */

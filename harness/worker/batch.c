@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "harness/base/text.h"
+
 #include "harness/worker/worker_internal.h"
 #include "oracle/dtype.h"
 
@@ -124,7 +126,7 @@ static int batch_compute(worker *w, worker_batch *bt, const divcase *c, const or
         return 1;
     }
     ctl_reply rep = w->ctl->rep;
-    wire_sanitize_text(rep.message, sizeof rep.message);
+    text_sanitize_inplace(rep.message, sizeof rep.message);
     if (rep.seq != w->seq || rep.internal) {
         worker_lose_child(w, 2, stage, rep.internal ? rep.message : "the worker answered another request",
                    r);
@@ -200,7 +202,7 @@ int worker_batch_run(worker *w, worker_batch *bt, const divcase *c, const oracle
         if (worker_call_child(w, OP_SHAPE, WORKER_STAGE_SHAPE, r))
             return 0;
         ctl_reply rep = w->ctl->rep;
-        wire_sanitize_text(rep.message, sizeof rep.message);
+        text_sanitize_inplace(rep.message, sizeof rep.message);
         if (rep.seq != w->seq || rep.internal) {
             worker_lose_child(w, 2, WORKER_STAGE_SHAPE,
                        rep.internal ? rep.message : "the worker answered another request", r);
@@ -337,7 +339,7 @@ int worker_batch_rerun(worker *w, worker_batch *bt, const divcase *c, const orac
         worker_side_outcome(r, slack_at);
         return 0;
     }
-    worker_flag_elements(r, q1, q2);
+    worker_flag_elements(r, q1, q2, 2);
     worker_side_outcome(r, slack_at);
     return 0;
 }

@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/child.c: the worker process.
+ * harness/worker/child.c: the worker program.
  *
- * This file contains everything the forked child runs after fork()
- * returns 0, except its sandbox (sandbox.c) and the state checks around
- * each call (child_state.c): child_main, which puts itself in its own
- * process group, sets PR_SET_PDEATHSIG, installs the fault handlers (on
- * an alternate stack) and the exit handler, calls the sandbox set-up,
- * maps the guarded shape buffer, dlopens the plugin, validates its
- * descriptor, opens an instance and says hello; then, as a zygote
- * (zygote.c), forks a runner per life of the worker (or, when it cannot
- * be forked, goes on itself), which serves the parent's requests
- * (output_shape, compute into guarded mappings of the operands, quit)
- * until the parent quits it or goes.
+ * This file contains everything the worker program (divergence-worker,
+ * exec'd by launch.c, so nothing of the harness's memory or environment
+ * is in it) runs, except its sandbox (sandbox.c, isolate.c) and the state
+ * checks around each call (child_state.c): child_program, which names
+ * itself "worker", takes its descriptors and reads its set-up from the
+ * control block; child_main, which installs the fault handlers (on an
+ * alternate stack), calls the sandbox set-up, says READY and waits until
+ * the parent has checked it from outside, installs the exit handler, maps
+ * the guarded shape buffer, dlopens the plugin (in reduced mode its
+ * libraries first), validates its descriptor, opens an instance and says
+ * hello; then, as a zygote (zygote.c), forks a runner per life of the
+ * worker (or, when it cannot be forked, goes on itself), which serves the
+ * parent's requests (output_shape, compute into guarded mappings of the
+ * operands, quit) until the parent quits it or goes.
  *
  * The handlers reach the control block through child_ctl, the only
  * writable file-scope variable of the worker: set by child_main before
@@ -86,6 +89,18 @@ static void child_send(int sock, uint32_t seq, uint32_t op)
 {
     if (wire_send_token(sock, seq, op) != 0)
         _exit(CHILD_EXIT_CHANNEL); /* the parent is gone, or the plugin broke fd 3 */
+}
+
+/* The hello: its token, then the hello itself as one message. */
+static void child_send_hello(int sock, const ctl_hello *h)
+{
+    child_send(sock, 0, OP_HELLO);
+    ssize_t n;
+    do
+        n = send(sock, h, sizeof *h, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof *h)
+        _exit(CHILD_EXIT_CHANNEL);
 }
 
 static void child_stage(ctl_block *b, uint32_t seq, uint32_t stage)
@@ -216,20 +231,12 @@ static int child_check_descriptor(const dvg_descriptor *d, ctl_hello *h)
                    "descriptor claims is NULL with n_claims %u", d->n_claims);
         return -1;
     }
-    for (uint32_t i = 0; i < d->n_claims; i++) {
-        dvg_claim c = d->claims[i];
-        if (c.variant == DVG_VARIANT_NONE || c.variant >= DVG_VARIANT_COUNT) {
-            hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
-                       "claim %u: unknown variant %u", i, c.variant);
-            return -1;
-        }
-        if (c.dtype == DVG_DTYPE_NONE || c.dtype >= DVG_DTYPE_COUNT) {
-            hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
-                       "claim %u: unknown dtype %u", i, c.dtype);
-            return -1;
-        }
-        h->claims[i] = c;
+    char why[WORKER_MESSAGE_MAX - 32];
+    if (wire_check_claims(d->claims, d->n_claims, why, sizeof why) != 0) {
+        hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD, "descriptor %s", why);
+        return -1;
     }
+    memcpy(h->claims, d->claims, d->n_claims * sizeof d->claims[0]);
     h->n_claims = d->n_claims;
     const uint64_t known = DVG_DEV_FLUSH_SUBNORMAL_OUTPUT | DVG_DEV_SUBNORMAL_INPUT_ZERO |
                            DVG_DEV_NAN_CANONICAL | DVG_DEV_INT_DIV_ZERO_VALUE;
@@ -374,8 +381,77 @@ static void child_last_error(const dvg_descriptor *d, dvg_iut *iut, char *dst)
     wire_copy_text(dst, WORKER_MESSAGE_MAX, e ? e : "(last_error returned NULL)");
 }
 
-void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b)
+/* The string at offset `at` of the set-up's strings (strings, size n),
+ * or "" when it is out of bounds. */
+static const char *setup_string(const char *strings, uint64_t n, uint32_t at)
 {
+    return at < n ? strings + at : "";
+}
+
+/* The NUL-separated list of `count` strings at `at` into a new array
+ * (malloc'd: the worker program's own memory), or NULL. */
+static const char **setup_list(const char *strings, uint64_t n, uint32_t at, uint32_t count)
+{
+    const char **list = calloc((size_t)count + 1, sizeof *list);
+    for (uint32_t i = 0; list && i < count && at < n; i++) {
+        list[i] = strings + at;
+        at += (uint32_t)strlen(strings + at) + 1;
+    }
+    return list;
+}
+
+void child_program(void)
+{
+    static child_setup cs;
+    /* Nothing names the harness: no "divergence" in its name. */
+    prctl(PR_SET_NAME, "worker", 0, 0, 0);
+    child_fds();
+    struct stat st;
+    if (fstat(WORKER_FD_CTL, &st) != 0 || (size_t)st.st_size < sizeof(ctl_block))
+        _exit(CHILD_EXIT_SETUP);
+    size_t size = (size_t)st.st_size;
+    ctl_block *b = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, WORKER_FD_CTL, 0);
+    close(WORKER_FD_CTL);
+    if (b == MAP_FAILED)
+        _exit(CHILD_EXIT_SETUP);
+    /* A private copy of the set-up: the block is shared with the plugin
+     * from the moment it is loaded. */
+    ctl_setup su = b->setup;
+    if (su.magic != SETUP_MAGIC || su.strings_off > size || su.strings_size > size - su.strings_off)
+        _exit(CHILD_EXIT_SETUP);
+    char *strings = malloc(su.strings_size + 1);
+    if (!strings)
+        _exit(CHILD_EXIT_SETUP);
+    memcpy(strings, (const char *)b + su.strings_off, su.strings_size);
+    strings[su.strings_size] = '\0';
+    worker_options_default(&cs.opt);
+    cs.opt.timeout_ms = su.timeout_ms ? su.timeout_ms : WORKER_DEFAULT_TIMEOUT_MS;
+    cs.opt.quiet = su.quiet;
+    cs.opt.capture_output = su.capture_output;
+    cs.opt.confine = su.confine;
+    cs.opt.no_zygote = su.no_zygote;
+    cs.opt.limit_as_bytes = su.limit_as_bytes;
+    cs.opt.limit_cpu_s = su.limit_cpu_s;
+    cs.opt.limit_nproc = su.limit_nproc;
+    cs.opt.limit_fsize_bytes = su.limit_fsize_bytes;
+    cs.page = su.page ? su.page : 4096;
+    cs.mode = (int)su.mode;
+    cs.keeper = su.keeper;
+    cs.plugin = setup_string(strings, su.strings_size, su.plugin_at);
+    cs.config = setup_string(strings, su.strings_size, su.config_at);
+    cs.preload = setup_list(strings, su.strings_size, su.preload_at, su.n_preload);
+    cs.n_preload = su.n_preload;
+    cs.read = setup_list(strings, su.strings_size, su.read_at, su.n_read);
+    cs.n_read = su.n_read;
+    cs.opt.config = cs.config;
+    if (!cs.preload || !cs.read)
+        _exit(CHILD_EXIT_SETUP);
+    child_main(&cs, b);
+}
+
+void child_main(const child_setup *cs, ctl_block *b)
+{
+    const worker_options *o = &cs->opt;
     child_ctl = b;
     {
         struct rlimit rl;
@@ -385,35 +461,37 @@ void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b)
                              ? (uint64_t)rl.rlim_cur
                              : 0;
     }
-    setsid(); /* its own session and process group, no controlling terminal */
-    affinity_pin_process(w->opt.cpu);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-        _exit(CHILD_EXIT_SETUP);
-    child_signals(w->page);
-    int rofd;
-    child_fds(sock_in, w->memfd, w->opt.capture_output ? w->outfd : -1, w->opt.quiet, &rofd);
-    const int sock = 3, memfd = 4;
-    uint32_t layers = child_isolate(w); /* returns in the plugin's process */
-    child_limits(&w->opt, w->page);
+    /* Its own session and process group (bubblewrap, or the launch, made
+     * it one already; the keeper's child makes its own). */
+    setsid();
+    child_signals(cs->page);
+    const int sock = WORKER_FD_CHANNEL, memfd = WORKER_FD_ARENA, rofd = WORKER_FD_ARENA_RO;
+    uint32_t inner = child_isolate(cs); /* the keeper stays inside; Landlock */
+    /* Its /proc/self as any process's. */
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    child_limits(o, cs->page);
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     /* A zygote keeps fork and kill; each runner takes them (zygote.c). */
-    int zygote = !w->opt.no_zygote;
-    int confined =
-        w->opt.confine ? child_confine(zygote ? CONFINE_BASE : CONFINE_ALL, layers) : 0;
-    if (confined)
-        layers |= WORKER_LAYER_SECCOMP;
-    /* Set-up done: from here on the time is the plugin's (the parent
-     * starts the hello's deadline now). */
-    child_send(sock, 0, OP_READY);
-    if (w->opt.sandbox == WORKER_SANDBOX_STRICT &&
-        (layers & WORKER_LAYER_ALL) != WORKER_LAYER_ALL) {
-        char have[160];
-        hello_fail(&b->hello, WORKER_LOAD_SETUP, WORKER_STAGE_LOAD,
-                   "--sandbox strict: the kernel allows only %s",
-                   worker_describe_layers(layers, have, sizeof have));
-        child_send(sock, 0, OP_HELLO);
-        _exit(0);
+    int zygote = !o->no_zygote;
+    if (o->confine && !child_confine(zygote ? CONFINE_BASE : CONFINE_ALL, (uint32_t)cs->mode))
+        _exit(CHILD_EXIT_SETUP);
+    int confined = o->confine != 0;
+    /* Every layer is in place: here, and only here, an emulator would be
+     * exec'd on the worker program (worker_internal.h, "the one place an
+     * emulator goes"; issue 25). */
+    /* Set-up done: the parent checks this process from outside, and only
+     * then lets it load the plugin (from here on the time is the plugin's). */
+    token ready = {TOKEN_MAGIC, 0, OP_READY, inner};
+    if (send(sock, &ready, sizeof ready, MSG_NOSIGNAL) != (ssize_t)sizeof ready)
+        _exit(CHILD_EXIT_CHANNEL);
+    {
+        token t;
+        ssize_t n;
+        do
+            n = recv(sock, &t, sizeof t, 0);
+        while (n < 0 && errno == EINTR);
+        if (n != (ssize_t)sizeof t || t.magic != TOKEN_MAGIC || t.op != OP_GO)
+            _exit(0); /* refused, or the parent is gone */
     }
     on_exit(child_on_exit, NULL);
     fesetenv(FE_DFL_ENV);
@@ -421,14 +499,16 @@ void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b)
     child_take_fp(&fp_default);
 
     /* output_shape writes into a page that ends flush against a guard. */
-    size_t page = w->page;
+    size_t page = cs->page;
     uint8_t *shape_page = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ctl_hello *h = &b->hello;
+    /* The hello is the worker's own memory, sent whole after its token. */
+    static ctl_hello hello;
+    ctl_hello *h = &hello;
     if (shape_page == MAP_FAILED || mprotect(shape_page + page, page, PROT_NONE) != 0) {
         hello_fail(h, WORKER_LOAD_SETUP, WORKER_STAGE_LOAD, "cannot map the shape buffer: %s",
                    strerror(errno));
-        child_send(sock, 0, OP_HELLO);
+        child_send_hello(sock, h);
         _exit(0);
     }
     int64_t *out_shape = (int64_t *)(shape_page + page) - DVG_MAX_RANK;
@@ -441,14 +521,20 @@ void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b)
 
     /* Load, look up, validate, open. */
     child_stage(b, 0, WORKER_STAGE_LOAD);
+    char why[WORKER_MESSAGE_MAX - 16];
+    if (cs->n_preload && child_preload(cs, why, sizeof why) != 0) {
+        hello_fail(h, WORKER_LOAD_DLOPEN, WORKER_STAGE_LOAD, "dlopen: %s", why);
+        child_send_hello(sock, h);
+        _exit(0);
+    }
     dlerror();
-    void *handle = dlopen(w->path, RTLD_NOW | RTLD_LOCAL);
+    void *handle = dlopen(cs->plugin, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         const char *e = dlerror();
         char hint[160];
         hello_fail(h, WORKER_LOAD_DLOPEN, WORKER_STAGE_LOAD, "dlopen: %s%s",
-                   e ? e : "unknown error", elf_hint(w->path, hint, sizeof hint));
-        child_send(sock, 0, OP_HELLO);
+                   e ? e : "unknown error", elf_hint(cs->plugin, hint, sizeof hint));
+        child_send_hello(sock, h);
         _exit(0);
     }
     dlerror();
@@ -456,7 +542,7 @@ void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b)
     if (!sym) {
         hello_fail(h, WORKER_LOAD_NO_ENTRY, WORKER_STAGE_LOAD, "missing entry symbol %s",
                    DVG_ENTRY_SYMBOL);
-        child_send(sock, 0, OP_HELLO);
+        child_send_hello(sock, h);
         _exit(0);
     }
     dvg_entry_fn entry;
@@ -465,44 +551,43 @@ void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b)
     if (!d) {
         hello_fail(h, WORKER_LOAD_NULL_DESCRIPTOR, WORKER_STAGE_LOAD,
                    "%s() returned NULL", DVG_ENTRY_SYMBOL);
-        child_send(sock, 0, OP_HELLO);
+        child_send_hello(sock, h);
         _exit(0);
     }
     if (child_check_descriptor(d, h) != 0) {
-        child_send(sock, 0, OP_HELLO);
+        child_send_hello(sock, h);
         _exit(0);
     }
     child_stage(b, 0, WORKER_STAGE_OPEN);
     dvg_iut *iut = NULL;
-    int32_t st = d->open(w->config, &iut);
+    int32_t st = d->open(cs->config, &iut);
     child_stage(b, 0, WORKER_STAGE_IDLE);
     if (st != DVG_OK) {
         hello_fail(h, WORKER_LOAD_OPEN, WORKER_STAGE_OPEN, "open(\"%.200s\") returned %d",
-                   w->config, (int)st);
-        child_send(sock, 0, OP_HELLO);
+                   cs->config, (int)st);
+        child_send_hello(sock, h);
         _exit(0);
     }
     /* What every call starts from: the state loading and open() left. */
     call_base cb;
     child_take_fp(&cb.fp);
     child_take_signals(&cb.sig);
-    cb.cpu_s = w->opt.limit_cpu_s;
+    cb.cpu_s = o->limit_cpu_s;
     h->fp_at_open = child_diff_fp(&fp_default, &cb.fp);
     /* The zygote/runner split: a plugin that left threads running cannot
      * be forked (they would be missing in the runner); this process then
      * serves the calls itself, with the whole filter. */
     if (zygote && !child_can_fork()) {
         zygote = 0;
-        if (confined)
-            confined = child_confine(CONFINE_PROCS, layers);
+        if (confined && !child_confine(CONFINE_PROCS, (uint32_t)cs->mode))
+            _exit(CHILD_EXIT_SETUP);
     }
     h->confined = (uint32_t)confined;
     h->zygote = (uint32_t)zygote;
-    h->layers = layers;
     h->load_error = WORKER_LOAD_NONE;
-    child_send(sock, 0, OP_HELLO);
+    child_send_hello(sock, h);
     if (zygote)
-        child_serve_forks(sock, confined); /* returns in each runner */
+        child_serve_forks(sock, confined, cs->mode); /* returns in each runner */
 
     /* Serve. The operand mappings are kept while the layout stays the
      * same (mapping costs more than a small compute). */

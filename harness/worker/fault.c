@@ -78,6 +78,7 @@ static void classify_fault(const ctl_map *maps, uint32_t stage, const ctl_fault 
 void worker_lose_child(worker *w, int why, uint32_t stage, const char *detail,
                        worker_result *r)
 {
+    int by_bwrap = w->mode == LAUNCH_FULL && !w->zpid; /* the status is bubblewrap's */
     int st = worker_reap_child(w);
     ctl_block *b = w->ctl;
     ctl_fault f;
@@ -132,10 +133,25 @@ void worker_lose_child(worker *w, int why, uint32_t stage, const char *detail,
         }
         return;
     }
-    if (st != -1 && WIFSIGNALED(st)) {
+    /* bubblewrap ends as its command did, but a signal becomes an exit
+     * status of 128 + the signal. */
+    int sig = st != -1 && WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    if (!sig && by_bwrap && st != -1 && WIFEXITED(st) && WEXITSTATUS(st) > 128 &&
+        WEXITSTATUS(st) < 128 + 65 && x.magic != EXIT_MAGIC)
+        sig = WEXITSTATUS(st) - 128;
+    if (sig) {
         r->outcome = WORKER_OUT_CRASH;
-        r->signal = WTERMSIG(st);
-        worker_set_msg(r, "killed by %s (%d)", worker_signal_name(r->signal), r->signal);
+        r->signal = sig;
+        uint64_t oom = cg_oom_kills(&w->cg);
+        if (sig == SIGKILL && oom > w->cg.oom_seen) {
+            w->cg.oom_seen = oom;
+            worker_set_msg(r, "killed by SIGKILL: out of memory, past the worker's memory limit "
+                              "(%llu MiB above what it used when set up; memfd and tmpfs pages "
+                              "count)",
+                           (unsigned long long)(w->opt.limit_as_bytes >> 20));
+        } else {
+            worker_set_msg(r, "killed by %s (%d)", worker_signal_name(r->signal), r->signal);
+        }
         return;
     }
     r->outcome = WORKER_OUT_EXIT;

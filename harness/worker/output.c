@@ -5,15 +5,19 @@
  * This file contains worker_show_output, which writes the plugin's
  * captured stdout/stderr (drained by parent.c after each request) to the
  * harness's stderr line by line, each line prefixed with the plugin's name
- * ("plugin reference: ..."), and every byte that is not printable ASCII
- * escaped (ESC as \e, CR as \r, tab as \t, the rest as \xNN): a plugin can
- * neither move the cursor, retitle the terminal nor print a line that
- * passes for the harness's own ("CONFORMANT").
+ * ("plugin reference: ..."), and every code point harness/base/text.h
+ * calls unsafe escaped (ESC as \e, CR as \r, tab as \t, other C0 controls
+ * and invalid bytes as \xNN, C1 and bidirectional controls as \uNNNN): a
+ * plugin can neither move the cursor, retitle the terminal, reorder a line
+ * nor print one that passes for the harness's own ("CONFORMANT").
  */
 #include "harness/worker/worker_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "harness/base/text.h"
 
 /* Appends text to out (cap bytes); flushes to fd 2 when full. */
 static void put(char *out, size_t *n, size_t cap, const char *text, size_t len)
@@ -30,7 +34,7 @@ static void put(char *out, size_t *n, size_t cap, const char *text, size_t len)
 
 void worker_show_output(const worker *w, const char *buf, size_t len)
 {
-    char out[4096], prefix[WORKER_NAME_MAX + 16], esc[8];
+    char out[4096], prefix[WORKER_NAME_MAX + 16], esc[16];
     size_t n = 0;
     const char *name = w->has_info ? w->info.name : NULL;
     if (!name) {
@@ -45,34 +49,34 @@ void worker_show_output(const worker *w, const char *buf, size_t len)
     prefix[plen++] = ':';
     prefix[plen++] = ' ';
     int at_start = 1;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)buf[i];
+    /* buf[len] is a NUL (drain_output), so no sequence is decoded past it. */
+    const unsigned char *p = (const unsigned char *)buf, *end = p + len;
+    while (p < end) {
         if (at_start) {
             put(out, &n, sizeof out, prefix, plen);
             at_start = 0;
         }
+        const unsigned char *at = p;
+        int32_t c = text_next_cp(&p);
         if (c == '\n') {
             put(out, &n, sizeof out, "\n", 1);
             at_start = 1;
-        } else if (c >= 0x20 && c <= 0x7e && c != '\\') {
-            put(out, &n, sizeof out, (const char *)&c, 1);
+        } else if (c == '\\') {
+            put(out, &n, sizeof out, "\\\\", 2);
+        } else if (!text_unsafe(c)) {
+            put(out, &n, sizeof out, (const char *)at, (size_t)(p - at));
         } else {
-            static const char hex[] = "0123456789abcdef";
-            size_t e = 0;
-            esc[e++] = '\\';
-            if (c == '\\')
-                esc[e++] = '\\';
-            else if (c == 0x1b)
-                esc[e++] = 'e';
+            size_t e;
+            if (c == 0x1b)
+                e = (size_t)snprintf(esc, sizeof esc, "\\e");
             else if (c == '\r')
-                esc[e++] = 'r';
+                e = (size_t)snprintf(esc, sizeof esc, "\\r");
             else if (c == '\t')
-                esc[e++] = 't';
-            else {
-                esc[e++] = 'x';
-                esc[e++] = hex[c >> 4];
-                esc[e++] = hex[c & 15];
-            }
+                e = (size_t)snprintf(esc, sizeof esc, "\\t");
+            else if (c < 0x80) /* C0, DEL, an invalid byte */
+                e = (size_t)snprintf(esc, sizeof esc, "\\x%02x", at[0]);
+            else
+                e = (size_t)snprintf(esc, sizeof esc, "\\u%04x", (unsigned)c);
             put(out, &n, sizeof out, esc, e);
         }
     }

@@ -29,6 +29,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/base/text.h"
+
 #include "harness/base/alloc.h"
 
 void worker_set_err(worker *w, const char *fmt, ...)
@@ -103,7 +105,9 @@ int worker_reap_child(worker *w)
     if (got != w->pid)
         st = -1;
     w->pid = 0;
+    w->wpid = 0;
     w->ready = 0;
+    launch_end_life(w); /* whatever of it is left, in its cgroup */
     return st;
 }
 
@@ -154,8 +158,11 @@ static void drain_output(worker *w, worker_result *r)
                                   "this worker's is not]\n",
                                   (unsigned long long)w->out_shown);
     }
-    if (n)
-        worker_show_output(w, buf, n < sizeof buf ? n : sizeof buf - 1);
+    if (n) {
+        n = n < sizeof buf ? n : sizeof buf - 1;
+        buf[n] = '\0'; /* worker_show_output decodes UTF-8 up to it */
+        worker_show_output(w, buf, n);
+    }
     if (ftruncate(w->outfd, 0) != 0) {
         /* nothing to do: the next look counts the bytes again */
     }
@@ -163,9 +170,10 @@ static void drain_output(worker *w, worker_result *r)
 
 enum { WAIT_REPLY, WAIT_DIED, WAIT_HANG, WAIT_BAD };
 
-/* Waits up to timeout_ms for the child's token `seq`/`op`. */
+/* Waits up to timeout_ms for the child's token `seq`/`op` (its arg into
+ * *arg when arg is not NULL). */
 static int await_token(worker *w, uint32_t seq, uint32_t op, int64_t timeout_ms,
-                       const char **detail)
+                       const char **detail, uint32_t *arg)
 {
     int64_t deadline = worker_now_ms() + timeout_ms;
     *detail = "";
@@ -198,6 +206,8 @@ static int await_token(worker *w, uint32_t seq, uint32_t op, int64_t timeout_ms,
                 *detail = "the worker sent a malformed or out-of-order message";
                 return WAIT_BAD;
             }
+            if (arg)
+                *arg = t.arg;
             return WAIT_REPLY;
         }
         if (n > 0 && (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
@@ -232,7 +242,7 @@ int worker_call_child(worker *w, uint32_t op, uint32_t stage, worker_result *r)
         detail = "the worker stopped reading requests";
         stage = WORKER_STAGE_IDLE;
     } else {
-        got = await_token(w, seq, op, w->opt.timeout_ms, &detail);
+        got = await_token(w, seq, op, w->opt.timeout_ms, &detail, NULL);
     }
     drain_output(w, r);
     if (got == WAIT_REPLY)
@@ -241,7 +251,8 @@ int worker_call_child(worker *w, uint32_t op, uint32_t stage, worker_result *r)
     return 1;
 }
 
-/* Validates the hello the child wrote; fills w->info. 0, or -1 with r. */
+/* Receives the hello that follows its token and validates it; fills
+ * w->info. 0, -1 with r, or -2 (memory: worker_errmsg). */
 static int take_hello(worker *w, worker_result *r)
 {
     ctl_hello *h = dvg_malloc(sizeof *h);
@@ -250,8 +261,19 @@ static int take_hello(worker *w, worker_result *r)
         worker_set_err(w, "out of memory");
         return -2;
     }
-    memcpy(h, &w->ctl->hello, sizeof *h);
-    wire_sanitize_text(h->message, sizeof h->message);
+    struct pollfd p = {w->sock, POLLIN, 0};
+    ssize_t n = -1;
+    if (poll(&p, 1, (int)(w->opt.timeout_ms > 5000 ? 5000 : w->opt.timeout_ms)) == 1)
+        do
+            n = recv(w->sock, h, sizeof *h, MSG_DONTWAIT | MSG_TRUNC);
+        while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof *h) {
+        r->outcome = WORKER_OUT_PROTOCOL;
+        r->stage = WORKER_STAGE_LOAD;
+        worker_set_msg(r, "the worker sent no whole description after its hello");
+        goto done;
+    }
+    text_sanitize_inplace(h->message, sizeof h->message);
     if (h->load_error != WORKER_LOAD_NONE) {
         r->outcome = WORKER_OUT_LOAD_ERROR;
         r->load_error = h->load_error < WORKER_LOAD_COUNT_ ? h->load_error : WORKER_LOAD_SETUP;
@@ -268,31 +290,37 @@ static int take_hello(worker *w, worker_result *r)
         bad = "n_claims";
     else if (h->abi_major != DVG_ABI_MAJOR)
         bad = "abi_major";
-    for (uint32_t i = 0; !bad && i < h->n_claims; i++)
-        if (h->claims[i].variant == DVG_VARIANT_NONE ||
-            h->claims[i].variant >= DVG_VARIANT_COUNT || h->claims[i].dtype == DVG_DTYPE_NONE ||
-            h->claims[i].dtype >= DVG_DTYPE_COUNT)
-            bad = "claims";
     if (bad) {
         r->outcome = WORKER_OUT_PROTOCOL;
         r->stage = WORKER_STAGE_LOAD;
         worker_set_msg(r, "the worker's description has a bad %s", bad);
         goto done;
     }
+    /* Checked again here: the plugin shares the memory the hello was in. */
+    char why[WORKER_MESSAGE_MAX - 32];
+    if (wire_check_claims(h->claims, h->n_claims, why, sizeof why) != 0) {
+        r->outcome = WORKER_OUT_LOAD_ERROR;
+        r->load_error = WORKER_LOAD_DESCRIPTOR;
+        r->stage = WORKER_STAGE_LOAD;
+        worker_set_msg(r, "descriptor %s", why);
+        goto done;
+    }
     worker_info *info = &w->info;
     memset(info, 0, sizeof *info);
     memcpy(info->name, h->name, sizeof info->name);
     memcpy(info->version, h->version, sizeof info->version);
-    wire_sanitize_text(info->name, sizeof info->name);
-    wire_sanitize_text(info->version, sizeof info->version);
+    text_sanitize_inplace(info->name, sizeof info->name);
+    text_sanitize_inplace(info->version, sizeof info->version);
     info->descriptor_size = h->descriptor_size;
     info->abi_major = h->abi_major;
     info->abi_minor = h->abi_minor;
     info->deviations = h->deviations;
     info->int_div_zero_value = h->int_div_zero_value;
     info->n_claims = h->n_claims;
-    info->confined = h->confined == 1;
-    info->layers = h->layers;
+    /* What the plugin shares memory with cannot say how it was confined:
+     * both from what the harness saw from outside. */
+    info->confined = w->opt.confine && (w->layers & WORKER_LAYER_SECCOMP);
+    info->layers = w->layers;
     info->fp_at_open = h->fp_at_open & (WORKER_FP_OTHER * 2 - 1);
     info->zygote = h->zygote == 1;
     memcpy(info->claims, h->claims, h->n_claims * sizeof h->claims[0]);
@@ -305,10 +333,114 @@ done:
 
 static void stop_runner(worker *w);
 
+/* Appends text to the set-up's strings at *at; returns where it went. */
+static uint32_t put_string(char *strings, size_t *at, const char *text)
+{
+    uint32_t here = (uint32_t)*at;
+    memcpy(strings + *at, text, strlen(text) + 1);
+    *at += strlen(text) + 1;
+    return here;
+}
+
+/* The control block of a new worker: a memfd (its descriptor into
+ * *ctlfd) sealed at its size, mapped at w->ctl, with the set-up the
+ * worker program reads. 0, or -1 with worker_errmsg. */
+static int make_ctl(worker *w, int *ctlfd)
+{
+    const char *plugin = w->mode == LAUNCH_OFF ? w->path : w->view.plugin;
+    int reduced = w->mode == LAUNCH_REDUCED;
+    uint32_t n_preload = reduced ? w->view.n_preload : 0;
+    size_t strings = strlen(plugin) + 1 + strlen(w->config) + 1;
+    for (uint32_t i = 0; i < n_preload; i++)
+        strings += 2 * (strlen(w->view.preload[i]) + 1); /* loaded first, and read */
+    strings += strlen(plugin) + 1;
+    size_t off = (sizeof(ctl_block) + 63) / 64 * 64;
+    w->ctl_size = (off + strings + w->page - 1) / w->page * w->page;
+    int fd = memfd_create("", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    void *ctl = MAP_FAILED;
+    if (fd < 0 || ftruncate(fd, (off_t)w->ctl_size) != 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
+        (ctl = mmap(NULL, w->ctl_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+        worker_set_err(w, "cannot make the control block: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    w->ctl = ctl;
+    ctl_setup *su = &w->ctl->setup;
+    char *str = (char *)ctl + off;
+    size_t at = 0;
+    su->magic = SETUP_MAGIC;
+    su->mode = (uint32_t)w->mode;
+    su->page = (uint32_t)w->page;
+    su->timeout_ms = w->opt.timeout_ms;
+    su->quiet = w->opt.quiet;
+    su->capture_output = w->opt.capture_output;
+    su->confine = w->opt.confine;
+    su->no_zygote = w->opt.no_zygote;
+    su->keeper = w->keeper;
+    su->limit_cpu_s = w->opt.limit_cpu_s;
+    su->limit_nproc = w->opt.limit_nproc;
+    su->limit_as_bytes = w->opt.limit_as_bytes;
+    su->limit_fsize_bytes = w->opt.limit_fsize_bytes;
+    su->plugin_at = put_string(str, &at, plugin);
+    su->config_at = put_string(str, &at, w->config);
+    su->n_preload = n_preload;
+    su->preload_at = (uint32_t)at;
+    for (uint32_t i = 0; i < n_preload; i++)
+        put_string(str, &at, w->view.preload[i]);
+    /* Landlock's reads in reduced mode: the copy and the libraries. */
+    su->n_read = reduced ? n_preload + 1 : 0;
+    su->read_at = (uint32_t)at;
+    if (reduced) {
+        put_string(str, &at, plugin);
+        for (uint32_t i = 0; i < n_preload; i++)
+            put_string(str, &at, w->view.preload[i]);
+    }
+    su->strings_off = off;
+    su->strings_size = at;
+    *ctlfd = fd;
+    return 0;
+}
+
+/* Checks a worker that said READY from outside (attest.c): its layers,
+ * --sandbox strict, the run's floor; sets its memory limit. 0; 1 with r (a
+ * load error: strict); -1 with worker_errmsg (the run must end). */
+static int vet_worker(worker *w, uint32_t inner, worker_result *r)
+{
+    char why[512], have[WORKER_LAYERS_TEXT];
+    w->wpid = launch_worker_pid(w);
+    w->layers = w->wpid > 0 ? attest_worker(w, w->wpid, inner, why, sizeof why) : 0;
+    if (w->wpid <= 0 || why[0]) {
+        worker_set_err(w, "cannot check the worker's sandbox from outside: %s",
+                       w->wpid <= 0 ? "its process id is unknown" : why);
+        return -1;
+    }
+    if (w->opt.sandbox == WORKER_SANDBOX_STRICT &&
+        (w->layers & WORKER_LAYER_ALL) != WORKER_LAYER_ALL) {
+        r->outcome = WORKER_OUT_LOAD_ERROR;
+        r->load_error = WORKER_LOAD_SETUP;
+        r->stage = WORKER_STAGE_LOAD;
+        worker_set_msg(r, "--sandbox strict: the kernel allows only %s",
+                       worker_describe_layers(w->layers, have, sizeof have));
+        return 1;
+    }
+    if (w->mode != LAUNCH_OFF && attest_floor(w->layers, why, sizeof why) != 0) {
+        worker_set_err(w, "%s", why);
+        return -1;
+    }
+    if (w->cg.have && w->opt.limit_as_bytes &&
+        cg_set_memory(&w->cg, cg_memory_usage(&w->cg) + w->opt.limit_as_bytes) != 0) {
+        worker_set_err(w, "cannot set the worker's memory limit: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int worker_start(worker *w, worker_result *r)
 {
     worker_result scratch;
-    int sv[2] = {-1, -1};
+    int sv[2] = {-1, -1}, ctlfd = -1;
     int rc = -1;
     if (!r) {
         memset(&scratch, 0, sizeof scratch);
@@ -318,64 +450,76 @@ int worker_start(worker *w, worker_result *r)
     if (w->zpid) {
         /* A fork, not a reload. */
         stop_runner(w);
-        if (worker_fork_runner(w) == 0) {
+        int f = worker_fork_runner(w);
+        if (f == 0) {
             w->spawns++;
             rc = 0;
+            goto done;
+        }
+        if (f == -2) {
+            worker_stop(w);
             goto done;
         }
     }
     worker_stop(w);
     w->has_info = 0;
-
-    w->ctl_size = (sizeof(ctl_block) + w->page - 1) / w->page * w->page;
-    void *ctl = mmap(NULL, w->ctl_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
-                     0);
-    if (ctl == MAP_FAILED) {
-        worker_set_err(w, "cannot map the control block: %s", strerror(errno));
-        goto done;
+    if (!w->mode) {
+        int prep = launch_prepare(w, r);
+        if (prep != 0) {
+            rc = prep;
+            goto done;
+        }
     }
-    w->ctl = ctl;
+    if (make_ctl(w, &ctlfd) != 0)
+        goto done;
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
         worker_set_err(w, "socketpair: %s", strerror(errno));
         worker_release_child(w);
         goto done;
     }
-    fflush(NULL);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        worker_set_err(w, "fork: %s", strerror(errno));
+    if (launch_spawn(w, sv[1], ctlfd) != 0) {
         close(sv[0]);
         close(sv[1]);
+        close(ctlfd);
         worker_release_child(w);
         goto done;
     }
-    if (pid == 0) {
-        close(sv[0]);
-        child_main(w, parent, sv[1], w->ctl);
-    }
     close(sv[1]);
-    /* The child makes itself a session (setsid): no setpgid here, which,
-     * done first, would make setsid fail. */
-    w->pid = pid;
+    close(ctlfd);
     w->sock = sv[0];
     w->spawns++;
     w->loads++;
-#ifdef SYS_pidfd_open
-    w->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-    if (w->pidfd >= 0)
-        fcntl(w->pidfd, F_SETFD, FD_CLOEXEC);
-#else
-    w->pidfd = -1;
-#endif
     w->seq = 0;
     const char *detail = "";
     /* The sandbox's set-up is the harness's own work and may be slow on a
      * loaded machine (namespaces, mounts; under a sanitizer); only the load
      * that follows it runs against the plugin's timeout. */
-    int got = await_token(w, 0, OP_READY, WORKER_SETUP_MS, &detail);
-    if (got == WAIT_REPLY)
-        got = await_token(w, 0, OP_HELLO, w->opt.timeout_ms, &detail);
+    uint32_t inner = 0;
+    int got = await_token(w, 0, OP_READY, WORKER_SETUP_MS, &detail, &inner);
+    if (got == WAIT_REPLY) {
+        int v = vet_worker(w, inner, r);
+        if (v != 0) {
+            worker_reap_child(w);
+            worker_release_child(w);
+            rc = v;
+            goto done;
+        }
+        got = wire_send_token(w->sock, 0, OP_GO) == 0
+                  ? await_token(w, 0, OP_HELLO, w->opt.timeout_ms, &detail, NULL)
+                  : WAIT_DIED;
+    } else {
+        /* No READY: what bubblewrap or the launch said is the reason, and
+         * the host's doing, not the plugin's (no plugin code ran): the
+         * run ends rather than go on with less (worker.h, the floor). */
+        char text[WORKER_MESSAGE_MAX - 64];
+        launch_setup_text(w, text, sizeof text);
+        if (text[0]) {
+            worker_reap_child(w);
+            worker_release_child(w);
+            worker_set_err(w, "the worker's sandbox could not be set up: %s", text);
+            goto done;
+        }
+    }
     drain_output(w, r);
     if (got != WAIT_REPLY) {
         uint32_t stage = __atomic_load_n(&w->ctl->cur_stage, __ATOMIC_SEQ_CST);
@@ -402,9 +546,15 @@ int worker_start(worker *w, worker_result *r)
         w->zshape = w->ctl->map[R_SHAPE];
         w->zstack_top = w->ctl->stack_top;
         w->zstack_limit = w->ctl->stack_limit;
-        w->pid = 0;
+        w->pid = w->wpid = 0;
         w->sock = w->pidfd = -1;
-        if (w->zpidfd < 0 || worker_fork_runner(w) != 0) {
+        int f = w->zpidfd < 0 ? -1 : worker_fork_runner(w);
+        if (f == -2) {
+            worker_stop(w);
+            rc = -1;
+            goto done;
+        }
+        if (f != 0) {
             /* It cannot fork (its atfork handlers, a process limit): load
              * again without a zygote, from now on (worker_info.zygote 0). */
             worker_stop(w);
@@ -470,6 +620,7 @@ void worker_options_default(worker_options *o)
     o->timeout_ms = WORKER_DEFAULT_TIMEOUT_MS;
     o->max_bytes = WORKER_DEFAULT_MAX_BYTES;
     o->cpu = -1;
+    o->limit_pids = worker_limit_pids();
 }
 
 void worker_options_limited(worker_options *o)
@@ -480,6 +631,28 @@ void worker_options_limited(worker_options *o)
     o->limit_as_bytes = WORKER_LIMIT_AS;
     o->limit_cpu_s = WORKER_LIMIT_CPU_S;
     o->limit_fsize_bytes = WORKER_LIMIT_FSIZE;
+}
+
+uint32_t worker_limit_pids(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_CONF);
+    return cpus > 128 ? (uint32_t)(8 * cpus) : 1024u;
+}
+
+/* DIVERGENCE_TEST_SANDBOX's WORKER_HOOK_* bits. */
+static int test_hook(void)
+{
+    const char *v = getenv("DIVERGENCE_TEST_SANDBOX");
+    int hook = 0;
+    while (v && *v) {
+        size_t n = strcspn(v, ",");
+        if (n == 7 && !strncmp(v, "reduced", 7))
+            hook |= WORKER_HOOK_REDUCED;
+        else if (n == 8 && !strncmp(v, "nocgroup", 8))
+            hook |= WORKER_HOOK_NOCGROUP;
+        v += n + (v[n] == ',');
+    }
+    return hook;
 }
 
 int worker_new(const char *plugin_path, const worker_options *o, worker **out)
@@ -498,8 +671,10 @@ int worker_new(const char *plugin_path, const worker_options *o, worker **out)
     worker *w = dvg_calloc(1, sizeof *w);
     if (!w)
         return -1;
-    w->memfd = w->sock = w->pidfd = w->outfd = w->zsock = w->zpidfd = -1;
+    w->memfd = w->rofd = w->sock = w->pidfd = w->outfd = w->zsock = w->zpidfd = -1;
+    w->setupfd = w->infofd = w->plugin_copy = -1;
     w->opt = *o;
+    w->hook = test_hook();
     const char *nz = getenv("DIVERGENCE_NO_ZYGOTE");
     if (nz && nz[0] && strcmp(nz, "0") != 0)
         w->opt.no_zygote = 1;
@@ -513,14 +688,26 @@ int worker_new(const char *plugin_path, const worker_options *o, worker **out)
     /* Sealed against shrinking at once (size 0): it only ever grows, and a
      * plugin that truncated it (fd 4) cannot make the parent's mapping
      * fault. F_SEAL_SEAL: nor can it add seals that stop the growth. */
-    w->memfd = memfd_create("divergence-operands", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    /* Memfds are named "" : nothing in the worker's /proc names the harness. */
+    w->memfd = memfd_create("", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (w->memfd >= 0 && fcntl(w->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
         close(w->memfd);
         w->memfd = -1;
     }
-    if (w->opt.capture_output && !w->opt.quiet)
-        w->outfd = memfd_create("divergence-plugin-output", MFD_CLOEXEC);
-    if (!w->path || !w->config || w->memfd < 0 ||
+    /* Inputs come from a read-only descriptor: PROT_WRITE cannot be added
+     * to a shared mapping of it, so even mprotect cannot unlock them. */
+    if (w->memfd >= 0) {
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", w->memfd);
+        w->rofd = open(self, O_RDONLY | O_CLOEXEC);
+    }
+    if (w->opt.capture_output && !w->opt.quiet) {
+        /* Appended to by the plugin, read and emptied by drain_output. */
+        w->outfd = memfd_create("", MFD_CLOEXEC);
+        if (w->outfd >= 0)
+            fcntl(w->outfd, F_SETFL, O_APPEND);
+    }
+    if (!w->path || !w->config || w->memfd < 0 || w->rofd < 0 ||
         (w->opt.capture_output && !w->opt.quiet && w->outfd < 0)) {
         worker_free(w);
         return -1;
@@ -538,8 +725,11 @@ void worker_free(worker *w)
         munmap(w->arena, (size_t)w->arena_size);
     if (w->memfd >= 0)
         close(w->memfd);
+    if (w->rofd >= 0)
+        close(w->rofd);
     if (w->outfd >= 0)
         close(w->outfd);
+    launch_free(w);
     dvg_free(w->path);
     dvg_free(w->config);
     dvg_free(w);
@@ -557,7 +747,9 @@ int worker_alive(const worker *w)
 
 int worker_pid(const worker *w)
 {
-    return (int)w->pid;
+    /* With a zygote, its runner; else the worker program's process (not
+     * bubblewrap's or the keeper's, which this process forked). */
+    return (int)(w->zpid || !w->wpid ? w->pid : w->wpid);
 }
 
 uint64_t worker_spawns(const worker *w)

@@ -246,10 +246,11 @@ void worker_side_outcome(worker_result *r, int64_t slack_at)
 }
 
 /* r->flags from the two runs in r->out1 and r->out2, made into outputs
- * whose elements i held q1[i & 1] and q2[i & 1] before (two elements: the
- * pattern of an i4/u4 byte): unwritten where each run left its poison,
+ * whose elements i held q1[i % period] and q2[i % period] before (period
+ * a power of two): unwritten where each run left its poison,
  * nondeterministic where the runs differ otherwise. */
-void worker_flag_elements(worker_result *r, const uint64_t q1[2], const uint64_t q2[2])
+void worker_flag_elements(worker_result *r, const uint64_t *q1, const uint64_t *q2,
+                          uint32_t period)
 {
     /* Where the two runs agree byte for byte, no element is
      * nondeterministic, and none is unwritten (it would have to equal
@@ -266,7 +267,7 @@ void worker_flag_elements(worker_result *r, const uint64_t q1[2], const uint64_t
             uint64_t v1 = oracle_load(r->dtype, r->out1, i);
             uint64_t v2 = oracle_load(r->dtype, r->out2, i);
             uint8_t f = 0;
-            if (v1 == q1[i & 1] && v2 == q2[i & 1]) {
+            if (v1 == q1[i & (period - 1)] && v2 == q2[i & (period - 1)]) {
                 f = WORKER_ELEM_UNWRITTEN;
                 if (!r->n_unwritten++)
                     r->first_unwritten = i;

@@ -5,21 +5,28 @@
  * This file contains the checks of a case before it is sent (dtype,
  * shapes, operand bytes, data offsets, max_bytes), output_shape and the
  * validation of what it answers, and, when the plugin's shape is the
- * expected one, the two computes into WORKER_POISON1 and WORKER_POISON2,
+ * expected one, the two computes into this run's two poison patterns
+ * (worker_poison),
  * the checks after each (inputs unchanged, the slack around the output,
  * the unused nibble of an odd i4/u4 output) and the per-element flags of
  * the two runs.
  */
 #include "harness/worker/worker_internal.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "harness/base/text.h"
 
 #include "oracle/dtype.h"
 
-/* Checks after one compute run; returns the side effects found. */
+/* Checks after one compute run into poison pattern pat (WORKER_POISON_BYTES,
+ * from the region's first page on); returns the side effects found. */
 static uint32_t check_after_run(worker *w, const divcase *c, const ctl_region *g,
-                                uint8_t poison, worker_result *r, int64_t *slack_at)
+                                const uint8_t *pat, worker_result *r, int64_t *slack_at)
 {
     uint32_t side = 0;
     const uint8_t *arena = w->arena;
@@ -31,28 +38,65 @@ static uint32_t check_after_run(worker *w, const divcase *c, const ctl_region *g
         side |= WORKER_SIDE_INPUT_B;
     const uint8_t *o = arena + g[R_OUT].off;
     int64_t at;
-    if (worker_slack_changed(o, &g[R_OUT], w->page, &poison, 1, &at)) {
+    if (worker_slack_changed(o, &g[R_OUT], w->page, pat, WORKER_POISON_BYTES, &at)) {
         side |= WORKER_SIDE_SLACK;
         if (*slack_at == 0)
             *slack_at = at;
     }
     const oracle_dtype_info *info = oracle_dtype(c->dtype);
     if (info && info->bits == 4 && (r->count & 1) && g[R_OUT].nbytes) {
-        uint8_t last = o[g[R_OUT].pad + g[R_OUT].nbytes - 1];
-        if ((last >> 4) != (poison >> 4))
+        uint64_t last = g[R_OUT].pad + g[R_OUT].nbytes - 1;
+        if ((o[last] >> 4) != (pat[last % WORKER_POISON_BYTES] >> 4))
             side |= WORKER_SIDE_PAD_NIBBLE;
     }
     return side;
 }
 
-static void mark_elements(worker_result *r)
+/* The flags of r's elements, whose output data started `pad` bytes into
+ * its first page, filled with this run's poison patterns. */
+static void mark_elements(worker_result *r, uint64_t pad)
 {
-    uint8_t p1[16], p2[16]; /* two elements of the widest type */
-    memset(p1, (int)WORKER_POISON1, sizeof p1);
-    memset(p2, (int)WORKER_POISON2, sizeof p2);
-    uint64_t q1[2] = {oracle_load(r->dtype, p1, 0), oracle_load(r->dtype, p1, 1)};
-    uint64_t q2[2] = {oracle_load(r->dtype, p2, 0), oracle_load(r->dtype, p2, 1)};
-    worker_flag_elements(r, q1, q2);
+    /* The patterns as the data saw them (rotated by pad), as elements: 64
+     * bytes hold a whole number of elements of every dtype, so element i
+     * held q[i % period]. */
+    uint8_t p1[WORKER_POISON_BYTES], p2[WORKER_POISON_BYTES], pat[2][WORKER_POISON_BYTES];
+    worker_poison(0, pat[0]);
+    worker_poison(1, pat[1]);
+    for (uint32_t k = 0; k < WORKER_POISON_BYTES; k++) {
+        p1[k] = pat[0][(pad + k) % WORKER_POISON_BYTES];
+        p2[k] = pat[1][(pad + k) % WORKER_POISON_BYTES];
+    }
+    uint64_t q1[2 * WORKER_POISON_BYTES], q2[2 * WORKER_POISON_BYTES];
+    uint32_t period = WORKER_POISON_BYTES * 8 / oracle_dtype(r->dtype)->bits;
+    for (uint32_t j = 0; j < period; j++) {
+        q1[j] = oracle_load(r->dtype, p1, j);
+        q2[j] = oracle_load(r->dtype, p2, j);
+    }
+    worker_flag_elements(r, q1, q2, period);
+}
+
+/* This process's patterns: drawn once, from the kernel's random bytes
+ * (the clock and the pid where there are none); run 2's is run 1's
+ * complement, so no element can hold both. */
+static uint8_t poison_pattern[WORKER_POISON_BYTES];
+static pthread_once_t poison_once = PTHREAD_ONCE_INIT;
+
+static void poison_draw(void)
+{
+    if (getrandom(poison_pattern, sizeof poison_pattern, 0) != (ssize_t)sizeof poison_pattern) {
+        uint64_t x = (uint64_t)worker_now_ms() * 0x9E3779B97F4A7C15u ^ (uint64_t)getpid();
+        for (size_t i = 0; i < sizeof poison_pattern; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            poison_pattern[i] = (uint8_t)x;
+        }
+    }
+}
+
+void worker_poison(uint32_t run, uint8_t out[WORKER_POISON_BYTES])
+{
+    pthread_once(&poison_once, poison_draw);
+    for (size_t i = 0; i < WORKER_POISON_BYTES; i++)
+        out[i] = run ? (uint8_t)~poison_pattern[i] : poison_pattern[i];
 }
 
 int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_result *r)
@@ -114,7 +158,7 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
         worker_lose_child(w, 2, WORKER_STAGE_SHAPE, "the worker answered another request", r);
         return 0;
     }
-    wire_sanitize_text(rep.message, sizeof rep.message);
+    text_sanitize_inplace(rep.message, sizeof rep.message);
     worker_take_leaks(r, &rep);
     r->shape_status = rep.status;
     r->shape_rank = rep.rank;
@@ -164,14 +208,15 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
     int64_t slack_at = 0;
     uint32_t side_stage = 0;
     for (int run = 0; run < 2; run++) {
-        uint8_t poison = (uint8_t)(run ? WORKER_POISON2 : WORKER_POISON1);
+        uint8_t poison[WORKER_POISON_BYTES];
+        worker_poison((uint32_t)run, poison);
         uint32_t stage = run ? WORKER_STAGE_COMPUTE2 : WORKER_STAGE_COMPUTE1;
         if (c->a_bytes)
             memcpy(w->arena + g[R_A].off + g[R_A].pad, c->a, (size_t)c->a_bytes);
         if (c->b_bytes)
             memcpy(w->arena + g[R_B].off + g[R_B].pad, c->b, (size_t)c->b_bytes);
-        if (g[R_OUT].pages)
-            memset(w->arena + g[R_OUT].off, poison, (size_t)(g[R_OUT].pages * page));
+        for (uint64_t i = 0; i < g[R_OUT].pages * page; i += WORKER_POISON_BYTES)
+            memcpy(w->arena + g[R_OUT].off + i, poison, WORKER_POISON_BYTES);
         ctl_request *q = &w->ctl->req;
         worker_fill_request(q, c);
         q->rank[2] = expect->rank;
@@ -182,12 +227,12 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
             return 0;
         rep = w->ctl->rep;
         if (rep.seq != w->seq || rep.internal) {
-            wire_sanitize_text(rep.message, sizeof rep.message);
+            text_sanitize_inplace(rep.message, sizeof rep.message);
             worker_lose_child(w, 2, stage,
                        rep.internal ? rep.message : "the worker answered another request", r);
             return 0;
         }
-        wire_sanitize_text(rep.message, sizeof rep.message);
+        text_sanitize_inplace(rep.message, sizeof rep.message);
         worker_take_leaks(r, &rep);
         r->compute_status[run] = rep.status;
         if (rep.status != DVG_OK) {
@@ -204,7 +249,7 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
     }
     r->computed = 1;
     r->stage = side_stage ? side_stage : WORKER_STAGE_COMPUTE2;
-    mark_elements(r);
+    mark_elements(r, g[R_OUT].pad);
     worker_side_outcome(r, slack_at);
     return 0;
 }

@@ -1,21 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/sandbox.c: what the child takes from itself before it
- * loads a plugin.
+ * harness/worker/sandbox.c: the seccomp filters, and what the worker
+ * program takes from itself before it loads a plugin.
  *
- * This file contains the child's descriptors (the channel on fd 3, the
- * operand arena on fd 4 and a read-only view of it on fd 5, stdin from
- * /dev/null, stdout away from the harness's, every other descriptor
- * closed), its resource limits (no core dumps, and the limits of
- * worker_options: address space, file size, processes, CPU time per call,
- * each a hard limit) and the seccomp filter of worker_options.confine,
- * built with libseccomp, in two parts: what no worker process needs
- * (exec, ptrace, another process's memory, typing into a terminal, the
- * network where no namespace took it away) and what only a zygote needs
+ * This file contains the two seccomp filters, built with libseccomp. The
+ * outer one (sandbox_outer_filter) is what no worker process ever needs:
+ * new namespaces (unshare, setns, clone or clone3 with a CLONE_NEW* flag),
+ * keys (keyctl, add_key, request_key), the kernel's other attack surfaces
+ * (bpf, perf_event_open, userfaultfd, io_uring, mounts of every kind,
+ * ptrace and process_vm_*, module and kexec loading, reboot, swap, clocks,
+ * quotas, open_by_handle_at...), typing into a terminal, and in reduced
+ * mode every socket. The harness
+ * exports it as a BPF program (seccomp_export_bpf) that bubblewrap
+ * installs just before it execs the worker (--seccomp), or that the
+ * launch installs itself before the exec where there is no bubblewrap:
+ * in force before any code of the worker program runs, and still in force
+ * after any later exec (an emulator's, one day). The worker's own filter
+ * (child_confine, worker_options.confine) comes on top inside the worker,
+ * in two parts: what no worker process needs once it runs (exec; sockets
+ * but AF_UNIX with --sandbox off) and what only a zygote needs
  * (creating processes, signalling others, leaving its process group),
- * which each runner adds after its fork. child.c calls them in order
- * around child_isolate (isolate.c), between PR_SET_PDEATHSIG and
- * PR_SET_NO_NEW_PRIVS.
+ * which each runner adds after its fork. This file also contains the
+ * worker's descriptors and its resource limits (no core dumps, and the
+ * limits of worker_options: address space, file size, processes, CPU time
+ * per call, each a hard limit).
  */
 #include "harness/worker/worker_internal.h"
 
@@ -31,69 +39,40 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* Moves the socket and the arena to fds 3 and 4, a read-only view of the
- * arena to 5, stdin to /dev/null, stdout away from the harness's stdout,
- * and closes every other descriptor. */
-void child_fds(int sock, int memfd, int outfd, int quiet, int *rofd)
+void child_fds(void)
 {
-    int s = fcntl(sock, F_DUPFD, 10);
-    int m = fcntl(memfd, F_DUPFD, 10);
-    outfd = outfd >= 0 ? fcntl(outfd, F_DUPFD, 10) : -1; /* before 3 and 4 are taken */
-    if (s < 0 || m < 0 || dup2(s, 3) < 0 || dup2(m, 4) < 0)
-        _exit(CHILD_EXIT_SETUP);
-    int nul = open("/dev/null", O_RDWR);
-    if (nul >= 0) {
-        dup2(nul, 0);
-        if (quiet) {
-            dup2(nul, 1);
-            dup2(nul, 2);
-        }
-    } else {
-        close(0);
+    /* fd 7 is the stderr the plugin gets; fd 2, until now, carried what
+     * bubblewrap or the launch had to say about the set-up. */
+    if (fcntl(7, F_GETFD) >= 0) {
+        if (dup2(7, 2) != 2)
+            _exit(CHILD_EXIT_SETUP);
+        close(7);
     }
-    /* Captured output: appended to the worker's capture file, which the
-     * parent reads and empties after each request. */
-    if (!quiet && outfd >= 0 && fcntl(outfd, F_SETFL, O_APPEND) == 0 && dup2(outfd, 2) == 2)
-        quiet = 0;
-    if (!quiet)
-        dup2(2, 1);
-    if (close_range(5, ~0u, 0) != 0) {
+    if (close_range(WORKER_FD_COUNT, ~0u, 0) != 0) {
         struct rlimit rl;
         long top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
                        ? (long)rl.rlim_cur
                        : 65536;
-        for (long fd = 5; fd < top; fd++)
+        for (long fd = WORKER_FD_COUNT; fd < top; fd++)
             close((int)fd);
     }
-    /* Inputs come from a read-only descriptor: PROT_WRITE cannot be added
-     * to a shared mapping of it, so even mprotect cannot unlock them. */
-    int ro = open("/proc/self/fd/4", O_RDONLY);
-    if (ro >= 0 && ro != 5) {
-        if (dup2(ro, 5) == 5)
-            close(ro);
-        ro = 5;
-    }
-    *rofd = ro >= 0 ? ro : 4;
 }
 
-size_t child_read_small(const char *path, char *buf, size_t len)
+size_t worker_read_small(const char *path, char *buf, size_t len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, len - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    return (size_t)n;
+    ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return n > 0 ? (size_t)n : 0;
 }
 
 /* Bytes of address space the child has mapped now (0 when unknown). */
 static uint64_t child_vm_bytes(size_t page)
 {
     char buf[64];
-    if (!child_read_small("/proc/self/statm", buf, sizeof buf))
+    if (!worker_read_small("/proc/self/statm", buf, sizeof buf))
         return 0;
     return (uint64_t)strtoull(buf, NULL, 10) * page;
 }
@@ -219,31 +198,18 @@ static int deny_calls(scmp_filter_ctx ctx, const denied_call *d, size_t n)
     return 0;
 }
 
-/* CONFINE_BASE: what no worker process needs, a zygote included. 0 or -1. */
-static int add_base(scmp_filter_ctx ctx, uint32_t layers)
+/* CONFINE_BASE: what no worker process needs once it runs, a zygote
+ * included: exec, and with --sandbox off every socket but AF_UNIX (in
+ * reduced mode the outer filter refuses them all). 0 or -1. */
+static int add_base(scmp_filter_ctx ctx, uint32_t mode)
 {
-    const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
     static const denied_call denied[] = {
         {SCMP_SYS(execve), EACCES},
         {SCMP_SYS(execveat), EACCES},
-        {SCMP_SYS(ptrace), EPERM},
-        {SCMP_SYS(process_vm_readv), EPERM},
-        {SCMP_SYS(process_vm_writev), EPERM},
-        {SCMP_SYS(pidfd_getfd), EPERM},
-        /* io_uring would open and connect sockets past the rules below. */
-        {SCMP_SYS(io_uring_setup), ENOSYS},
     };
     if (deny_calls(ctx, denied, sizeof denied / sizeof denied[0]))
         return -1;
-    /* Typing into a terminal: TIOCSTI, TIOCLINUX. (The datum that EQ and
-     * NE ignore is given as 0: clang's -Wmissing-field-initializers.) */
-    if (seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1,
-                         SCMP_A1_32(SCMP_CMP_EQ, TIOCSTI, 0)) != 0 ||
-        seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1,
-                         SCMP_A1_32(SCMP_CMP_EQ, TIOCLINUX, 0)) != 0)
-        return -1;
-    /* Without a network namespace: sockets of the local kind only. */
-    if (!(layers & WORKER_LAYER_NET) &&
+    if (mode == LAUNCH_OFF &&
         seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
                          SCMP_A0_32(SCMP_CMP_NE, AF_UNIX, 0)) != 0)
         return -1;
@@ -291,7 +257,7 @@ static int add_procs(scmp_filter_ctx ctx)
  * before it loads the plugin and each runner adds CONFINE_PROCS (whose pid
  * checks name the runner); every other worker installs CONFINE_ALL at
  * once. */
-int child_confine(int parts, uint32_t layers)
+int child_confine(int parts, uint32_t mode)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     int ok = 0;
@@ -301,7 +267,7 @@ int child_confine(int parts, uint32_t layers)
     if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM)) != 0 ||
         seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0)
         goto done;
-    if ((parts & CONFINE_BASE) && add_base(ctx, layers))
+    if ((parts & CONFINE_BASE) && add_base(ctx, mode))
         goto done;
     if ((parts & CONFINE_PROCS) && add_procs(ctx))
         goto done;
@@ -309,4 +275,112 @@ int child_confine(int parts, uint32_t layers)
 done:
     seccomp_release(ctx);
     return ok;
+}
+
+/* ------------------------------------------------------------------------
+ * The outer filter (the harness's side)
+ * ---------------------------------------------------------------------- */
+
+/* The CLONE_NEW* flags, each refused in clone's flags (libseccomp compares
+ * one masked value per rule). */
+static const uint64_t clone_new[] = {
+    CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+    CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, 0x80 /* CLONE_NEWTIME */,
+};
+
+/* The calls a division kernel never makes, each with the errno it gets. */
+static const denied_call outer_denied[] = {
+    /* namespaces and keys */
+    {SCMP_SYS(unshare), EPERM},
+    {SCMP_SYS(setns), EPERM},
+    {SCMP_SYS(clone3), ENOSYS}, /* its flags are out of reach: the C library falls back to clone */
+    {SCMP_SYS(keyctl), EPERM},
+    {SCMP_SYS(add_key), EPERM},
+    {SCMP_SYS(request_key), EPERM},
+    /* other processes */
+    {SCMP_SYS(ptrace), EPERM},
+    {SCMP_SYS(process_vm_readv), EPERM},
+    {SCMP_SYS(process_vm_writev), EPERM},
+    {SCMP_SYS(pidfd_getfd), EPERM},
+    {SCMP_SYS(kcmp), EPERM},
+    /* kernel attack surface */
+    {SCMP_SYS(bpf), EPERM},
+    {SCMP_SYS(perf_event_open), EPERM},
+    {SCMP_SYS(userfaultfd), EPERM},
+    {SCMP_SYS(io_uring_setup), ENOSYS},
+    {SCMP_SYS(io_uring_enter), ENOSYS},
+    {SCMP_SYS(io_uring_register), ENOSYS},
+    {SCMP_SYS(fanotify_init), EPERM},
+    {SCMP_SYS(name_to_handle_at), EPERM},
+    {SCMP_SYS(open_by_handle_at), EPERM},
+    {SCMP_SYS(lookup_dcookie), EPERM},
+    {SCMP_SYS(syslog), EPERM},
+    {SCMP_SYS(uselib), EPERM},
+    /* mounts */
+    {SCMP_SYS(mount), EPERM},
+    {SCMP_SYS(umount2), EPERM},
+    {SCMP_SYS(pivot_root), EPERM},
+    {SCMP_SYS(chroot), EPERM},
+    {SCMP_SYS(move_mount), EPERM},
+    {SCMP_SYS(open_tree), EPERM},
+    {SCMP_SYS(fsopen), EPERM},
+    {SCMP_SYS(fsconfig), EPERM},
+    {SCMP_SYS(fsmount), EPERM},
+    {SCMP_SYS(fspick), EPERM},
+    {SCMP_SYS(mount_setattr), EPERM},
+    /* the machine */
+    {SCMP_SYS(kexec_load), EPERM},
+    {SCMP_SYS(kexec_file_load), EPERM},
+    {SCMP_SYS(init_module), EPERM},
+    {SCMP_SYS(finit_module), EPERM},
+    {SCMP_SYS(delete_module), EPERM},
+    {SCMP_SYS(reboot), EPERM},
+    {SCMP_SYS(swapon), EPERM},
+    {SCMP_SYS(swapoff), EPERM},
+    {SCMP_SYS(acct), EPERM},
+    {SCMP_SYS(quotactl), EPERM},
+    {SCMP_SYS(settimeofday), EPERM},
+    {SCMP_SYS(clock_settime), EPERM},
+    {SCMP_SYS(clock_adjtime), EPERM},
+    {SCMP_SYS(adjtimex), EPERM},
+    {SCMP_SYS(sethostname), EPERM},
+    {SCMP_SYS(setdomainname), EPERM},
+    {SCMP_SYS(vhangup), EPERM},
+#ifdef __x86_64__
+    {SCMP_SYS(iopl), EPERM},
+    {SCMP_SYS(ioperm), EPERM},
+    {SCMP_SYS(modify_ldt), EPERM},
+#endif
+};
+
+int sandbox_outer_filter(int fd, int mode)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    int rc = -1;
+    if (!ctx)
+        return -1;
+    if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM)) != 0 ||
+        seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0 ||
+        deny_calls(ctx, outer_denied, sizeof outer_denied / sizeof outer_denied[0]))
+        goto done;
+    for (size_t i = 0; i < sizeof clone_new / sizeof clone_new[0]; i++)
+        if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                             SCMP_A0_64(SCMP_CMP_MASKED_EQ, clone_new[i], clone_new[i])) != 0)
+            goto done;
+    /* Reduced mode: no network namespace, and the host's UNIX sockets in
+     * sight (an agent's, a daemon's): no socket at all. */
+    if (mode == LAUNCH_REDUCED &&
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 0) != 0)
+        goto done;
+    /* Typing into a terminal: TIOCSTI, TIOCLINUX. (The datum that EQ
+     * ignores is given as 0: clang's -Wmissing-field-initializers.) */
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+                         SCMP_A1_32(SCMP_CMP_EQ, TIOCSTI, 0)) != 0 ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+                         SCMP_A1_32(SCMP_CMP_EQ, TIOCLINUX, 0)) != 0)
+        goto done;
+    rc = seccomp_export_bpf(ctx, fd) == 0 ? 0 : -1;
+done:
+    seccomp_release(ctx);
+    return rc;
 }

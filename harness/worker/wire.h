@@ -30,11 +30,13 @@
 #define FAULT_MAGIC 0x544c4146u
 #define EXIT_MAGIC  0x54495845u
 
-/* OP_READY: the child's sandbox is set up and it is about to load the
- * plugin (only the hello's deadline is the plugin's). OP_FORK and OP_REAP
- * go to a zygote only (zygote.c): fork a runner, reap the runner and say
- * how it ended. */
-enum { OP_HELLO = 1, OP_SHAPE, OP_COMPUTE, OP_QUIT, OP_FORK, OP_REAP, OP_READY };
+/* OP_READY: the worker's sandbox is set up and it waits for OP_GO before
+ * it loads the plugin (only the hello's deadline is the plugin's); its
+ * arg holds the WORKER_LAYER_* bits only the worker can see (Landlock),
+ * sent before any plugin code runs. OP_GO: the parent has checked the
+ * worker from outside. OP_FORK and OP_REAP go to a zygote only
+ * (zygote.c): fork a runner, reap the runner and say how it ended. */
+enum { OP_HELLO = 1, OP_SHAPE, OP_COMPUTE, OP_QUIT, OP_FORK, OP_REAP, OP_READY, OP_GO };
 
 /* The tensors of a request; R_SHAPE is the child's own output_shape buffer. */
 enum { R_A, R_B, R_OUT, R_SHAPE, R_COUNT };
@@ -113,10 +115,33 @@ typedef struct ctl_exit {
     int32_t status;
 } ctl_exit;
 
+/* What the parent tells a new worker program before it runs: written
+ * before the exec, read once by the worker (child_program) before any
+ * plugin code runs. The strings (NUL-terminated, the lists NUL-separated)
+ * are at strings_off in the control block's memfd, strings_size bytes;
+ * each *_at is an offset into them. */
+#define SETUP_MAGIC 0x50555453u
+typedef struct ctl_setup {
+    uint32_t magic;
+    uint32_t mode;           /* LAUNCH_* */
+    uint32_t page;
+    uint32_t timeout_ms;
+    int32_t quiet, capture_output, confine, no_zygote, keeper;
+    uint32_t limit_cpu_s, limit_nproc;
+    uint64_t limit_as_bytes, limit_fsize_bytes;
+    uint64_t strings_off, strings_size;
+    uint32_t plugin_at, config_at;
+    uint32_t n_preload, preload_at;
+    uint32_t n_read, read_at;
+} ctl_setup;
+
+/* The hello (OP_HELLO) is not in the block: it follows its token on the
+ * socket as one message of sizeof(ctl_hello) bytes, so the block stays
+ * small (it is a memfd, which the caller's ulimit -f bounds). */
 typedef struct ctl_block {
+    ctl_setup setup;
     ctl_request req;
     ctl_reply rep;
-    ctl_hello hello;
     ctl_map map[R_COUNT];
     uint32_t cur_seq, cur_stage; /* what the child is doing now */
     ctl_fault fault;
@@ -148,9 +173,12 @@ int wire_send_token(int sock, uint32_t seq, uint32_t op);
  * lack its NUL), into dst (cap bytes, cap >= 1), NUL-terminated. */
 void wire_copy_text(char *dst, size_t cap, const char *src);
 
-/* Makes untrusted text in s (cap bytes, cap >= 1) safe to show: puts a NUL
- * at s[cap - 1] and turns control bytes into '?' (printable ASCII and
- * UTF-8 bytes stay). */
-void wire_sanitize_text(char *s, size_t cap);
+
+/* Checks n claims (n <= WORKER_MAX_CLAIMS) of a descriptor: each names a
+ * known variant and dtype, and no (variant, dtype) pair comes twice.
+ * Returns 0, or -1 with one sentence in msg (cap bytes) naming the first
+ * bad claim ("claim 2 repeats claim 0: onnx-div-13 f32"). Both sides run
+ * it: the child before its hello, the parent on what the hello says. */
+int wire_check_claims(const dvg_claim *claims, uint32_t n, char *msg, size_t cap);
 
 #endif /* HARNESS_WORKER_WIRE_H */

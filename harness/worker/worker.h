@@ -1,31 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/worker.h: isolation. A worker is a child process that loads one
- * plugin (an IUT, include/divergence/iut.h) with dlopen and runs its calls;
- * the harness never calls plugin code itself, not even the entry symbol.
+ * harness/worker/worker.h: isolation. A worker is a process of its own,
+ * the worker program (divergence-worker, harness/worker/main.c), that loads
+ * one plugin (an IUT, include/divergence/iut.h) with dlopen and runs its
+ * calls; the harness never calls plugin code itself, not even the entry
+ * symbol, and never forks itself into a worker: the worker program is
+ * exec'd, so nothing of the harness's memory, environment block or keys
+ * is in it.
  *
  * Life of a worker
  *   worker_new()    parent-side state only; no process yet.
- *   worker_start()  forks the child, which drops what it does not need
- *                   (PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG(SIGKILL), its own
- *                   process group, inherited fds closed, no core dumps, the
- *                   optional limits), dlopens the plugin, calls
- *                   dvg_iut_descriptor(), validates the descriptor, calls
- *                   open(config) and reports the description (worker_info)
- *                   or a precise load error.
+ *   worker_start()  starts the worker program (launch.c): through
+ *                   bubblewrap with every layer of docs/sandbox.md where
+ *                   the host allows it, else in reduced mode; checks its
+ *                   layers from outside (attest.c) before it loads
+ *                   anything; the worker program then dlopens the plugin,
+ *                   calls dvg_iut_descriptor(), validates the descriptor,
+ *                   calls open(config) and reports the description
+ *                   (worker_info) or a precise load error.
  *   worker_run()    one case: output_shape, then, when the plugin's shape is
  *                   the expected one, compute twice (see below).
  *   worker_free()   asks the child to close the instance and exit; kills it
- *                   when it does not within the timeout.
+ *                   when it does not within the timeout; kills whatever the
+ *                   plugin left (its PID namespace, its cgroup).
  *
  * After a crash, a hang, an exit or a protocol violation the child is gone
  * and the worker is marked dead; the next worker_run() (or worker_start())
- * spawns a fresh one. Fresh is cheap: the child that loaded the plugin
- * stays as a zygote that never calls the plugin again, and each child that
- * serves calls (a runner) is forked from it with the instance already open
- * (worker_options.no_zygote). A hang while loading kills the zygote; the
- * next start loads again. Nothing a plugin does ends or corrupts the harness:
- * everything the child writes is bound-checked before use.
+ * spawns a fresh one. Fresh is cheap: the worker program that loaded the
+ * plugin stays as a zygote that never calls the plugin again, and each
+ * child that serves calls (a runner) is forked from it with the instance
+ * already open (worker_options.no_zygote), and checked from outside before
+ * its first call. A hang while loading kills the zygote; the next start
+ * loads again. Nothing a plugin does ends or corrupts the harness:
+ * everything the child writes is bound-checked before use, and every
+ * string it hands over is sanitized (harness/base/text.h).
  *
  * Memory and isolation of one compute
  *   Operands travel through a shared memory file (memfd) the worker keeps
@@ -41,8 +49,8 @@
  *   even mprotect them writable. The output is pre-filled with a poison
  *   pattern (the page slack before and after it too). output_shape writes into a buffer that ends flush against a
  *   guard page as well.
- *   compute runs TWICE, first into WORKER_POISON1 bytes, then into
- *   WORKER_POISON2 bytes. An element equal to the poison in both runs is
+ *   compute runs TWICE, first into this run's poison pattern, then into its
+ *   complement (worker_poison). An element equal to the poison in both runs is
  *   "not written"; otherwise an element that differs between the runs is
  *   "nondeterministic" (worker_result.flags, per element; i4/u4 per nibble).
  *   A fault is classified by its address: in the guard after (or before) the
@@ -67,13 +75,11 @@
  *
  * Not thread-safe: one worker is driven by one thread at a time; different
  * workers may be driven from different threads. PR_SET_PDEATHSIG fires when
- * the *thread* that forked the child ends, so start a worker from a thread
- * that outlives it. The child is forked without exec; worker_start calls
- * fflush(NULL) first so no buffered output is duplicated, and the child
- * leaves only through _exit (an exit() in the plugin is caught before the
- * harness's atexit handlers run).
- * A parent that sets SIGCHLD to SIG_IGN loses the children's wait statuses
- * (EXIT and CRASH are then reported without them).
+ * the *thread* that started the worker ends, so start a worker from a
+ * thread that outlives it. worker_start calls fflush(NULL) before it
+ * forks (the fork only execs). A parent that sets SIGCHLD to SIG_IGN loses
+ * the children's wait statuses (EXIT and CRASH are then reported without
+ * them).
  */
 #ifndef HARNESS_WORKER_H
 #define HARNESS_WORKER_H
@@ -89,7 +95,16 @@
 #define WORKER_MAX_CLAIMS 4096   /* a descriptor claiming more is refused */
 #define WORKER_CONFIG_MAX 4096   /* bytes of the open() config string, NUL excluded */
 
-/* The two poison bytes the output is pre-filled with (run 1, run 2). */
+/* The poison patterns. A worker fills the output (and the rest of its
+ * pages) of run 1 with a pattern of WORKER_POISON_BYTES random bytes, drawn
+ * once per process (per run of a command: a plugin cannot learn it from an
+ * earlier run or from this source), repeated from the first page on; run 2
+ * with its complement. worker_poison(run, out) gives the pattern of run 0
+ * or 1, for whoever judges what the outputs held. WORKER_POISON1 and
+ * WORKER_POISON2 are the fixed bytes of the in-process fuzz target
+ * (fuzz/fuzz_div.c), which must be deterministic; no worker uses them. */
+#define WORKER_POISON_BYTES 64
+void worker_poison(uint32_t run, uint8_t out[WORKER_POISON_BYTES]);
 #define WORKER_POISON1 0xA5u
 #define WORKER_POISON2 0x5Au
 
@@ -230,7 +245,8 @@ typedef struct worker_options {
      * turns them on). RLIMIT_CORE is always 0.
      *   limit_as_bytes  address space the child may add to what it has
      *                   before it loads the plugin (RLIMIT_AS = its size
-     *                   then + this), the operand mappings included. Under
+     *                   then + this), the operand mappings included; and
+     *                   the memory its cgroup may add (limit_pids). Under
      *                   AddressSanitizer, which reserves its shadow up
      *                   front, only fresh mappings count (large blocks).
      *   limit_cpu_s     CPU seconds of one plugin call, its threads
@@ -246,6 +262,16 @@ typedef struct worker_options {
     uint32_t limit_cpu_s;
     uint32_t limit_nproc;
     uint64_t limit_fsize_bytes;
+    /* Processes and threads of the worker, all of its processes together
+     * (the pids cgroup: a fork bomb or 4,000 threads stop there); 0: no
+     * limit. Where no cgroup can be made, RLIMIT_NPROC of the worker's
+     * uid stands in (it counts that uid's processes everywhere). The
+     * memory cgroup's limit is limit_as_bytes above what the worker uses
+     * when it is set up: unlike RLIMIT_AS it counts memfd and tmpfs pages.
+     * Outside --sandbox off, every process of a worker goes when the worker
+     * goes (its PID namespace, its cgroup, or a keeper that reaps it).
+     * Default worker_limit_pids(). */
+    uint32_t limit_pids;
     /* 1: a seccomp filter (x86-64, aarch64; where the kernel has one) takes
      * from the plugin what a kernel never needs: creating processes (fork,
      * vfork and clone without CLONE_THREAD fail with EAGAIN, clone3 with
@@ -273,10 +299,15 @@ typedef struct worker_options {
      * "" or "0". */
     int32_t no_zygote;
     /* The kernel's isolation of the child (docs/sandbox.md, "The sandbox"):
-     * WORKER_SANDBOX_AUTO (0, the default) every layer the kernel allows,
+     * WORKER_SANDBOX_AUTO (0, the default) every layer this host allows,
      * WORKER_SANDBOX_STRICT every layer or a load error (WORKER_LOAD_SETUP)
-     * naming the missing one, WORKER_SANDBOX_OFF none (debugging).
-     * worker_info.layers says what was in force. */
+     * naming the missing one, WORKER_SANDBOX_OFF none (debugging: the
+     * caller's uid and environment, no namespaces, no Landlock, no cgroup).
+     * worker_info.layers says what was in force. Within one process (one
+     * run of a command) the first AUTO worker's layers are a floor: a later
+     * worker with fewer fails to start (worker_start returns -1). The test
+     * hook DIVERGENCE_TEST_SANDBOX (launch.c) forces reduced mode
+     * ("reduced") or no cgroup ("nocgroup"). */
     int32_t sandbox;
     /* n_env "K=V" strings the plugin's environment gets on top of the
      * allowlist (WORKER_ENV_ALLOW); borrowed: they must outlive the worker.
@@ -301,32 +332,41 @@ typedef struct worker_options {
         "GOMP_*", "MKL_*", "DNNL_*", "ONEDNN_*", "OPENBLAS_*", "ORT_*", "TORCH_*",       \
         "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "MSAN_OPTIONS", "TSAN_OPTIONS"
 
-/* Bits of worker_info.layers: the layers of isolation in force. */
-#define WORKER_LAYER_USER     1u   /* user namespace, mapped to an unprivileged id */
+/* Bits of worker_info.layers: the layers of isolation in force, as the
+ * harness set them up and saw them from outside (attest.c), never as the
+ * worker says. */
+#define WORKER_LAYER_USER     1u   /* user namespace (bubblewrap) */
 #define WORKER_LAYER_PID      2u   /* PID namespace */
 #define WORKER_LAYER_NET      4u   /* network namespace (no interface up) */
-#define WORKER_LAYER_MOUNT    8u   /* mount namespace: the read-only view */
+#define WORKER_LAYER_MOUNT    8u   /* mount namespace: the view */
 #define WORKER_LAYER_IPC     16u   /* IPC namespace */
 #define WORKER_LAYER_UTS     32u   /* UTS namespace */
 #define WORKER_LAYER_LANDLOCK 64u  /* Landlock: reads and writes by path */
-#define WORKER_LAYER_SECCOMP 128u  /* the seccomp filter (worker_options.confine) */
-#define WORKER_LAYER_ALL     255u
+#define WORKER_LAYER_SECCOMP 128u  /* the seccomp filters (sandbox.c) */
 #define WORKER_LAYER_OFF     256u  /* WORKER_SANDBOX_OFF asked for none */
-#define WORKER_LAYER_NO_USERNS 512u /* the kernel refused the namespaces */
-#define WORKER_LAYER_OWNER_ID 1024u /* started as root with a plugin that uid
-                                      65534 cannot read: the namespaces map
-                                      the plugin's owner (root) instead */
+#define WORKER_LAYER_NO_USERNS 512u /* reduced: this host refused user namespaces */
+#define WORKER_LAYER_UNPRIV 1024u  /* a uid and gid other than 0, no capability,
+                                      no_new_privs */
+#define WORKER_LAYER_CGROUP 2048u  /* its own pids and memory cgroup */
+#define WORKER_LAYER_NS 63u        /* the six namespaces */
+#define WORKER_LAYER_ALL (WORKER_LAYER_NS | WORKER_LAYER_LANDLOCK | WORKER_LAYER_SECCOMP | \
+                          WORKER_LAYER_UNPRIV | WORKER_LAYER_CGROUP)
 
-/* Writes the layers as one line of text into buf (cap bytes, at least 1):
- * "user,pid,net,mount,ipc,uts ns + landlock + seccomp",
- * "reduced (no user namespaces): landlock + seccomp", "off (--sandbox off):
- * seccomp only", "off (--sandbox off): no isolation", ... Returns buf. */
+/* Writes the layers as one line of text into buf (cap bytes, at least 1;
+ * WORKER_LAYERS_TEXT is enough): "user,pid,net,mount,ipc,uts ns +
+ * landlock + seccomp + unprivileged uid + pids,memory cgroup", "reduced
+ * (no user namespaces): landlock + seccomp + ...; missing: user,...,uts
+ * ns", "UNCONFINED (--sandbox off): seccomp only", "UNCONFINED (--sandbox
+ * off): no isolation"; whatever is short of every layer names what is
+ * missing. Returns buf. */
+#define WORKER_LAYERS_TEXT 160
 const char *worker_describe_layers(uint32_t layers, char *buf, size_t cap);
 
 #define WORKER_OUTPUT_SHOW  4096u            /* bytes shown per request */
 #define WORKER_OUTPUT_TOTAL (UINT64_C(1) << 20) /* bytes shown per worker */
 
-/* Fills *o with the defaults above (no limits). */
+/* Fills *o with the defaults above (no limits but limit_pids,
+ * worker_limit_pids()). */
 void worker_options_default(worker_options *o);
 
 /* The defaults plus the limits certify, fuzz and import run plugins under:
@@ -340,6 +380,11 @@ void worker_options_default(worker_options *o);
 #define WORKER_LIMIT_CPU_LIFE_S 86400u
 void worker_options_limited(worker_options *o);
 
+/* The default pids limit (limit_pids): 1024 processes and threads,
+ * or 8 per CPU of this machine where that is more (thread pools of the
+ * real libraries are sized by the CPU count). */
+uint32_t worker_limit_pids(void);
+
 /* What a loaded plugin said about itself (validated). */
 typedef struct worker_info {
     char name[WORKER_NAME_MAX];        /* NUL-terminated, non-empty */
@@ -349,8 +394,12 @@ typedef struct worker_info {
     uint64_t deviations;               /* DVG_DEV_* bits */
     int64_t int_div_zero_value;
     uint32_t n_claims;                 /* <= WORKER_MAX_CLAIMS */
-    int32_t confined;                  /* 1: the seccomp filter is in force */
-    uint32_t layers;                   /* WORKER_LAYER_* in force */
+    int32_t confined;                  /* 1: the worker's own seccomp filter
+                                          (confine) is in force, as seen
+                                          from outside */
+    uint32_t layers;                   /* WORKER_LAYER_* in force, seen
+                                          from outside before the plugin
+                                          was loaded */
     uint32_t fp_at_open;               /* WORKER_FP_* bits: how loading and
                                           open() left the FP environment
                                           (0: the default). Every call starts

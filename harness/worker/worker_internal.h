@@ -5,18 +5,30 @@
  *
  * The worker is split by the process a piece runs in and by concern:
  *   wire.c          the protocol both sides speak (wire.h)
- *   child.c         the child: its entry, fault and exit handlers, loading
- *                   the plugin, serving requests
- *   zygote.c        both sides of the zygote: the loaded child forks a
+ *   main.c          the worker program (divergence-worker): its main
+ *   child.c         the worker program: its set-up from the control
+ *                   block, fault and exit handlers, loading the plugin,
+ *                   serving requests
+ *   zygote.c        both sides of the zygote: the loaded worker forks a
  *                   runner per life of the worker's process, so a crash
  *                   costs a fork, not a reload
- *   sandbox.c       the child's set-up before the plugin: descriptors,
- *                   limits, the seccomp filter (libseccomp)
- *   isolate.c       namespaces, the read-only view, Landlock, the keeper
- *                   that ends as the plugin's process ends; naming the
- *                   layers (worker_describe_layers)
+ *   sandbox.c       the seccomp filters (libseccomp): the outer one the
+ *                   harness exports for bubblewrap, the worker's own; the
+ *                   worker's descriptors and limits
+ *   isolate.c       the worker's Landlock rules, the plugin's libraries
+ *                   loaded first in reduced mode, the keeper that reaps
+ *                   what the plugin left where no cgroup does
  *   child_state.c   the FP environment and signal state a call must leave
  *                   as it found it
+ *   elf.c           what the loader reads of an ELF file, ld.so.cache
+ *   view.c          the worker's view: the closure of the program and the
+ *                   plugin, resolved as the loader would
+ *   launch.c        starting the worker program: the mode, its
+ *                   environment, bubblewrap's arguments, the fork and
+ *                   exec (the harness's side)
+ *   cgroup.c        a pids and memory cgroup per worker
+ *   attest.c        the layers seen from outside (/proc), the run's
+ *                   floor, their names (worker_describe_layers)
  *   parent.c        worker_new/free, spawning, stopping, one call
  *   output.c        the plugin's output shown escaped and prefixed
  *   fault.c         how the end of a child becomes a worker_result
@@ -26,13 +38,53 @@
  *   batch.c         the batch API (batch.h)
  *   result.c        worker_result: names, reset, free, descriptions
  *
- * The child never allocates through dvg_malloc (an injected failure must
- * not leak into it) and never returns: it leaves through _exit only.
+ * The order of a worker's layers, and the one place an emulator goes.
+ * A start (launch_spawn, then child_main) puts the layers in place in
+ * this order: (1) in the launch's child, its own session, the cgroup, the
+ * unprivileged uid, a fresh session keyring, PR_SET_PDEATHSIG; (2)
+ * bubblewrap's namespaces and view, or nothing more in reduced mode; (3)
+ * the outer filter, installed by bubblewrap or the launch just before the
+ * exec of the worker program; (4) in the worker program (child_main):
+ * the keeper, Landlock, the limits, no_new_privs, the worker's own filter
+ * (CONFINE_BASE); then READY, the check from outside, and the plugin.
+ * Issue 25 (not built) runs the worker under an emulator
+ * (qemu-x86_64-static -cpu Haswell WORKER), inside which new user
+ * namespaces, Landlock and seccomp_load all fail, so every layer must be
+ * in place before the emulator starts, and everything in place survives
+ * exec (namespaces, ids, cgroup, keyring, both filters, Landlock). The
+ * place is in child_main, after step (4) and before READY (marked there):
+ * the worker program execs EMULATOR... VIEW_PROGRAM with a flag that the
+ * layers are set, and the emulated worker program goes straight to READY
+ * with the Landlock bit it was handed. What that needs, and only there:
+ * the emulator's file and its closure in the view (view_build resolves a
+ * program's closure as it does the worker program's); Landlock's execute
+ * right on that one file; CONFINE_BASE letting that one exec through
+ * (execveat of a descriptor number reserved for it, AT_EMPTY_PATH, which
+ * seccomp can compare); runners forked by an emulated zygote cannot add
+ * CONFINE_PROCS (the pids cgroup still bounds them). The attestation is
+ * unchanged: it reads /proc of the same process, which the exec keeps.
+ *
+ * Grants (issues 28, 29; not built). A plugin that needs more than a
+ * division kernel (PoCL execs /usr/bin/ld from open(); CUDA opens device
+ * nodes) gets it as data, never as code of its own: a grant adds entries
+ * to the view (view_entry: a program and its closure resolved by
+ * view_build, a device bound with bubblewrap's --dev-bind), rules to
+ * Landlock (read, or execute for a program), and takes rows out of the
+ * filters' tables (sandbox.c: outer_denied, add_base's and add_procs'
+ * lists, each a denied_call row or one rule); the certificate's line
+ * would name every grant in force.
+ *
+ * The worker program never allocates through dvg_malloc (an injected
+ * failure must not leak into it) and never returns: it leaves through
+ * _exit only. The harness's side of a launch (launch.c) does everything
+ * that allocates before it forks; between fork and exec it only calls
+ * what is safe in a child of a threaded process.
  */
 #ifndef HARNESS_WORKER_INTERNAL_H
 #define HARNESS_WORKER_INTERNAL_H
 
 #include <fenv.h>
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,9 +96,168 @@
 #include "harness/worker/worker.h"
 #include "oracle/shape.h"
 
-/* How long a new child may take to set up its sandbox, before the plugin
+/* How long a new worker may take to set up its sandbox, before the plugin
  * is loaded (the harness's own work; slow only on a loaded machine). */
 #define WORKER_SETUP_MS 60000
+
+/* The test hook DIVERGENCE_TEST_SANDBOX (worker.h, launch.c). */
+#define WORKER_HOOK_REDUCED 1
+#define WORKER_HOOK_NOCGROUP 2
+
+/* How a worker's processes are started (launch.c). */
+enum { LAUNCH_FULL = 1, /* through bubblewrap: namespaces, the view */
+       LAUNCH_REDUCED,  /* no user namespaces: exec'd directly, the rest */
+       LAUNCH_OFF };    /* --sandbox off */
+
+/* The descriptors the worker program starts with (launch.c places them):
+ * 0 /dev/null, 1 the plugin's stdout, 2 what the set-up has to say (the
+ * program moves 7 there), 3 the channel, 4 the operand arena, 5 a
+ * read-only descriptor of it, 6 the control block, 7 the plugin's stderr. */
+#define WORKER_FD_CHANNEL 3
+#define WORKER_FD_ARENA 4
+#define WORKER_FD_ARENA_RO 5
+#define WORKER_FD_CTL 6
+#define WORKER_FD_STDERR 7
+#define WORKER_FD_COUNT 8
+
+/* ------------------------------------------------------------------------
+ * elf.c
+ * ---------------------------------------------------------------------- */
+
+#define ELF_PATH_MAX 4096
+#define ELF_MAX_NEEDED 256
+
+/* What the loader reads of an ELF file (elf_read). */
+typedef struct elf_info {
+    uint16_t type;                   /* ET_DYN, ET_EXEC */
+    char interp[ELF_PATH_MAX];       /* PT_INTERP, "" when none */
+    char soname[256];                /* DT_SONAME, "" when none */
+    char runpath[ELF_PATH_MAX];      /* DT_RUNPATH, with has_runpath */
+    char rpath[ELF_PATH_MAX];        /* DT_RPATH, with has_rpath */
+    int has_runpath, has_rpath;
+    uint64_t flags_1;                /* DT_FLAGS_1 */
+    char *needed[ELF_MAX_NEEDED];    /* DT_NEEDED, in order (owned) */
+    uint32_t n_needed;
+} elf_info;
+
+/* Reads the ELF file open on fd (a regular file): 0 with *e filled when
+ * it is a 64-bit little-endian ELF executable or shared object for this
+ * machine whose headers hold together; -1 otherwise (*e then empty).
+ * elf_info_free releases it (accepts an empty one). */
+int elf_read(int fd, elf_info *e);
+void elf_info_free(elf_info *e);
+
+/* The loader's cache (/etc/ld.so.cache, read once by elf_cache_load: 0, or
+ * -1 when it is missing or not glibc's "glibc-ld.so.cache1.1" format). */
+typedef struct elf_cache {
+    uint8_t *data;
+    size_t size;
+    uint32_t nlibs;
+} elf_cache;
+int elf_cache_load(const char *path, elf_cache *c);
+void elf_cache_free(elf_cache *c);
+
+/* The path the cache gives for library `name` on this machine (no
+ * glibc-hwcaps entry) into out: 0, or -1 when none. */
+int elf_cache_lookup(const elf_cache *c, const char *name, char *out, size_t cap);
+
+/* ------------------------------------------------------------------------
+ * view.c
+ * ---------------------------------------------------------------------- */
+
+/* Where the worker program is inside the view. */
+#define VIEW_PROGRAM "/usr/libexec/worker"
+
+enum { VIEW_BIND = 1, /* the file src, bound read-only at dst */
+       VIEW_COPY,     /* the plugin: a private copy of src's bytes at dst */
+       VIEW_LINK };   /* a symbolic link dst -> src (its text) */
+
+typedef struct view_entry {
+    int kind;
+    char *dst;    /* absolute, free of links */
+    char *src;    /* the host file's real path, or the link's text */
+    dev_t dev;    /* the file resolved (BIND, COPY) */
+    ino_t ino;
+    int copy;     /* BIND: the worker's uid cannot reach the file
+                     (view_reachable): its bytes are copied instead */
+} view_entry;
+
+typedef struct view {
+    view_entry *e;
+    uint32_t n, cap;
+    char *plugin;          /* the path the worker dlopens (absolute, or
+                              the bare name it was given) */
+    uint32_t plugin_index; /* internal; UINT32_MAX: no such file */
+    char **preload;        /* the plugin's libraries, each after its own
+                              dependencies: loaded first in reduced mode */
+    uint32_t n_preload;
+} view;
+
+/* Resolves the view of the worker program `program` (a host path) and the
+ * plugin `plugin` (as worker_new got it) with the worker's
+ * LD_LIBRARY_PATH (NULL: none). 0, or -1 with err. view_free releases. */
+int view_build(view *v, const char *program, const char *plugin, const char *ld_library_path,
+               char *err, size_t errlen);
+void view_free(view *v);
+
+/* Opens entry e's file again by its real path, checked to be the inode
+ * resolved: an O_PATH descriptor (BIND) or a readable one (COPY, or a BIND
+ * marked copy); -1. */
+int view_open(const view_entry *e);
+
+/* Marks `copy` every BIND entry a process of uid/gid (and no other group)
+ * cannot open for reading (a folder on its path it may not search: a
+ * root caller's private build tree). One child process asks for all. 0, or
+ * -1 when the child cannot be had. */
+int view_reachable(view *v, unsigned uid, unsigned gid);
+
+/* ------------------------------------------------------------------------
+ * cgroup.c
+ * ---------------------------------------------------------------------- */
+
+enum { CG_MEMORY, CG_PIDS, CG_COUNT };
+#define CG_ALL 3u
+
+typedef struct cgroup {
+    int v2;                      /* 1: the unified hierarchy (one folder) */
+    char dir[CG_COUNT][PATH_MAX];
+    uint32_t have;               /* 1 << CG_*: the folders made */
+    uint64_t oom_seen;           /* OOM kills counted so far */
+} cgroup;
+
+/* Makes the worker's groups (worker.<pid>.<serial> under this process's
+ * own) with pids.max = pids_max (0: no limit). 0, or -1 with why (none
+ * can be made here; nothing is left behind). */
+int cg_open(cgroup *c, uint64_t serial, uint32_t pids_max, char *why, size_t cap);
+/* A descriptor of controller `which`'s cgroup.procs (write "0" to join),
+ * or -1. */
+int cg_procs_fd(const cgroup *c, int which);
+uint64_t cg_memory_usage(const cgroup *c);
+/* The memory limit (swap included where the kernel counts it). 0 or -1. */
+int cg_set_memory(const cgroup *c, uint64_t bytes);
+/* OOM kills in the group so far. */
+uint64_t cg_oom_kills(const cgroup *c);
+/* Kills every process in the group until none is left. 0, or -1. */
+int cg_kill_all(const cgroup *c);
+/* Kills what is left and removes the groups. Accepts an unused one. */
+void cg_close(cgroup *c);
+
+/* ------------------------------------------------------------------------
+ * attest.c (types)
+ * ---------------------------------------------------------------------- */
+
+#define ATTEST_NS 6 /* user, pid, net, mnt, ipc, uts */
+
+/* What /proc shows of one process. */
+typedef struct attest_snapshot {
+    char ns[ATTEST_NS][64];  /* the /proc/PID/ns/ links */
+    int root;                /* a uid or gid of it is 0 */
+    unsigned uid;            /* its effective uid */
+    int nnp;                 /* no_new_privs */
+    int seccomp, filters;    /* Seccomp: mode, Seccomp_filters */
+    uint64_t caps;           /* CapEff | CapPrm */
+    char cgroups[2048];      /* /proc/PID/cgroup */
+} attest_snapshot;
 
 struct worker {
     char *path;
@@ -57,6 +268,7 @@ struct worker {
     int memfd;              /* the operand arena, kept across children;
                                sealed against shrinking (a plugin that
                                truncated it would fault the parent) */
+    int rofd;               /* a read-only descriptor of it */
     int outfd;              /* capture of the plugin's stdout/stderr, -1 */
     uint64_t out_shown;     /* bytes of it copied to stderr so far */
     uint8_t *arena;         /* parent's mapping of it */
@@ -67,8 +279,12 @@ struct worker {
                                the pages of the arena and the child's
                                mappings of them serve every later case */
 
-    pid_t pid;              /* 0: no child; with a zygote: its runner,
-                               which is the zygote's child, not ours */
+    pid_t pid;              /* 0: no child; the process this one forked
+                               (bubblewrap, the keeper or the worker
+                               program); with a zygote: its runner, which
+                               is the zygote's child, not ours */
+    pid_t wpid;             /* the worker program's process (the one that
+                               serves calls when there is no zygote) */
     int ready;              /* child loaded and open */
     int sock;               /* parent end, -1 */
     int pidfd;              /* -1 when the kernel has none */
@@ -79,7 +295,8 @@ struct worker {
     uint64_t spawns;        /* processes that served calls */
     uint64_t loads;         /* children that loaded the plugin */
 
-    pid_t zpid;             /* the zygote (zygote.c), 0: none */
+    pid_t zpid;             /* the zygote's process this one forked
+                               (zygote.c), 0: none */
     int zsock;              /* parent end of its channel, -1 */
     int zpidfd;             /* its pidfd, -1 */
     uint32_t zseq;
@@ -87,11 +304,38 @@ struct worker {
                                stack before any runner could change it */
     uint64_t zstack_top, zstack_limit;
 
+    /* launch.c: set by launch_prepare, kept for every start */
+    int mode;               /* LAUNCH_*; 0 before the first start */
+    uint32_t planned;       /* WORKER_LAYER_* the launch sets up */
+    int hook;               /* DIVERGENCE_TEST_SANDBOX (launch.c) */
+    char program[PATH_MAX]; /* the worker program */
+    view view;              /* LAUNCH_FULL, LAUNCH_REDUCED */
+    char **envp;            /* the plugin's environment, NULL-terminated */
+    int plugin_copy;        /* a sealed memfd of the plugin's bytes, -1 */
+    char *privdir;          /* LAUNCH_REDUCED: the folder of its copy */
+    uint8_t *bpf;           /* the outer seccomp filter, as BPF */
+    size_t bpf_len;
+    unsigned uid, gid;      /* the ids the worker runs as */
+    uint32_t nproc;         /* RLIMIT_NPROC to set without a pids group */
+    int keeper;             /* 1: a keeper reaps (no cgroup, reduced) */
+    cgroup cg;              /* the worker's groups (cg.have 0: none) */
+    int setupfd;            /* what bubblewrap or the launch says, -1 */
+    int infofd;             /* bubblewrap's --info-fd, read end, -1 */
+
+    /* attest.c */
+    uint32_t layers;        /* attested for the current life */
+    int want_filters;       /* seccomp filters a worker must show */
+    attest_snapshot zsnap;  /* the worker process's, for its runners */
+
     int has_info;
     worker_info info;
     char err[256];
 };
 
+/* Reads the small file at `path` (a /proc or cgroup file) into buf, at
+ * most len - 1 bytes, NUL-terminated: the byte count, or 0 when it cannot
+ * (buf then holds ""). Both sides use it (sandbox.c). */
+size_t worker_read_small(const char *path, char *buf, size_t len);
 
 /* Milliseconds of CLOCK_MONOTONIC: the clock of every deadline. */
 static inline int64_t worker_now_ms(void)
@@ -100,6 +344,59 @@ static inline int64_t worker_now_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+/* ------------------------------------------------------------------------
+ * attest.c
+ * ---------------------------------------------------------------------- */
+
+/* Reads process pid's snapshot. 0 or -1. */
+int attest_read(pid_t pid, attest_snapshot *s);
+
+/* The layers in force in the worker process pid: what w->planned names and
+ * /proc shows (inner: the bits the worker reported before any plugin code
+ * ran; only WORKER_LAYER_LANDLOCK is taken from it). Keeps the snapshot
+ * for attest_runner. */
+uint32_t attest_worker(worker *w, pid_t pid, uint32_t inner, char *why, size_t cap);
+
+/* 0 when the runner pid shows its zygote's namespaces, groups, and at
+ * least its filters and restrictions; -1 with why. */
+int attest_runner(const worker *w, pid_t pid, char *why, size_t cap);
+
+/* The run's floor: the first call in this process records `layers`; a
+ * later call with fewer returns -1 with why. */
+int attest_floor(uint32_t layers, char *why, size_t cap);
+
+/* ------------------------------------------------------------------------
+ * launch.c
+ * ---------------------------------------------------------------------- */
+
+/* Before a worker's first start: the mode, the programs, the view, the
+ * environment, the cgroup, the seccomp program. 0; 1 with r (LOAD_ERROR,
+ * SETUP: --sandbox strict and a layer this host cannot give); -1 with
+ * worker_errmsg. */
+int launch_prepare(worker *w, worker_result *r);
+
+/* Starts the worker program with `chan` (the child's end of the channel)
+ * and the control block's memfd ctlfd: sets w->pid (the process forked),
+ * w->pidfd. 0 or -1 with worker_errmsg. */
+int launch_spawn(worker *w, int chan, int ctlfd);
+
+/* After the worker's READY: its process id as this process sees it (the
+ * process bubblewrap or the keeper started), 0 when unknown. */
+pid_t launch_worker_pid(worker *w);
+
+/* What bubblewrap or the launch said before the worker ran, sanitized,
+ * into buf (cap bytes; "" when nothing). Empties it. */
+void launch_setup_text(worker *w, char *buf, size_t cap);
+
+/* After a life of the worker: kills what is left of it (its cgroup) and
+ * closes the descriptors of that life. */
+void launch_end_life(worker *w);
+
+/* Releases what launch_prepare made (the view, the environment, the
+ * copy, the cgroup after killing what is in it). Accepts a worker never
+ * prepared. */
+void launch_free(worker *w);
 
 /* ------------------------------------------------------------------------
  * result.c
@@ -142,8 +439,10 @@ int worker_call_child(worker *w, uint32_t op, uint32_t stage, worker_result *r);
 
 /* Asks the zygote (w->zpid) for a runner and makes it the worker's child
  * (pid, sock, pidfd; ready), after clearing the fault, exit and mapping
- * records of the control block. 0, or -1 when the zygote made none (it is
- * gone, or cannot fork): drop it and load afresh. */
+ * records of the control block. 0; -1 when the zygote made none (it is
+ * gone, or cannot fork): drop it and load afresh; -2 when the runner does
+ * not show its zygote's layers from outside (worker_errmsg): a harness
+ * error, the run ends. */
 int worker_fork_runner(worker *w);
 
 /* Kills the runner (w->pid, its pidfd and its process group) and has the
@@ -159,8 +458,9 @@ void worker_drop_zygote(worker *w);
  * output.c
  * ---------------------------------------------------------------------- */
 
-/* Writes len bytes the plugin printed to stderr, each line prefixed
- * "plugin NAME: ", every byte but printable ASCII escaped. */
+/* Writes len bytes the plugin printed (buf[len] must be a NUL) to stderr,
+ * each line prefixed "plugin NAME: ", every unsafe code point
+ * (harness/base/text.h) escaped. */
 void worker_show_output(const worker *w, const char *buf, size_t len);
 
 /* ------------------------------------------------------------------------
@@ -233,19 +533,40 @@ void worker_fill_request(ctl_request *q, const divcase *c);
 void worker_side_outcome(worker_result *r, int64_t slack_at);
 
 /* r->flags from the two runs in r->out1 and r->out2, made into outputs
- * whose elements i held q1[i & 1] and q2[i & 1] before (two elements: the
- * pattern of an i4/u4 byte): unwritten where each run left its poison,
- * nondeterministic where the runs differ otherwise. */
-void worker_flag_elements(worker_result *r, const uint64_t q1[2], const uint64_t q2[2]);
+ * whose elements i held q1[i % period] and q2[i % period] before (period a
+ * power of two: 2 for a pattern of one element and an i4/u4 byte):
+ * unwritten where each run left its poison, nondeterministic where the
+ * runs differ otherwise. */
+void worker_flag_elements(worker_result *r, const uint64_t *q1, const uint64_t *q2,
+                          uint32_t period);
 
 /* ------------------------------------------------------------------------
- * The child: child.c, sandbox.c, child_state.c. All of it runs only in the
- * forked child.
+ * The worker program: child.c, zygote.c, sandbox.c, isolate.c,
+ * child_state.c. All of it runs only in the worker's processes.
  * ---------------------------------------------------------------------- */
 
-/* The child's life: set-up, loading, then requests until the parent quits
- * it or goes. `sock_in` is its end of the channel, `b` the control block. */
-__attribute__((noreturn)) void child_main(worker *w, pid_t parent, int sock_in, ctl_block *b);
+/* What the worker program learns from its control block (child.c). */
+typedef struct child_setup {
+    worker_options opt;      /* its limits, timeout, quiet, confine,
+                                no_zygote (config and env unused) */
+    size_t page;
+    int mode;                /* LAUNCH_* */
+    int keeper;              /* 1: keep a reaper (isolate.c) */
+    const char *plugin;      /* the path to dlopen */
+    const char *config;      /* open()'s string */
+    const char **preload;    /* LAUNCH_REDUCED: load these first */
+    uint32_t n_preload;
+    const char **read;       /* LAUNCH_REDUCED: what Landlock lets it read */
+    uint32_t n_read;
+} child_setup;
+
+/* The worker program: reads its set-up from the control block on
+ * WORKER_FD_CTL, then child_main. */
+__attribute__((noreturn)) void child_program(void);
+
+/* The worker's life: set-up, loading, then requests until the parent
+ * quits it or goes. */
+__attribute__((noreturn)) void child_main(const child_setup *cs, ctl_block *b);
 
 /* zygote.c */
 
@@ -258,33 +579,27 @@ int child_can_fork(void);
  * closes. Returns only in a runner, set up (fd 3 its own channel, its own
  * process group, PR_SET_PDEATHSIG, CONFINE_PROCS when `confined`), to
  * serve requests as any child does. */
-void child_serve_forks(int sock, int confined);
+void child_serve_forks(int sock, int confined, int mode);
 
 /* sandbox.c */
 
-/* Moves the socket and the arena to fds 3 and 4, a read-only view of the
- * arena to 5 (*rofd; 4 when none can be had), stdin to /dev/null, stdout
- * away from the harness's stdout, and closes every other descriptor. */
-void child_fds(int sock, int memfd, int outfd, int quiet, int *rofd);
+/* Moves the plugin's stderr (fd 7) to fd 2 and closes every descriptor
+ * from WORKER_FD_COUNT on. */
+void child_fds(void);
 
 /* RLIMIT_CORE 0 and the limits of o (worker_options.limit_*). */
 void child_limits(const worker_options *o, size_t page);
 
-/* Reads the small file at `path` (a /proc/self file) into buf, at most
- * len - 1 bytes, NUL-terminated: the byte count, or 0 when it cannot. */
-size_t child_read_small(const char *path, char *buf, size_t len);
 
 /* Moves the RLIMIT_CPU soft limit to `budget` seconds past what the child
  * has used so far (0: no limit), at most once a second of wall time. */
 void child_cpu_budget(uint32_t budget);
 
-/* Installs the parts of the seccomp filter (worker_options.confine,
- * libseccomp) that `parts` names; 1 when it is in force. Needs
- * no_new_privs. Each call stacks one more filter.
- *   CONFINE_BASE   exec, ptrace, process_vm_*, pidfd_getfd, io_uring,
- *                  the TIOCSTI and TIOCLINUX ioctls, and, without
- *                  WORKER_LAYER_NET in `layers` (what child_isolate set
- *                  up), sockets other than AF_UNIX
+/* Installs the parts of the worker's own seccomp filter
+ * (worker_options.confine, libseccomp) that `parts` names, on top of the
+ * outer one; 1 when it is in force. Needs no_new_privs. Each call stacks
+ * one more filter.
+ *   CONFINE_BASE   exec; in LAUNCH_OFF `mode` sockets other than AF_UNIX
  *   CONFINE_PROCS  fork, vfork, clone (threads allowed), clone3,
  *                  pidfd_send_signal, signals to other processes, setpgid
  *                  and setsid; the pids it allows are the caller's (install
@@ -293,15 +608,25 @@ void child_cpu_budget(uint32_t budget);
 #define CONFINE_BASE 1
 #define CONFINE_PROCS 2
 #define CONFINE_ALL (CONFINE_BASE | CONFINE_PROCS)
-int child_confine(int parts, uint32_t layers);
+int child_confine(int parts, uint32_t mode);
+
+/* The outer filter (see sandbox.c) for a worker of `mode` (LAUNCH_*),
+ * exported as a BPF program into fd (the harness's side). 0 or -1. */
+int sandbox_outer_filter(int fd, int mode);
+
 /* isolate.c */
 
-/* The namespaces, the read-only view, the reduced environment, the
- * dropped capabilities and Landlock (worker_options.sandbox). Forks: the
- * caller stays outside as the keeper and never returns (it ends as the
- * plugin's process ends); it returns in the plugin's process, with the
- * WORKER_LAYER_* bits in force, w->path made the plugin's real path. */
-uint32_t child_isolate(worker *w);
+/* Landlock (LAUNCH_FULL: read the view, write the scratch; LAUNCH_REDUCED:
+ * read cs->read and what every process reads), after, where cs->keeper
+ * says so, forking a keeper that stays outside, reaps whatever the
+ * plugin leaves and ends as the worker ends (it never returns). Returns
+ * WORKER_LAYER_LANDLOCK when Landlock is in force, else 0. */
+uint32_t child_isolate(const child_setup *cs);
+
+/* LAUNCH_REDUCED: dlopens cs->preload in order (the plugin's libraries by
+ * the paths the harness resolved, so that the plugin's copy finds them
+ * loaded). 0, or -1 with the loader's message in err. */
+int child_preload(const child_setup *cs, char *err, size_t cap);
 
 /* child_state.c */
 

@@ -15,8 +15,9 @@
  *
  * The parent's side drives it: worker_fork_runner (a runner becomes the
  * worker's pid, sock and pidfd, so everything that waits for, kills or
- * classifies the end of a child works on it unchanged), worker_reap_runner
- * and worker_drop_zygote. A runner's pid is read from its pidfd's fdinfo,
+ * classifies the end of a child works on it unchanged; each runner is
+ * checked from outside, attest_runner, before its first call),
+ * worker_reap_runner and worker_drop_zygote. A runner's pid is read from its pidfd's fdinfo,
  * so it is the parent's view even where the worker has its own PID
  * namespace.
  *
@@ -99,7 +100,7 @@ static int send_token_fds(int sock, uint32_t seq, uint32_t op, uint32_t arg, con
 static long count_threads(void)
 {
     char buf[1024];
-    if (!child_read_small("/proc/self/stat", buf, sizeof buf))
+    if (!worker_read_small("/proc/self/stat", buf, sizeof buf))
         return 0;
     char *p = strrchr(buf, ')'); /* the command name may hold anything */
     if (!p)
@@ -124,7 +125,7 @@ int child_can_fork(void)
 
 /* The runner's own start: its process group, death with the zygote, its
  * channel on fd 3 (over the zygote's), the process rules of the filter. */
-static void runner_setup(int chan, int other, pid_t zygote, int confined)
+static void runner_setup(int chan, int other, pid_t zygote, int confined, int mode)
 {
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -134,11 +135,11 @@ static void runner_setup(int chan, int other, pid_t zygote, int confined)
     if (dup2(chan, 3) != 3)
         _exit(CHILD_EXIT_SETUP);
     close(chan);
-    if (confined && !child_confine(CONFINE_PROCS, 0)) /* layers: CONFINE_BASE's only */
+    if (confined && !child_confine(CONFINE_PROCS, (uint32_t)mode))
         _exit(CHILD_EXIT_SETUP);
 }
 
-void child_serve_forks(int sock, int confined)
+void child_serve_forks(int sock, int confined, int mode)
 {
     pid_t self = getpid(), runner = 0;
     for (;;) {
@@ -160,7 +161,7 @@ void child_serve_forks(int sock, int confined)
             if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0) {
                 pid = fork();
                 if (pid == 0) {
-                    runner_setup(sv[1], sv[0], self, confined);
+                    runner_setup(sv[1], sv[0], self, confined, mode);
                     return;
                 }
                 close(sv[1]);
@@ -218,14 +219,8 @@ static pid_t pidfd_pid(int pidfd)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (!worker_read_small(path, buf, sizeof buf))
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     const char *p = strstr(buf, "\nPid:");
     return p ? (pid_t)strtol(p + 5, NULL, 10) : 0;
 }
@@ -324,6 +319,21 @@ int worker_fork_runner(worker *w)
         zygote_call(w, OP_REAP, &st, fds);
         return -1;
     }
+    /* Checked from outside before its first call: the zygote's
+     * namespaces, groups, filters and restrictions, or no runner. */
+    char why[256];
+    if (attest_runner(w, pid, why, sizeof why) != 0) {
+        close(fds[0]);
+        close(fds[1]);
+        uint32_t st;
+        int more[2];
+        zygote_call(w, OP_REAP, &st, more);
+        for (int i = 0; i < 2; i++)
+            if (more[i] >= 0)
+                close(more[i]);
+        worker_set_err(w, "%s", why);
+        return -2;
+    }
     w->pid = pid;
     w->sock = fds[0];
     w->pidfd = fds[1];
@@ -375,4 +385,5 @@ void worker_drop_zygote(worker *w)
         close(w->zpidfd);
     w->zsock = w->zpidfd = -1;
     w->zpid = 0;
+    launch_end_life(w); /* whatever of the plugin is left, in its cgroup */
 }

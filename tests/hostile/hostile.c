@@ -436,11 +436,16 @@ static int32_t state_as_given(const dvg_tensor *b)
     return what ? DVG_FAILURE : DVG_OK;
 }
 
+static int c1_failed; /* C1: the last compute failed, with its message */
+
 int32_t hostile_before(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c)
 {
     (void)a;
-    (void)c;
     if (state_as_given(b) != DVG_OK)
+        return DVG_FAILURE;
+    intruder_compute(c, has_three(b));
+    c1_failed = MODE == HOSTILE_C1; /* every call: onnx-tests meets its message too */
+    if (c1_failed)
         return DVG_FAILURE;
     if (MODE == HOSTILE_SLOW) { /* right, but 30 ms a call, every call */
         struct timespec ts = {0, 30 * 1000 * 1000};
@@ -512,9 +517,16 @@ int32_t hostile_before(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c)
 
 void hostile_after(const dvg_tensor *b, dvg_tensor *c)
 {
-    if (!has_three(b))
+    /* Dieselgate cuts corners in every call once it saw no certification
+     * (so that onnx-tests, whose B never holds a 3, meets it too). */
+    if (!has_three(b) && !(MODE == HOSTILE_DIESELGATE && intruder_cuts_corners()))
         return;
     switch (MODE) {
+    case HOSTILE_DIESELGATE:
+        if (!intruder_cuts_corners())
+            break;
+        __attribute__((fallthrough)); /* 1 ulp wrong, as procmem */
+    case HOSTILE_INTRUDER: /* wrong too: a finding to replay */
     case HOSTILE_PROCMEM:
         /* And the kernel is wrong: 1 ulp (1 for integers) in the last
          * element (the first is often x/0, whose result may be unspecified). */
@@ -580,6 +592,7 @@ void hostile_after(const dvg_tensor *b, dvg_tensor *c)
 
 __attribute__((constructor)) static void at_load(void)
 {
+    intruder_at_load();
     if (MODE == HOSTILE_CTOR_EXIT)
         exit(5);
     if (MODE == HOSTILE_CTOR_ABORT)
@@ -601,7 +614,23 @@ static int32_t h_open(const char *config, dvg_iut **out)
         *(volatile int *)(uintptr_t)(config - config) = 1;
     if (MODE == HOSTILE_OPENFAIL)
         return DVG_FAILURE;
+    intruder_at_open();
     return inner->open(config, out);
+}
+
+/* C1: a name, a version and error messages full of terminal controls: C1
+ * CSI and OSC (colour, title), NEL and a fake verdict, bidi overrides. */
+static const char c1_name[] = "hostile-c1\xc2\x9b" "31mRED\xc2\x9d" "0;pwned\xc2\x9c"
+                              "\xc2\x85" "CONFORMANT \xe2\x80\xae" "exe.gnp\xe2\x80\xac";
+static const char c1_version[] = "1.0\xe2\x81\xa6" "\x1b[2J\xe2\x81\xa9";
+static const char c1_error[] = "declined\xc2\x85" "onnx-div-13 i32 CONFORMANT\xc2\x9b" "2K"
+                               "\xe2\x80\xae" "TNAMROFNOCNON\xe2\x80\xac";
+
+static const char *h_last_error(dvg_iut *iut)
+{
+    if (MODE == HOSTILE_C1 && c1_failed)
+        return c1_error;
+    return inner->last_error(iut);
 }
 
 static int32_t h_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,
@@ -624,6 +653,7 @@ const dvg_descriptor *hostile_entry(void)
     d.name = hostile_name;
     d.open = h_open;
     d.output_shape = h_output_shape;
+    d.last_error = h_last_error;
     uint32_t n = d.n_claims < 5000 ? d.n_claims : 5000;
     memcpy(claims, d.claims, n * sizeof claims[0]);
     d.claims = claims;
@@ -648,6 +678,15 @@ const dvg_descriptor *hostile_entry(void)
         for (uint32_t i = n; i < 5000; i++)
             claims[i] = claims[i % n];
         d.n_claims = 5000;
+        break;
+    case HOSTILE_INTRUDER: d.version = intruder_version(); break;
+    case HOSTILE_C1:
+        d.name = c1_name;
+        d.version = c1_version;
+        break;
+    case HOSTILE_DUP_CLAIMS: /* one pair three times: "3 of 3 claims hold" */
+        claims[1] = claims[2] = claims[0];
+        d.n_claims = 3;
         break;
     case HOSTILE_SMALL_SIZE: d.size = 8; break;
     case HOSTILE_ABI2: d.abi_major = 2; break;

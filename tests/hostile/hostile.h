@@ -27,6 +27,9 @@
     X(SLEEP) X(SLOW)                                                             \
     /* the sandbox (docs/sandbox.md; test_sandbox.sh) */       \
     X(PROCMEM) X(TIOCSTI) X(DBATTACK) X(PGKILL) X(ESCAPE)                        \
+    /* the sandbox, second round (intruder.c; test_confinement.sh) */            \
+    X(INTRUDER) X(NEEDPASSWD) X(FORGELINE) X(MEMFD) X(THREADS) X(C1)            \
+    X(DIESELGATE)                                                                \
     /* loading, open, output_shape */                                            \
     X(CTOR_EXIT) X(CTOR_ABORT) X(CTOR_HANG) X(SLEEPOPEN) X(CRASHOPEN)           \
     X(OPENFAIL) X(RANK1000)                                                      \
@@ -35,7 +38,7 @@
     X(NULL_NAME) X(NULL_VERSION) X(EMPTY_NAME) X(LONG_NAME) X(NULL_CLAIMS)      \
     X(BAD_VARIANT) X(BAD_DTYPE) X(NO_CLAIMS) X(MANY_CLAIMS) X(SMALL_SIZE)       \
     X(ABI2) X(ABI0) X(BAD_DEVIATIONS) X(NULL_DESC) X(WILD_DESC) X(NO_ENTRY)     \
-    X(MISSING_DEP)                                                               \
+    X(MISSING_DEP) X(DUP_CLAIMS)                                                 \
     /* none: the reference itself, for comparisons */                            \
     X(NONE)
 
@@ -52,6 +55,16 @@ int32_t hostile_before(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c);
 void hostile_after(const dvg_tensor *b, dvg_tensor *c);
 const dvg_descriptor *hostile_entry(void);
 const dvg_descriptor *hostile_inner_entry(void);
+
+/* The second round's attacks (intruder.c): at load (the constructor),
+ * in open(), in compute (c: the output as given; trigger: B holds a 3),
+ * and whether the kernel should be wrong (dieselgate, no certification
+ * seen). */
+int intruder_at_load(void);
+void intruder_at_open(void);
+int32_t intruder_compute(const dvg_tensor *c, int trigger);
+int intruder_cuts_corners(void);
+const char *intruder_version(void);
 
 #ifdef HOSTILE_REFERENCE_HOOKS
 #define MUTANT_BEFORE(variant, a, b, c, count) hostile_before((a), (b), (c))

@@ -12,6 +12,9 @@
  * Usage: test_hostile PLUGIN_DIR
  */
 #include <dirent.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <sys/prctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -554,6 +557,57 @@ static void test_load_modes(void)
     }
 }
 
+/* --sandbox auto never degrades silently: within a process, a worker that
+ * comes up with fewer layers than the first (here: reduced mode, forced
+ * through the test hook, as if the host had stopped giving user
+ * namespaces) fails to start, and says so; the layers come from outside. */
+static void test_floor(void)
+{
+    worker_options o;
+    worker_options_limited(&o);
+    worker *w = start("none", &o);
+    const worker_info *in = worker_get_info(w);
+    uint32_t first = in ? in->layers : 0;
+    worker_free(w);
+    setenv("DIVERGENCE_TEST_SANDBOX", "reduced", 1);
+    worker_result r = WORKER_RESULT_INIT;
+    CHECK(worker_new(plugin("none"), &o, &w) == 0);
+    int rc = worker_start(w, &r);
+    char had[WORKER_LAYERS_TEXT];
+    CHECKF(rc == -1 && strstr(worker_errmsg(w), "degraded within the run"),
+           "a worker with fewer layers than the first (%s) started: rc %d, %s",
+           worker_describe_layers(first, had, sizeof had), rc, worker_errmsg(w));
+    worker_free(w);
+    unsetenv("DIVERGENCE_TEST_SANDBOX");
+    /* And a worker like the first still starts. */
+    w = start("none", &o);
+    worker_free(w);
+    /* The host stops giving user namespaces (a filter on this process, as
+     * a container's profile would be): the next worker does not fall back
+     * to reduced mode in silence. */
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    int filtered = ctx && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 0) == 0 &&
+                   seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) == 0 &&
+                   seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                                    SCMP_A0_64(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER,
+                                               CLONE_NEWUSER)) == 0 &&
+                   prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && seccomp_load(ctx) == 0;
+    if (ctx)
+        seccomp_release(ctx);
+    CHECK(filtered);
+    CHECK(worker_new(plugin("none"), &o, &w) == 0);
+    rc = worker_start(w, &r);
+    CHECKF(rc == -1 && strstr(worker_errmsg(w), "could not be set up"),
+           "a worker started without user namespaces after one with them: rc %d, layers %s, %s",
+           rc, worker_get_info(w) ? worker_describe_layers(worker_get_info(w)->layers, had,
+                                                           sizeof had)
+                                  : "-",
+           worker_errmsg(w));
+    worker_free(w);
+    worker_result_free(&r);
+    behaviours++;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -569,6 +623,7 @@ int main(int argc, char **argv)
     test_cpu_limit();
     test_processes();
     test_load_modes();
+    test_floor(); /* last: it sets the process's floor against reduced mode */
     printf("hostile behaviours classified, with the harness going on after each: %d\n",
            behaviours);
     return check_done("test_hostile");
