@@ -13,7 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 2
 fail=0 n=0
-for cmd in certify diff sweep fuzz import replay report query explain oracle cases onnx-tests; do
+for cmd in certify diff sweep fuzz import replay bisect report query explain oracle cases onnx-tests; do
     COMP_WORDS=(divergence "$cmd" -)
     COMP_CWORD=2
     COMPREPLY=()
