@@ -51,7 +51,8 @@ exact() {
 
 # 1. --builds DIR: the eight in version order of their names.
 "$D" bisect --db b.db --builds "$SERIES" sig:1 >one.out 2>one.err
-check "bisect --builds sig:1: exit $? ($(cat one.err))" [ $? -eq 0 ]
+rc=$?
+check "bisect --builds sig:1: exit $rc ($(cat one.err))" [ $rc -eq 0 ]
 cat one.out
 exact b.db 1 "--builds"
 check "the output names both ranges" grep -q 'regression range: 1.4 (build 4 of 8) .. 1.5 (build 5 of 8)' one.out
@@ -63,7 +64,8 @@ plugins=""
 for k in 1 2 3 4 5 6 7 8; do plugins="$plugins --plugin $(b $k)"; done
 # shellcheck disable=SC2086
 "$D" bisect --db b.db $plugins $all_sigs >all.out 2>all.err
-check "bisect --plugin x8 of $sigs signatures: exit $? ($(cat all.err))" [ $? -eq 0 ]
+rc=$?
+check "bisect --plugin x8 of $sigs signatures: exit $rc ($(cat all.err))" [ $rc -eq 0 ]
 for s in $(sqlite3 b.db "SELECT id FROM signatures"); do
     exact b.db "$s" "--plugin"
 done
@@ -83,7 +85,8 @@ printf '# oldest first\nbisect-div-1.1.so\nbisect-div-1.5.so\nbisect-div-1.2.so\
     "$(b 4)" >order.txt
 cp fresh.db nm.db
 "$D" bisect --db nm.db --builds "$SERIES" --order order.txt --all sig:1 >nm.out 2>&1
-check "bisect --order --all: exit $? ($(tail -1 nm.out))" [ $? -eq 0 ]
+rc=$?
+check "bisect --order --all: exit $rc ($(tail -1 nm.out))" [ $rc -eq 0 ]
 check "non-monotonic: the ranges around build 6 ($(ranges nm.db 1 | tr '\n' ';'))" \
     [ "$(ranges nm.db 1 | tr '\n' ';')" = "regression 1.3 1.6 8 8 0;fixed 1.6 1.4 8 8 0;" ]
 check "the note says where it was seen" [ "$(sqlite3 nm.db "SELECT DISTINCT note FROM signature_ranges")" = \
@@ -124,7 +127,8 @@ rm gone.so
 for k in 4 6 7; do certify seen.db $k; done
 s=$(sqlite3 seen.db "SELECT min(id) FROM signatures")
 "$D" bisect --db seen.db --seen "sig:$s" >seen.out 2>&1
-check "bisect --seen: exit $? ($(tail -1 seen.out))" [ $? -eq 0 ]
+rc=$?
+check "bisect --seen: exit $rc ($(tail -1 seen.out))" [ $rc -eq 0 ]
 check "--seen: 1.4 .. 1.6, fixed 1.6 .. 1.7 of 3 builds ($(ranges seen.db "$s" | tr '\n' ';'))" \
     [ "$(ranges seen.db "$s" | cut -d' ' -f1-3,5 | tr '\n' ';')" = "regression 1.4 1.6 3;fixed 1.6 1.7 3;" ]
 check "--seen: the build whose file is gone is left out" grep -q 'build 1.2 .* left out' seen.out
@@ -140,14 +144,16 @@ check "query history shows the ranges" grep -q '^regression  1.4 ([0-9a-f]*)  1.
 "$D" query --db b.db --json history sig:2 >hist.json 2>&1
 check "query --json history: ranges" "$PY" -c "import json, sys; j = json.load(open('hist.json')); r = j['ranges']; sys.exit(0 if [x['range'] for x in r] == ['regression', 'fixed'] and r[0]['before'].startswith('1.4 (') and r[1]['after'].startswith('1.7 (') else 1)"
 "$D" db merge m.db b.db >merge.out 2>&1
-check "db merge: $(cat merge.out)" [ $? -eq 0 ]
+rc=$?
+check "db merge: $(cat merge.out)" [ $rc -eq 0 ]
 q='SELECT s.implementation, s.variant, s.dtype, s.class, s.operand_class, g.kind, g.before_version, g.after_version, g.replays, g.monotonic FROM v_signature_ranges g JOIN signatures s ON s.id = g.signature_id ORDER BY 1, 2, 3, 4, 5, 6'
 check "the merged file has the ranges" [ "$(sqlite3 m.db "$q")" = "$(sqlite3 b.db "$q")" ] && \
     [ -n "$(sqlite3 m.db "$q")" ]
 "$D" db merge m.db b.db >/dev/null 2>&1
 check "merging again changes nothing" [ "$(sqlite3 m.db "$q")" = "$(sqlite3 b.db "$q")" ]
 "$D" db check m.db b.db >check.out 2>&1
-check "db check: $(cat check.out)" [ $? -eq 0 ]
+rc=$?
+check "db check: $(cat check.out)" [ $rc -eq 0 ]
 
 # 8. Refused: a build of another implementation, a reproducer id, no
 # builds, two ways of naming them, a missing signature.

@@ -91,7 +91,8 @@ check "night 1: the finish job $fid ran under Slurm and completed" grep -q 'JobS
 check "night 1: the finish job printed the night" grep -q '== Runs of this night' night1/logs/slurm-finish.out
 check "night 1: the build archived" cmp -s "$P/nightly_div_1.so" night1/builds/nightly-div.so
 night_ok "$NIGHTLY_DB" 0 1 >ok1.out 2>&1
-check "night 1: merged = unsharded: $(tail -2 ok1.out)" [ $? -eq 0 ]
+rc=$?
+check "night 1: merged = unsharded: $(tail -2 ok1.out)" [ $rc -eq 0 ]
 after1=$(q "SELECT max(id) FROM runs")
 floor1=$(q "SELECT count(*) FROM signatures WHERE class = 'floor-vs-trunc'")
 check "night 1 found the floor bug ($floor1 signatures) and nothing else" [ "$floor1" -gt 0 ] && \
@@ -120,7 +121,8 @@ echo "night 2 through Slurm: $((t1 - t0)) s"
 check "night 2: the finish job's status is 0 ($(tail -3 night2/logs/slurm-finish.out))" \
     [ "$(cat night2/logs/finish.status 2>/dev/null)" = 0 ]
 night_ok "$NIGHTLY_DB" "$after1" 2 >ok2.out 2>&1
-check "night 2: merged = unsharded: $(tail -2 ok2.out)" [ $? -eq 0 ]
+rc=$?
+check "night 2: merged = unsharded: $(tail -2 ok2.out)" [ $rc -eq 0 ]
 check "night 2: the build archived" cmp -s "$P/nightly_div_2.so" night2/builds/nightly-div.so
 certify2=$(q "SELECT id FROM runs WHERE id > $after1 AND kind = 'certify'")
 
@@ -148,6 +150,15 @@ s=$(q "SELECT min(id) FROM signatures WHERE status = 'fixed'")
 "$D" query --db "$NIGHTLY_DB" history "sig:$s" >hist.txt 2>&1
 check "query history sig:$s shows its fixed range" grep -q '^fixed  *1.0 (.*)  *2.0 (' hist.txt
 
+# ---- The same night 2 on this machine (the default scheduler, GNU
+# parallel) merges to the same runs.
+NIGHTLY_DIR="$tmp/local" NIGHTLY_DB="$tmp/local.db" JOBS=2 sh "$ROOT/scripts/nightly" >local.out 2>&1
+rc=$?
+check "night 2 with --scheduler local: exit $rc ($(tail -1 local.out))" [ $rc -eq 0 ]
+night_ok local.db 0 2 >local-ok.out 2>&1
+rc=$?
+check "night 2 locally: merged = unsharded: $(tail -2 local-ok.out)" [ $rc -eq 0 ]
+
 # ---- The checks fail on a broken night (scratch copies of night 2).
 broken() { # NAME: night2 and the history before it, copied to NAME/
     mkdir "$1" && cp -r night2 "$1/night" && cp history-1.db "$1/history.db" &&
@@ -163,7 +174,8 @@ finish_of lost
 check "a lost shard: the finish step exits 1" [ $? -eq 1 ]
 check "... naming it" grep -q 'shard certify 1/3 of nightly-div is missing' lost/finish.err
 night_ok lost/history.db "$after1" 2 >lost/ok.out 2>&1
-check "a lost shard: the night's check fails ($(tail -1 lost/ok.out))" [ $? -ne 0 ]
+rc=$?
+check "a lost shard: the night's check fails ($(tail -1 lost/ok.out))" [ $rc -ne 0 ]
 # A shard run twice: once more by hand, its database beside the first.
 broken twice
 NIGHTLY_DIR="$tmp/twice/again" sh "$ROOT/scripts/nightly" --job certify "$tmp/night2/builds/nightly-div.so" 2 &&
@@ -172,7 +184,8 @@ finish_of twice
 check "a shard run twice: the finish step exits 1" [ $? -eq 1 ]
 check "... saying a run is incomplete" grep -q 'is incomplete: a shard of it is missing, failed or ran twice' twice/finish.err
 night_ok twice/history.db "$after1" 2 >twice/ok.out 2>&1
-check "a shard run twice: the night's check fails ($(tail -1 twice/ok.out))" [ $? -ne 0 ]
+rc=$?
+check "a shard run twice: the night's check fails ($(tail -1 twice/ok.out))" [ $rc -ne 0 ]
 # A shard that failed (its status says so).
 broken failed && echo "failed 2" >failed/night/logs/fuzz-nightly-div-0.status
 finish_of failed
@@ -181,7 +194,8 @@ check "a failed shard: the finish step exits 1" [ $? -eq 1 ] && grep -q 'fuzz 0/
 cp "$NIGHTLY_DB" wrong.db
 sqlite3 wrong.db "UPDATE counts SET elements = elements + 1 WHERE run_id = $certify2 AND class = 'match' AND variant = 'onnx-div-14' AND dtype = 'i16'"
 night_ok wrong.db "$after1" 2 >wrong.out 2>&1
-check "a count merged wrongly: the night's check fails ($(tail -1 wrong.out))" [ $? -ne 0 ]
+rc=$?
+check "a count merged wrongly: the night's check fails ($(tail -1 wrong.out))" [ $rc -ne 0 ]
 night_ok "$NIGHTLY_DB" "$after1" 2 >/dev/null 2>&1
 check "and the real night still passes it" [ $? -eq 0 ]
 
