@@ -261,6 +261,11 @@ void report_markdown(const report_model *m, FILE *f)
                 x->occurrences_run, x->occurrences_total, x->first_run_id);
         esc_md(f, x->status);
         fputc('\n', f);
+        if (x->ranges) {
+            fputs("- ranges (divergence bisect): ", f);
+            esc_md(f, x->ranges);
+            fputc('\n', f);
+        }
         for (size_t k = 0; k < x->n_repros; k++) {
             const report_repro *p = &x->repros[k];
             fprintf(f, "- reproducer " STORE_REF_REPRODUCER "%" PRId64 " (run %" PRId64 "): case ",

@@ -143,6 +143,11 @@ check "--since bisects each new and fixed signature" [ "$(grep -c '^sig:' since.
 check "query history shows the ranges" grep -q '^regression  1.4 ([0-9a-f]*)  1.5 ([0-9a-f]*)  8 ' hist.txt
 "$D" query --db b.db --json history sig:2 >hist.json 2>&1
 check "query --json history: ranges" "$PY" -c "import json, sys; j = json.load(open('hist.json')); r = j['ranges']; sys.exit(0 if [x['range'] for x in r] == ['regression', 'fixed'] and r[0]['before'].startswith('1.4 (') and r[1]['after'].startswith('1.7 (') else 1)"
+"$D" report --db b.db --run 1 --format json -o r1.json >/dev/null 2>&1
+check "the run's JSON report gives each finding its ranges (sig:1's fixed range gone since)" \
+    "$PY" -c "import json, sys; j = json.load(open('r1.json')); r = {f['signature_id']: f['ranges'] for f in j['findings']}; sys.exit(0 if r.pop(1) == 'regression 1.4 .. 1.5' and r and all(v == 'regression 1.4 .. 1.5; fixed 1.6 .. 1.7' for v in r.values()) else 1)"
+"$D" report --db b.db --run 1 --format html -o r1.html >/dev/null 2>&1
+check "... and the HTML one" grep -q 'Ranges (divergence bisect): regression 1.4 .. 1.5; fixed 1.6 .. 1.7' r1.html
 "$D" db merge m.db b.db >merge.out 2>&1
 rc=$?
 check "db merge: $(cat merge.out)" [ $rc -eq 0 ]

@@ -146,6 +146,9 @@ check "every new signature: regression range 1.0 .. 2.0, no fixed range" \
 check "every fixed signature: fixed range 1.0 .. 2.0" \
     [ "$(q "SELECT count(*) FROM v_signature_ranges WHERE kind = 'fixed' AND before_version = '1.0' AND after_version = '2.0' AND builds = 2")" -eq "$want_fixed" ]
 check "the finish job printed the ranges" grep -q 'fixed range: 1.0 (build 1 of 2) .. 2.0 (build 2 of 2)' night2/logs/slurm-finish.out
+check "the night's reports show the ranges" js "night2/reports/run-$certify2.json" \
+    "any(f['ranges'] == 'regression 1.0 .. 2.0' for f in j['findings']) and all(f['ranges'] for f in j['findings'])"
+check "... in Markdown too" grep -q '^- ranges (divergence bisect): regression 1.0 .. 2.0$' "night2/reports/run-$certify2.md"
 s=$(q "SELECT min(id) FROM signatures WHERE status = 'fixed'")
 "$D" query --db "$NIGHTLY_DB" history "sig:$s" >hist.txt 2>&1
 check "query history sig:$s shows its fixed range" grep -q '^fixed  *1.0 (.*)  *2.0 (' hist.txt
