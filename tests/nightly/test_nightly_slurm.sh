@@ -167,32 +167,33 @@ broken() { # NAME: night2 and the history before it, copied to NAME/
     mkdir "$1" && cp -r night2 "$1/night" && cp history-1.db "$1/history.db" &&
         rm -f "$1/night/logs/finish.status"
 }
-finish_of() { # NAME: the finish step on it (locally), its exit status
+# caught NAME WHAT MESSAGE: the finish step on NAME (locally) exits 1 and
+# says MESSAGE, and the night's check fails on what it merged.
+caught() {
     NIGHTLY_DIR="$tmp/$1/night" NIGHTLY_DB="$tmp/$1/history.db" sh "$ROOT/scripts/nightly" --finish \
         >"$1/finish.out" 2>"$1/finish.err"
+    rc=$?
+    check "$2: the finish step exits 1 ($rc)" [ $rc -eq 1 ]
+    check "$2: it says '$3'" grep -q "$3" "$1/finish.err"
+    night_ok "$1/history.db" "$after1" 2 >"$1/ok.out" 2>&1
+    rc=$?
+    check "$2: the night's check fails ($(tail -1 "$1/ok.out"))" [ $rc -ne 0 ]
 }
 # A shard lost.
 broken lost && rm lost/night/shards/certify-nightly-div-1.db
-finish_of lost
-check "a lost shard: the finish step exits 1" [ $? -eq 1 ]
-check "... naming it" grep -q 'shard certify 1/3 of nightly-div is missing' lost/finish.err
-night_ok lost/history.db "$after1" 2 >lost/ok.out 2>&1
-rc=$?
-check "a lost shard: the night's check fails ($(tail -1 lost/ok.out))" [ $rc -ne 0 ]
+caught lost "a lost shard" 'shard certify 1/3 of nightly-div is missing'
 # A shard run twice: once more by hand, its database beside the first.
 broken twice
 NIGHTLY_DIR="$tmp/twice/again" sh "$ROOT/scripts/nightly" --job certify "$tmp/night2/builds/nightly-div.so" 2 &&
     cp twice/again/shards/certify-nightly-div-2.db twice/night/shards/certify-nightly-div-2-again.db
-finish_of twice
-check "a shard run twice: the finish step exits 1" [ $? -eq 1 ]
-check "... saying a run is incomplete" grep -q 'is incomplete: a shard of it is missing, failed or ran twice' twice/finish.err
-night_ok twice/history.db "$after1" 2 >twice/ok.out 2>&1
-rc=$?
-check "a shard run twice: the night's check fails ($(tail -1 twice/ok.out))" [ $rc -ne 0 ]
-# A shard that failed (its status says so).
+caught twice "a shard run twice" 'is incomplete: a shard of it is missing, failed or ran twice'
+# A shard that failed (its status says so; its database, a partial one,
+# is what it is).
 broken failed && echo "failed 2" >failed/night/logs/fuzz-nightly-div-0.status
-finish_of failed
-check "a failed shard: the finish step exits 1" [ $? -eq 1 ] && grep -q 'fuzz 0/3 of nightly-div did not finish' failed/finish.err
+NIGHTLY_DIR="$tmp/failed/night" NIGHTLY_DB="$tmp/failed/history.db" sh "$ROOT/scripts/nightly" --finish \
+    >failed/finish.out 2>failed/finish.err
+rc=$?
+check "a failed shard: the finish step exits 1 ($rc)" [ $rc -eq 1 ] && grep -q 'fuzz 0/3 of nightly-div did not finish' failed/finish.err
 # Merged wrongly: one count of the merged certify run changed.
 cp "$NIGHTLY_DB" wrong.db
 sqlite3 wrong.db "UPDATE counts SET elements = elements + 1 WHERE run_id = $certify2 AND class = 'match' AND variant = 'onnx-div-14' AND dtype = 'i16'"
