@@ -49,7 +49,10 @@ static const char *const sql_hists =
 static const char *const sql_findings =
     "SELECT s.id, s.implementation, s.variant, s.dtype, s.class, s.operand_class, s.status,"
     " g.occurrences, s.occurrences, s.first_run_id, s.reproducers_dropped,"
-    " coalesce(s.bug_id, 0)"
+    " coalesce(s.bug_id, 0),"
+    " (SELECT group_concat(x.range, '; ') FROM (SELECT kind || ' '"
+    "   || coalesce(before_version, '(before the first build)') || ' .. ' || after_version"
+    "   AS range FROM v_signature_ranges WHERE signature_id = s.id ORDER BY kind DESC) x)"
     " FROM read_signature_runs g JOIN read_signatures s ON s.id = g.signature_id"
     " WHERE g.run_id = ?1 AND (?2 IS NULL OR s.implementation = ?2)";
 static const char *const sql_bugs =
@@ -337,6 +340,7 @@ static int on_finding(void *ctx, const store_row *r)
     f->occurrences_total = store_row_int(r, 8);
     f->first_run_id = store_row_int(r, 9);
     f->reproducers_dropped = store_row_int(r, 10);
+    f->ranges = col_null(l, r, 12);
     f->is_new = f->first_run_id == l->m->run.id;
     f->bug_id = store_row_int(r, 11);
     return l->failed;

@@ -90,6 +90,10 @@ typedef struct report_finding {
     int64_t occurrences_total, first_run_id, reproducers_dropped;
     int is_new;                     /* first found by this run */
     int64_t bug_id;                 /* its bug (docs/store.md, "bugs") */
+    const char *ranges;             /* its regression and fixed ranges
+                                       (`divergence bisect`, schema 7):
+                                       "regression 1.4 .. 1.5; fixed 1.6 ..
+                                       1.7"; NULL when never bisected */
     report_repro *repros;
     size_t n_repros;
 } report_finding;

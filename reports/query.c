@@ -77,6 +77,18 @@ static const char *const sql_history =
     " LEFT JOIN read_signature_runs g ON g.signature_id = ?1 AND g.run_id = r.run_id"
     " ORDER BY r.run_id";
 
+/* ?1 signature: its regression and fixed ranges (`divergence bisect`,
+ * schema 7). before/after: the last build before the change and the first
+ * after it, each as "version (sha256 prefix)"; before NULL: the change
+ * lies before the first build bisected. */
+static const char *const sql_ranges =
+    "SELECT kind AS range,"
+    " CASE WHEN before_build_id IS NOT NULL THEN before_version || ' ('"
+    "  || substr(before_sha256, 1, 12) || ')' END AS before,"
+    " after_version || ' (' || substr(after_sha256, 1, 12) || ')' AS after,"
+    " builds, replays, CASE WHEN monotonic THEN 'yes' ELSE 'no' END AS monotonic, note,"
+    " recorded_at FROM v_signature_ranges WHERE signature_id = ?1 ORDER BY kind DESC";
+
 /* ?1 plugin, ?2 since */
 static const char *const sql_regressions =
     "SELECT c.variant, c.dtype, c.previous_version AS held_in, c.previous_run_id AS held_run,"
@@ -351,6 +363,7 @@ int query_run(store *s, const query_request *q, FILE *out, char *err, size_t err
         store_param sig = STORE_PARAM_INT(q->signature);
         sec[n++] = (section){"signature", sql_signature, {sig}, 1};
         sec[n++] = (section){"runs", sql_history, {sig}, 1};
+        sec[n++] = (section){"ranges", sql_ranges, {sig}, 1};
     } else if (!strcmp(name, "regressions")) {
         sec[n++] = (section){"regressions", sql_regressions, {plugin, STORE_PARAM_INT(q->since)}, 2};
     } else if (!strcmp(name, "diff")) {

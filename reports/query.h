@@ -10,8 +10,10 @@
  *   bugs [--since RUN]    bugs (signatures grouped, docs/store.md) with a
  *                         signature first found after RUN (0: all)
  *   fixed --since RUN     signatures a run after RUN found fixed
- *   history SIGNATURE     one signature, and every run that saw it or
- *                         certified its (implementation, variant, dtype)
+ *   history SIGNATURE     one signature, every run that saw it or
+ *                         certified its (implementation, variant, dtype),
+ *                         and its regression and fixed ranges (`divergence
+ *                         bisect`, schema 7)
  *   regressions --plugin NAME [--since RUN]
  *                         claims that held in one version of NAME and fail
  *                         in the next version certified (by a run after

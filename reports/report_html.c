@@ -476,6 +476,11 @@ static void findings(const report_model *m, FILE *f)
         if (x->reproducers_dropped)
             fprintf(f, "; %" PRId64 " more reproducers counted, not stored", x->reproducers_dropped);
         fputs(".</p>\n", f);
+        if (x->ranges) {
+            fputs("<p>Ranges (divergence bisect): ", f);
+            esc_html(f, x->ranges);
+            fputs("</p>\n", f);
+        }
         for (size_t r = 0; r < x->n_repros; r++)
             reproducer(m, &x->repros[r], f);
         if (!x->n_repros)

@@ -224,6 +224,7 @@ static void findings(const report_model *m, FILE *f)
         num(f, &first, "occurrences", 1, x->occurrences_total);
         num(f, &first, "first_run_id", 1, x->first_run_id);
         num(f, &first, "reproducers_dropped", 1, x->reproducers_dropped);
+        str(f, &first, "ranges", x->ranges);
         fputs(", \"reproducers\": [", f);
         for (size_t k = 0; k < x->n_repros; k++)
             reproducer(m, f, &x->repros[k], k);

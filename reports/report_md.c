@@ -302,6 +302,11 @@ static void findings(const report_model *m, FILE *f)
                 x->occurrences_run, x->occurrences_total, x->first_run_id);
         esc_md(f, x->status);
         fputc('\n', f);
+        if (x->ranges) {
+            fputs("- ranges (divergence bisect): ", f);
+            esc_md(f, x->ranges);
+            fputc('\n', f);
+        }
         for (size_t k = 0; k < x->n_repros; k++)
             reproducer(f, &x->repros[k]);
         fputc('\n', f);

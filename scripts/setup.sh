@@ -10,6 +10,11 @@ cd "$(dirname "$0")/.."
 # chromium, libxml2-utils (xmllint) and python3: the report tests (tests/reports).
 PACKAGES="build-essential cmake ninja-build pkg-config libsqlite3-dev sqlite3 libmpfr-dev libgmp-dev
   libseccomp-dev bubblewrap parallel chromium libxml2-utils python3"
+# slurmctld, slurmd, slurm-client and munge: scripts/nightly --scheduler slurm,
+# and the test that runs it on a private single-node cluster
+# (tests/nightly/cluster.sh: its own munge key, socket and ports; nothing
+# of the system's Slurm or munge configuration is used or changed).
+PACKAGES="$PACKAGES slurmctld slurmd slurm-client munge"
 # clang-14: the second compiler every change must build warning-free with
 # (scripts/build-clang.sh) and the fuzzing engines' compiler; libfuzzer-14-dev
 # and afl++: the engines (scripts/fuzz-build.sh, the `engines` tests).

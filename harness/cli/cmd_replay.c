@@ -27,6 +27,7 @@
 #include "harness/store/store.h"
 #include "harness/run/engine/crosscheck.h"
 #include "harness/run/engine/trial.h"
+#include "harness/run/replay/replay.h"
 #include "harness/judge/verdict.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
@@ -65,8 +66,7 @@ typedef struct set_replay {
     uint32_t n;
     char names[REPLAY_MAX_PLUGINS][WORKER_NAME_MAX + 1];
     char paths[REPLAY_MAX_PLUGINS][1024];
-    worker *w[REPLAY_MAX_PLUGINS];
-    trial t[REPLAY_MAX_PLUGINS];
+    replay r[REPLAY_MAX_PLUGINS];
 } set_replay;
 
 /*
@@ -81,7 +81,6 @@ static int replay_set(store *db, const divcase *c, const store_reproducer *info,
 {
     set_replay *sr = dvg_calloc(1, sizeof *sr);
     int status = 2;
-    char msg[1024];
     if (!sr) {
         fprintf(stderr, "divergence replay: out of memory\n");
         return 2;
@@ -115,26 +114,15 @@ static int replay_set(store *db, const divcase *c, const store_reproducer *info,
         }
         snprintf(sr->paths[k], sizeof sr->paths[k], "%s", b.path);
     }
-    verdict_profile prof;
-    verdict_profile_parse("exact", &prof, msg, sizeof msg);
-    worker_options wo;
-    worker_options_limited(&wo);
     int departs = 0;
+    const replay_input in = {c};
     for (uint32_t k = 0; k < sr->n; k++) {
         printf("  replaying on %s (%s)\n", sr->paths[k], sr->names[k]);
-        if (worker_new(sr->paths[k], &wo, &sr->w[k])) {
-            fprintf(stderr, "divergence replay: cannot create a worker for %s\n", sr->paths[k]);
-            goto done;
-        }
-        trial_init(&sr->t[k], sr->w[k], &prof);
-        int v = trial_run(&sr->t[k], c, NULL, NULL, NULL);
+        int v = replay_open(&sr->r[k], sr->paths[k]);
+        if (v == 0)
+            v = replay_run(&sr->r[k], &in, NULL, NULL);
         if (v < 0) {
-            fprintf(stderr, "divergence replay: %s\n", sr->t[k].error);
-            goto done;
-        }
-        if (sr->t[k].wr.outcome == WORKER_OUT_LOAD_ERROR) {
-            fprintf(stderr, "divergence replay: cannot load %s: %s\n", sr->paths[k],
-                    worker_result_format(&sr->t[k].wr, msg, sizeof msg));
+            fprintf(stderr, "divergence replay: %s\n", sr->r[k].error);
             goto done;
         }
         if (!v) {
@@ -144,15 +132,15 @@ static int replay_set(store *db, const divcase *c, const store_reproducer *info,
     }
     const trial *t[REPLAY_MAX_PLUGINS];
     for (uint32_t k = 0; k < sr->n; k++)
-        t[k] = &sr->t[k];
+        t[k] = &sr->r[k].t;
     crosscheck_counts counts;
     memset(&counts, 0, sizeof counts);
     crosscheck_outputs(t, sr->n, c, &counts, NULL, NULL);
-    if (info->element >= 0 && sr->t[0].valid && (uint64_t)info->element < sr->t[0].plan.count) {
+    if (info->element >= 0 && t[0]->valid && (uint64_t)info->element < t[0]->plan.count) {
         printf("  recorded element %lld now:\n", (long long)info->element);
         for (uint32_t k = 0; k < sr->n; k++) {
             char cell[VERDICT_TEXT_MAX];
-            crosscheck_outcome_text(&sr->t[k], (uint64_t)info->element, cell, sizeof cell);
+            crosscheck_outcome_text(t[k], (uint64_t)info->element, cell, sizeof cell);
             printf("    %-32s %s\n", sr->names[k], cell);
         }
     }
@@ -166,10 +154,8 @@ static int replay_set(store *db, const divcase *c, const store_reproducer *info,
                hazard_name((uint32_t)hazard));
     status = departs ? 1 : 0;
 done:
-    for (uint32_t k = 0; k < REPLAY_MAX_PLUGINS; k++) {
-        trial_free(&sr->t[k]);
-        worker_free(sr->w[k]);
-    }
+    for (uint32_t k = 0; k < REPLAY_MAX_PLUGINS; k++)
+        replay_close(&sr->r[k]);
     dvg_free(sr);
     return status;
 }
@@ -290,50 +276,37 @@ static int print_recorded(const divcase *c, const store_reproducer *info, long l
  * exit status. */
 static int replay_one(const char *plugin, const divcase *c, const store_reproducer *info)
 {
-    char msg[1024];
     int status = 2;
     printf("  replaying on %s\n", plugin);
-    verdict_profile prof;
-    verdict_profile_parse("exact", &prof, msg, sizeof msg);
-    worker_options wo;
-    worker_options_limited(&wo); /* as certify ran it */
-    worker *w = NULL;
-    trial t;
-    memset(&t, 0, sizeof t);
-    if (worker_new(plugin, &wo, &w)) {
-        fprintf(stderr, "divergence replay: cannot create a worker for %s\n", plugin);
-        goto done;
-    }
-    trial_init(&t, w, &prof);
+    replay rp;
     uint64_t shown = 0;
-    int conforms = trial_run(&t, c, NULL, print_finding, &shown);
+    const replay_input in = {c};
+    int conforms = replay_open(&rp, plugin);
+    if (conforms == 0)
+        conforms = replay_run(&rp, &in, print_finding, &shown);
     if (conforms < 0) {
-        fprintf(stderr, "divergence replay: %s\n", t.error);
+        fprintf(stderr, "divergence replay: %s\n", rp.error);
         goto done;
     }
-    if (t.wr.outcome == WORKER_OUT_LOAD_ERROR) {
-        fprintf(stderr, "divergence replay: cannot load %s: %s\n", plugin,
-                worker_result_format(&t.wr, msg, sizeof msg));
-        goto done;
-    }
-    if (t.valid && info->element >= 0 && (uint64_t)info->element < t.plan.count && t.wr.computed) {
+    const trial *t = &rp.t;
+    if (t->valid && info->element >= 0 && (uint64_t)info->element < t->plan.count &&
+        t->wr.computed) {
         uint64_t ao, bo, i = (uint64_t)info->element;
-        oracle_plan_offsets(&t.plan, i, &ao, &bo);
+        oracle_plan_offsets(&t->plan, i, &ao, &bo);
         verdict_example ex;
         memset(&ex, 0, sizeof ex);
         ex.index = i;
         ex.a = oracle_load(c->dtype, c->a, ao);
         ex.b = oracle_load(c->dtype, c->b, bo);
-        ex.expected = t.expected[i];
-        ex.actual = oracle_load(c->dtype, t.wr.out1, i);
-        ex.actual2 = oracle_load(c->dtype, t.wr.out2, i); /* the worker ran it twice */
+        ex.expected = t->expected[i];
+        ex.actual = oracle_load(c->dtype, t->wr.out1, i);
+        ex.actual2 = oracle_load(c->dtype, t->wr.out2, i); /* the worker ran it twice */
         show_elem(c->dtype, "recorded", &ex);
     }
     printf("  now: %s\n", conforms ? "conforms" : "still departs from the spec");
     status = conforms ? 0 : 1;
 done:
-    trial_free(&t);
-    worker_free(w);
+    replay_close(&rp);
     return status;
 }
 

@@ -15,6 +15,7 @@ int cmd_certify(int argc, char **argv);
 int cmd_diff(int argc, char **argv);      /* harness/cli/cmd_diff.c */
 int cmd_plugins(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_bisect(int argc, char **argv); /* harness/cli/cmd_bisect.c */
 int cmd_report(int argc, char **argv); /* harness/cli/cmd_report.c */
 int cmd_query(int argc, char **argv);  /* harness/cli/cmd_query.c */
 int cmd_db(int argc, char **argv);     /* harness/cli/cmd_db.c */

@@ -24,6 +24,7 @@ static const command commands[] = {
     {"fuzz", cmd_fuzz, "fuzzing campaign: generated and mutated cases on every core, findings minimised into the store"},
     {"import", cmd_import, "bring libFuzzer / AFL++ finding files into the store"},
     {"replay", cmd_replay, "re-run one recorded reproducer and show expected vs actual"},
+    {"bisect", cmd_bisect, "regression and fixed ranges of signatures: their reproducers replayed on builds chosen by bisection"},
     {"report", cmd_report, "HTML, JUnit XML, Markdown or JSON report of a run"},
     {"query", cmd_query, "runs, new, fixed, history, regressions, diff: questions to the store"},
     {"db", cmd_db, "merge databases (shards), check them, migrate them"},

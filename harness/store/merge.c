@@ -91,8 +91,22 @@ static const char *const merge_sql_tables =
     "  WHERE true ON CONFLICT(run_id, implementation, variant, dtype) DO UPDATE SET"
     "  cases = cases + excluded.cases;";
 
-/* After the signatures are mapped: per-run sightings, fixed status. */
+/* After the signatures are mapped: per-run sightings, regression ranges
+ * (schema 7: the newer bisection of a (signature, kind) wins), fixed
+ * status. */
 static const char *const merge_sql_signatures =
+    "INSERT INTO main.signature_ranges(signature_id, kind, before_build_id, after_build_id,"
+    "  builds, replays, monotonic, note, recorded_at)"
+    "  SELECT ms.dst, g.kind, bb.dst, ab.dst, g.builds, g.replays, g.monotonic, g.note,"
+    "  g.recorded_at FROM merge_src.signature_ranges g"
+    "  JOIN temp.merge_sigs ms ON ms.src = g.signature_id"
+    "  LEFT JOIN temp.merge_builds bb ON bb.src = g.before_build_id"
+    "  JOIN temp.merge_builds ab ON ab.src = g.after_build_id"
+    "  WHERE true ON CONFLICT(signature_id, kind) DO UPDATE SET"
+    "  before_build_id = excluded.before_build_id, after_build_id = excluded.after_build_id,"
+    "  builds = excluded.builds, replays = excluded.replays, monotonic = excluded.monotonic,"
+    "  note = excluded.note, recorded_at = excluded.recorded_at"
+    "  WHERE excluded.recorded_at > recorded_at;"
     "INSERT INTO main.signature_runs(signature_id, run_id, occurrences)"
     "  SELECT ms.dst, mr.dst, g.occurrences FROM merge_src.signature_runs g"
     "  JOIN temp.merge_sigs ms ON ms.src = g.signature_id"

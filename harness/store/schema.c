@@ -389,6 +389,35 @@ static const char *const migrations[] = {
     ("ALTER TABLE reproducers ADD COLUMN data_offsets TEXT NOT NULL DEFAULT '';\n"
      "ALTER TABLE coverage ADD COLUMN alignments TEXT NOT NULL DEFAULT '';\n"),
     /* ---- end of 5 -> 6 ---------------------------------------------- */
+    /* ---- 6 -> 7: regression ranges (issue 30) ------------------------
+     * signature_ranges: where `divergence bisect` found a signature come
+     * in ('regression') and go away ('fixed') in a series of builds of
+     * its implementation: the last build before the change (NULL: the
+     * change lies before the first build of the series) and the first
+     * build after it, with the series' length, the replays it took and
+     * whether the replays saw the signature come and go more than once.
+     * One row per (signature, kind): a later bisection replaces it. */
+    "CREATE TABLE signature_ranges(\n"
+    "  signature_id INTEGER NOT NULL REFERENCES signatures(id),\n"
+    "  kind TEXT NOT NULL CHECK (kind IN ('regression', 'fixed')),\n"
+    "  before_build_id INTEGER REFERENCES plugin_builds(id),\n"
+    "  after_build_id INTEGER NOT NULL REFERENCES plugin_builds(id),\n"
+    "  builds INTEGER NOT NULL,\n"
+    "  replays INTEGER NOT NULL,\n"
+    "  monotonic INTEGER NOT NULL DEFAULT 1,\n"
+    "  note TEXT NOT NULL DEFAULT '',\n"
+    "  recorded_at TEXT NOT NULL,\n"
+    "  PRIMARY KEY (signature_id, kind)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE VIEW v_signature_ranges AS\n"
+    "SELECT g.signature_id, s.implementation, s.variant, s.dtype, s.class, s.operand_class,\n"
+    "  s.status, g.kind, g.before_build_id, b.version AS before_version,\n"
+    "  b.sha256 AS before_sha256, g.after_build_id, a.version AS after_version,\n"
+    "  a.sha256 AS after_sha256, g.builds, g.replays, g.monotonic, g.note, g.recorded_at\n"
+    "FROM signature_ranges g JOIN signatures s ON s.id = g.signature_id\n"
+    "  LEFT JOIN plugin_builds b ON b.id = g.before_build_id\n"
+    "  JOIN plugin_builds a ON a.id = g.after_build_id;\n",
+    /* ---- end of 6 -> 7 ---------------------------------------------- */
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -483,7 +512,10 @@ static const char *const read_views =
     "CREATE TEMP VIEW read_reproducers AS SELECT id, signature_id, run_id, recorded_at,"
     "  case_id, source, variant, dtype, attrs, attr_broadcast, attr_axis_set, attr_axis,"
     "  attr_pythondiv, attr_auto_broadcast, attr_int_rounding, a_shape, b_shape, a, b,"
-    "  element, expected, actual, ulps, note, data_offsets FROM main.reproducers;\n";
+    "  element, expected, actual, ulps, note, data_offsets FROM main.reproducers;\n"
+    "CREATE TEMP VIEW read_signature_ranges AS SELECT signature_id, kind, before_build_id,"
+    "  after_build_id, builds, replays, monotonic, note, recorded_at"
+    "  FROM main.signature_ranges;\n";
 
 int store_create_read_views(store *s)
 {

@@ -553,4 +553,37 @@ int store_record_operand_counts(store *s, int64_t run_id, const char *implementa
  * "UNSUPPORTED", ...; NULL leaves it unfinished) and finished_at. */
 int store_sweep_finish(store *s, int64_t sweep_id, const char *verdict);
 
+/* ------------------------------------------------------------------------
+ * Regression ranges (since schema 7): where `divergence bisect`
+ * (harness/run/replay/bisect.h) saw a signature come in and go away in a series
+ * of builds of its implementation, as ClusterFuzz gives them: the last
+ * build before the change and the first build after it (docs/store.md,
+ * "signature_ranges"). Builds are plugin_builds rows (store_plugin_build
+ * with run_id 0 records a build no run loaded).
+ * ---------------------------------------------------------------------- */
+#define STORE_RANGE_REGRESSION "regression" /* without it -> with it */
+#define STORE_RANGE_FIXED      "fixed"      /* with it -> without it */
+
+typedef struct store_range {
+    int64_t before_build_id; /* the last build before the change (regression:
+                                without the signature; fixed: with it);
+                                0: none, the change lies before the first
+                                build of the series */
+    int64_t after_build_id;  /* the first build after the change; > 0 */
+    uint32_t builds;         /* builds in the series bisected */
+    uint32_t replays;        /* replays of the reproducer the range took */
+    int monotonic;           /* 0: the replays saw the signature come and go
+                                more than once in the series */
+    const char *note;        /* NUL-terminated, the caller's; NULL: "" */
+} store_range;
+
+/*
+ * Records range `kind` (STORE_RANGE_REGRESSION or STORE_RANGE_FIXED) of
+ * signature `signature_id`, replacing the one recorded before; r NULL
+ * removes it (a signature bisected again that is no longer fixed). One
+ * write operation (a transaction, or a savepoint in a batch). Fails for an
+ * unknown kind, signature or build.
+ */
+int store_set_range(store *s, int64_t signature_id, const char *kind, const store_range *r);
+
 #endif /* HARNESS_STORE_H */

@@ -19,6 +19,7 @@
  *   check.c           store_verify (the one soundness check) and
  *                     store_check
  *   sweep_progress.c  sweeps, their chunks and operand counts
+ *   ranges.c          regression ranges (signature_ranges)
  * What describes this machine and its processes (host name, CPU
  * features, process tags) comes from harness/base/host.h.
  *

@@ -8,7 +8,7 @@ _divergence()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="certify diff plugins sweep fuzz import replay report query db explain oracle cases onnx-tests"
+    local commands="certify diff plugins sweep fuzz import replay bisect report query db explain oracle cases onnx-tests"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help" -- "$cur"))
         return
@@ -23,7 +23,8 @@ _divergence()
         COMPREPLY=($(compgen -f -X '!*.so' -- "$cur") $(compgen -d -- "$cur"))
         return ;;
     --db|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --cases|--corpus|--dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --cases|--corpus|--dir|--builds) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --order) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --profile) COMPREPLY=($(compgen -W "exact ftz daz ftz+daz ulp:" -- "$cur")); return ;;
     --sandbox) COMPREPLY=($(compgen -W "auto strict off" -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "html junit md json" -- "$cur")); return ;;
@@ -56,6 +57,7 @@ _divergence()
     import) flags="--plugin --db --config --max-elements --timeout --memory-limit --cpu-limit
         --no-progress --sandbox --env" ;;
     replay) flags="--db --plugin --write-case" ;;
+    bisect) flags="--db --plugin --builds --order --seen --all --since" ;;
     report) flags="--db --run --runs --plugin --latest --latest-per-plugin --format -o
         --output" ;;
     query)

@@ -11,7 +11,7 @@ D=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$2"
 . "$(dirname "$0")/../lib.sh"
 cd "$tmp" || exit 2
-for cmd in certify diff sweep fuzz import replay report query explain oracle cases onnx-tests; do
+for cmd in certify diff sweep fuzz import replay bisect report query explain oracle cases onnx-tests; do
     COMP_WORDS=(divergence "$cmd" -)
     COMP_CWORD=2
     COMPREPLY=()

@@ -109,7 +109,9 @@ static inline int64_t mutant_count(const dvg_tensor *t)
 #ifndef DVG_MUTANT_NAME
 #error "DVG_MUTANT_NAME must name the mutant"
 #endif
+#ifndef MUTANT_IUT_NAME /* a build may name itself (tests/nightly/builds.h) */
 #define MUTANT_IUT_NAME "divergence-mutant-" DVG_MUTANT_NAME
+#endif
 
 #if DVG_MUTANT == MUTANT_RECIP_MUL
 #define MUTANT_FDIV(x, y) ((x) * (1 / (y)))

@@ -1,20 +1,22 @@
 # SPDX-License-Identifier: MIT
 """Compares what one run holds in two databases.
 
-usage: check_merge.py DB_A RUN_A DB_B RUN_B [--run-only]
+usage: check_merge.py DB_A RUN_A DB_B RUN_B [--run-only | --keys]
 
 Counts, certificates, ULP histograms, the signatures the run saw (by key:
 occurrences in the run and in all, reproducers stored and dropped) and the
 reproducers of those signatures (case, element, expected, actual, operand
 bytes) must be equal. Run and signature ids may differ. --run-only: B
 holds other runs too, so only what belongs to the run is compared (not
-the signatures' totals, status and stored reproducers).
+the signatures' totals, status and stored reproducers). --keys: as
+--run-only, the signatures by their key alone (a fuzz campaign's shards
+record a signature once per shard, not once per campaign).
 """
 import sqlite3
 import sys
 
 
-def load(path, run, run_only):
+def load(path, run, run_only, keys=False):
     db = sqlite3.connect(path)
     db.text_factory = lambda raw: raw.decode("utf-8", "replace")
     q = lambda sql: sorted(db.execute(sql, (run,)).fetchall(), key=repr)  # noqa: E731
@@ -25,8 +27,8 @@ def load(path, run, run_only):
                           " FROM certificates WHERE run_id = ?"),
         "ulp_histograms": q("SELECT implementation, variant, dtype, bucket, elements"
                             " FROM ulp_histograms WHERE run_id = ?"),
-        "signatures": q("SELECT s.implementation, s.variant, s.dtype, s.class, s.operand_class,"
-                        " g.occurrences" + ("" if run_only else
+        "signatures": q("SELECT s.implementation, s.variant, s.dtype, s.class, s.operand_class"
+                        + ("" if keys else ", g.occurrences") + ("" if run_only else
                         ", s.occurrences, s.reproducers_dropped, s.status,"
                         " (SELECT count(*) FROM reproducers r WHERE r.signature_id = s.id)") +
                         " FROM signature_runs g JOIN signatures s ON s.id = g.signature_id"
@@ -42,9 +44,10 @@ def load(path, run, run_only):
 
 
 def main():
-    run_only = "--run-only" in sys.argv[5:]
-    a = load(sys.argv[1], int(sys.argv[2]), run_only)
-    b = load(sys.argv[3], int(sys.argv[4]), run_only)
+    keys = "--keys" in sys.argv[5:]
+    run_only = keys or "--run-only" in sys.argv[5:]
+    a = load(sys.argv[1], int(sys.argv[2]), run_only, keys)
+    b = load(sys.argv[3], int(sys.argv[4]), run_only, keys)
     problems = 0
     for table in a:
         if a[table] != b[table]:
