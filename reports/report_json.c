@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * This file contains the JSON summary of a run: one object, schema
- * "divergence-report/1": the run, its plugins, the certificates (each
- * with the coverage of its claim), counts, ULP histograms, the bugs (each
- * with its signature ids) and the findings with their reproducers.
+ * "divergence-report/2", in the HTML report's order: the claims held,
+ * the certificates, the bugs (each with its signature ids), the findings
+ * with their reproducers, counts, ULP histograms, the coverage of each
+ * claim, the run and its plugins. (Schema 1 held each claim's coverage
+ * under its certificate, before the findings, and the run first.)
  */
 #include <inttypes.h>
 #include <string.h>
@@ -45,49 +47,8 @@ void report_json(const report_model *m, FILE *f)
     int first = 1;
     report_claim_totals(m, &held, &total);
 
-    fputs("{\"schema\": \"divergence-report/1\", \"run\": {", f);
-    num(f, &first, "id", 1, r->id);
-    str(f, &first, "kind", r->kind);
-    str(f, &first, "status", r->status);
-    str(f, &first, "started_at", r->started_at);
-    str(f, &first, "finished_at", r->finished_at[0] ? r->finished_at : NULL);
-    str(f, &first, "profile", r->profile);
-    /* The seed as text: 64 bits do not survive a JSON number. */
-    snprintf(buf, sizeof buf, "%" PRIu64, (uint64_t)r->seed);
-    str(f, &first, "seed", r->has_seed ? buf : NULL);
-    num(f, &first, "shard_index", r->has_shard_index, r->shard_index);
-    num(f, &first, "shard_count", r->has_shard_count, r->shard_count);
-    str(f, &first, "host", r->host);
-    str(f, &first, "cpu_features", r->cpu_features);
-    str(f, &first, "divergence_version", r->divergence_version);
-    str(f, &first, "build_flags", r->build_flags);
-    str(f, &first, "sandbox", r->sandbox);
-    str(f, &first, "args", r->args);
-    str(f, &first, "database", m->db_path);
-    fputs(", \"shards\": [", f);
-    for (size_t i = 0; i < m->n_shards; i++) {
-        const report_shard *h = &m->shards[i];
-        first = 1;
-        fputs(i ? ", {" : "{", f);
-        num(f, &first, "index", 1, h->index);
-        num(f, &first, "count", 1, h->count);
-        str(f, &first, "status", h->status);
-        str(f, &first, "host", h->host);
-        str(f, &first, "started_at", h->started_at);
-        str(f, &first, "finished_at", h->finished_at);
-        fputc('}', f);
-    }
-    fputs("]},\n \"plugins\": [", f);
-    for (size_t i = 0; i < m->n_plugins; i++) {
-        first = 1;
-        fputs(i ? ", {" : "{", f);
-        str(f, &first, "name", m->plugins[i].name);
-        str(f, &first, "version", m->plugins[i].version);
-        str(f, &first, "sha256", m->plugins[i].sha256);
-        str(f, &first, "path", m->plugins[i].path);
-        fputc('}', f);
-    }
-    fprintf(f, "],\n \"claims_held\": %zu, \"claims\": %zu,\n \"certificates\": [", held, total);
+    fprintf(f, "{\"schema\": \"divergence-report/2\", \"claims_held\": %zu, \"claims\": %zu,\n"
+               " \"certificates\": [", held, total);
     for (size_t i = 0; i < m->n_certs; i++) {
         const report_cert *c = &m->certs[i];
         first = 1;
@@ -98,51 +59,7 @@ void report_json(const report_model *m, FILE *f)
         fprintf(f, ", \"held\": %s", c->held ? "true" : "false");
         num(f, &first, "cases", 1, c->cases);
         num(f, &first, "elements", 1, c->elements);
-        const report_coverage *v = report_claim_coverage(m, &c->k);
-        if (v) {
-            first = 1;
-            fputs(", \"coverage\": {", f);
-            num(f, &first, "cases", 1, v->cases);
-            str(f, &first, "ranks", v->ranks);
-            str(f, &first, "inner_sizes", v->inner_sizes);
-            str(f, &first, "broadcast_classes", v->broadcast_classes);
-            str(f, &first, "size_tiers", v->size_tiers);
-            str(f, &first, "paths", v->paths);
-            str(f, &first, "alignments", v->alignments);
-            fputc('}', f);
-        } else {
-            fputs(", \"coverage\": null", f);
-        }
         fputc('}', f);
-    }
-    fputs("],\n \"counts\": [", f);
-    for (size_t i = 0; i < m->n_counts; i++) {
-        const report_count *c = &m->counts[i];
-        first = 1;
-        fputs(i ? ",\n  {" : "\n  {", f);
-        key(f, &first, &c->k);
-        str(f, &first, "class", c->cls);
-        num(f, &first, "elements", 1, c->elements);
-        num(f, &first, "cases", 1, c->cases);
-        fputc('}', f);
-    }
-    fputs("],\n \"ulp_histograms\": [", f);
-    for (size_t i = 0; i < m->n_hists; i++) {
-        const report_hist *h = &m->hists[i];
-        first = 1;
-        fputs(i ? ",\n  {" : "\n  {", f);
-        key(f, &first, &h->k);
-        num(f, &first, "total", 1, h->total);
-        fputs(", \"buckets\": [", f);
-        for (int b = 0, n = 0; b < STORE_ULP_BUCKETS; b++) {
-            if (!h->buckets[b])
-                continue;
-            char label[32];
-            fprintf(f, "%s{\"bucket\": %d, \"ulps\": ", n++ ? ", " : "", b);
-            esc_json(f, verdict_ulp_bucket_label((uint32_t)b, label, sizeof label));
-            fprintf(f, ", \"elements\": %" PRId64 "}", h->buckets[b]);
-        }
-        fputs("]}", f);
     }
     fputs("],\n \"bugs\": [", f);
     for (size_t i = 0; i < m->n_bugs; i++) {
@@ -161,7 +78,7 @@ void report_json(const report_model *m, FILE *f)
             fprintf(f, "%s%" PRId64, k ? ", " : "", m->findings[b->members[k]].signature_id);
         fputs("]}", f);
     }
-    fprintf(f, "],\n \"findings\": [");
+    fputs("],\n \"findings\": [", f);
     for (size_t i = 0; i < m->n_findings; i++) {
         const report_finding *x = &m->findings[i];
         first = 1;
@@ -202,6 +119,91 @@ void report_json(const report_model *m, FILE *f)
             fputc('}', f);
         }
         fputs("]}", f);
+    }
+    fputs("],\n \"counts\": [", f);
+    for (size_t i = 0; i < m->n_counts; i++) {
+        const report_count *c = &m->counts[i];
+        first = 1;
+        fputs(i ? ",\n  {" : "\n  {", f);
+        key(f, &first, &c->k);
+        str(f, &first, "class", c->cls);
+        num(f, &first, "elements", 1, c->elements);
+        num(f, &first, "cases", 1, c->cases);
+        fputc('}', f);
+    }
+    fputs("],\n \"ulp_histograms\": [", f);
+    for (size_t i = 0; i < m->n_hists; i++) {
+        const report_hist *h = &m->hists[i];
+        first = 1;
+        fputs(i ? ",\n  {" : "\n  {", f);
+        key(f, &first, &h->k);
+        num(f, &first, "total", 1, h->total);
+        fputs(", \"buckets\": [", f);
+        for (int b = 0, n = 0; b < STORE_ULP_BUCKETS; b++) {
+            if (!h->buckets[b])
+                continue;
+            char label[32];
+            fprintf(f, "%s{\"bucket\": %d, \"ulps\": ", n++ ? ", " : "", b);
+            esc_json(f, verdict_ulp_bucket_label((uint32_t)b, label, sizeof label));
+            fprintf(f, ", \"elements\": %" PRId64 "}", h->buckets[b]);
+        }
+        fputs("]}", f);
+    }
+    fputs("],\n \"coverage\": [", f);
+    for (size_t i = 0; i < m->n_coverage; i++) {
+        const report_coverage *v = &m->coverage[i];
+        const char *lists[REPORT_COVERAGE_LISTS];
+        report_coverage_lists(v, lists);
+        first = 1;
+        fputs(i ? ",\n  {" : "\n  {", f);
+        key(f, &first, &v->k);
+        num(f, &first, "cases", 1, v->cases);
+        for (unsigned k = 0; k < REPORT_COVERAGE_LISTS; k++)
+            str(f, &first, report_coverage_keys[k], lists[k]);
+        fputc('}', f);
+    }
+    fputs("],\n \"run\": {", f);
+    first = 1;
+    num(f, &first, "id", 1, r->id);
+    str(f, &first, "kind", r->kind);
+    str(f, &first, "status", r->status);
+    str(f, &first, "started_at", r->started_at);
+    str(f, &first, "finished_at", r->finished_at[0] ? r->finished_at : NULL);
+    str(f, &first, "profile", r->profile);
+    /* The seed as text: 64 bits do not survive a JSON number. */
+    snprintf(buf, sizeof buf, "%" PRIu64, (uint64_t)r->seed);
+    str(f, &first, "seed", r->has_seed ? buf : NULL);
+    num(f, &first, "shard_index", r->has_shard_index, r->shard_index);
+    num(f, &first, "shard_count", r->has_shard_count, r->shard_count);
+    str(f, &first, "host", r->host);
+    str(f, &first, "cpu_features", r->cpu_features);
+    str(f, &first, "divergence_version", r->divergence_version);
+    str(f, &first, "build_flags", r->build_flags);
+    str(f, &first, "sandbox", r->sandbox);
+    str(f, &first, "args", r->args);
+    str(f, &first, "database", m->db_path);
+    fputs(", \"shards\": [", f);
+    for (size_t i = 0; i < m->n_shards; i++) {
+        const report_shard *h = &m->shards[i];
+        first = 1;
+        fputs(i ? ", {" : "{", f);
+        num(f, &first, "index", 1, h->index);
+        num(f, &first, "count", 1, h->count);
+        str(f, &first, "status", h->status);
+        str(f, &first, "host", h->host);
+        str(f, &first, "started_at", h->started_at);
+        str(f, &first, "finished_at", h->finished_at);
+        fputc('}', f);
+    }
+    fputs("]},\n \"plugins\": [", f);
+    for (size_t i = 0; i < m->n_plugins; i++) {
+        first = 1;
+        fputs(i ? ", {" : "{", f);
+        str(f, &first, "name", m->plugins[i].name);
+        str(f, &first, "version", m->plugins[i].version);
+        str(f, &first, "sha256", m->plugins[i].sha256);
+        str(f, &first, "path", m->plugins[i].path);
+        fputc('}', f);
     }
     fputs("]}\n", f);
 }

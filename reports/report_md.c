@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * This file contains the Markdown summary (CommonMark with GitHub
- * tables): the certificate matrix, the coverage of each claim, counts,
- * ULP histograms, the bugs with their signatures underneath, the findings
- * and the run.
+ * tables), in the HTML report's order: the certificate matrix, the bugs
+ * with their signatures underneath, the findings, counts, ULP histograms,
+ * the coverage of each claim (without the lists no claim has) and the
+ * run. No raw markup: Markdown folds nothing.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -131,82 +132,7 @@ void report_markdown(const report_model *m, FILE *f)
         matrix(m, f, impls[i]);
     }
 
-    fputs("## Coverage\n\n", f);
-    if (m->n_coverage) {
-        fputs("| implementation | variant | dtype | cases | ranks | inner sizes | broadcast classes"
-              " | size tiers | paths | data offsets |\n"
-              "| --- | --- | --- | ---: | --- | --- | --- | --- | --- | --- |\n",
-              f);
-        for (size_t i = 0; i < m->n_coverage; i++) {
-            const report_coverage *c = &m->coverage[i];
-            const char *cells[] = {c->k.implementation, c->k.variant, c->k.dtype};
-            for (size_t k = 0; k < 3; k++) {
-                fputs("| ", f);
-                esc_md(f, cells[k]);
-                fputc(' ', f);
-            }
-            fprintf(f, "| %" PRId64 " ", c->cases);
-            const char *lists[] = {c->ranks, c->inner_sizes, c->broadcast_classes, c->size_tiers,
-                                   c->paths, c->alignments};
-            for (size_t k = 0; k < 6; k++) {
-                fputs("| ", f);
-                esc_md(f, lists[k]);
-                fputc(' ', f);
-            }
-            fputs("|\n", f);
-        }
-        fputc('\n', f);
-    } else {
-        fputs("No coverage recorded for this run (certify records it).\n\n", f);
-    }
-
-    fputs("## Counts per difference class\n\n", f);
-    if (m->n_counts) {
-        fputs("| implementation | variant | dtype | class | elements | cases |\n"
-              "| --- | --- | --- | --- | ---: | ---: |\n", f);
-        for (size_t i = 0; i < m->n_counts; i++) {
-            const report_count *c = &m->counts[i];
-            const char *cells[4] = {c->k.implementation, c->k.variant, c->k.dtype, c->cls};
-            for (int j = 0; j < 4; j++) {
-                fputs("| ", f);
-                esc_md(f, cells[j]);
-                fputc(' ', f);
-            }
-            fprintf(f, "| %" PRId64 " | %" PRId64 " |\n", c->elements, c->cases);
-        }
-    } else {
-        fputs("No counts.\n", f);
-    }
-
-    fputs("\n## ULP-error histograms\n\n", f);
-    size_t shown = 0;
-    for (size_t i = 0; i < m->n_hists; i++) {
-        const report_hist *h = &m->hists[i];
-        if (!h->total)
-            continue;
-        fputs(shown++ ? "" : "| implementation | variant | dtype | wrong values by ULP distance |\n"
-                             "| --- | --- | --- | --- |\n", f);
-        const char *cells[3] = {h->k.implementation, h->k.variant, h->k.dtype};
-        for (int j = 0; j < 3; j++) {
-            fputs("| ", f);
-            esc_md(f, cells[j]);
-            fputc(' ', f);
-        }
-        fputs("|", f);
-        for (int b = 0, first = 1; b < STORE_ULP_BUCKETS; b++) {
-            if (!h->buckets[b])
-                continue;
-            char label[32];
-            fprintf(f, "%s%s ulp: %" PRId64, first ? " " : ", ",
-                    verdict_ulp_bucket_label((uint32_t)b, label, sizeof label), h->buckets[b]);
-            first = 0;
-        }
-        fputs(" |\n", f);
-    }
-    if (!shown)
-        fputs("No wrong value.\n", f);
-
-    fprintf(f, "\n## Bugs (%zu bugs, %zu signatures)\n\n", m->n_bugs, m->n_findings);
+    fprintf(f, "## Bugs (%zu bugs, %zu signatures)\n\n", m->n_bugs, m->n_findings);
     if (!m->n_bugs)
         fputs("No bug in this run.\n", f);
     for (size_t i = 0; i < m->n_bugs; i++) {
@@ -291,6 +217,91 @@ void report_markdown(const report_model *m, FILE *f)
         fputc('\n', f);
         if (x->n_repros)
             code_block(f, "sh", report_replay_command(m, x->repros[0].id, buf, sizeof buf));
+    }
+
+    fputs("\n## Counts per difference class\n\n", f);
+    if (m->n_counts) {
+        fputs("| implementation | variant | dtype | class | elements | cases |\n"
+              "| --- | --- | --- | --- | ---: | ---: |\n", f);
+        for (size_t i = 0; i < m->n_counts; i++) {
+            const report_count *c = &m->counts[i];
+            const char *cells[4] = {c->k.implementation, c->k.variant, c->k.dtype, c->cls};
+            for (int j = 0; j < 4; j++) {
+                fputs("| ", f);
+                esc_md(f, cells[j]);
+                fputc(' ', f);
+            }
+            fprintf(f, "| %" PRId64 " | %" PRId64 " |\n", c->elements, c->cases);
+        }
+    } else {
+        fputs("No counts.\n", f);
+    }
+
+    fputs("\n## ULP-error histograms\n\n", f);
+    size_t shown = 0;
+    for (size_t i = 0; i < m->n_hists; i++) {
+        const report_hist *h = &m->hists[i];
+        if (!h->total)
+            continue;
+        fputs(shown++ ? "" : "| implementation | variant | dtype | wrong values by ULP distance |\n"
+                             "| --- | --- | --- | --- |\n", f);
+        const char *cells[3] = {h->k.implementation, h->k.variant, h->k.dtype};
+        for (int j = 0; j < 3; j++) {
+            fputs("| ", f);
+            esc_md(f, cells[j]);
+            fputc(' ', f);
+        }
+        fputs("|", f);
+        for (int b = 0, first = 1; b < STORE_ULP_BUCKETS; b++) {
+            if (!h->buckets[b])
+                continue;
+            char label[32];
+            fprintf(f, "%s%s ulp: %" PRId64, first ? " " : ", ",
+                    verdict_ulp_bucket_label((uint32_t)b, label, sizeof label), h->buckets[b]);
+            first = 0;
+        }
+        fputs(" |\n", f);
+    }
+    if (!shown)
+        fputs("No wrong value.\n", f);
+
+    fputs("\n## Coverage\n\n", f);
+    if (m->n_coverage) {
+        /* One row per claim, without the lists no claim has (Markdown
+         * folds nothing: it holds no raw markup). */
+        unsigned used = report_coverage_used(m);
+        fputs("| implementation | variant | dtype | cases |", f);
+        for (unsigned k = 0; k < REPORT_COVERAGE_LISTS; k++)
+            if (used & (1u << k))
+                fprintf(f, " %s |", report_coverage_names[k]);
+        fputs("\n| --- | --- | --- | ---: |", f);
+        for (unsigned k = 0; k < REPORT_COVERAGE_LISTS; k++)
+            if (used & (1u << k))
+                fputs(" --- |", f);
+        fputc('\n', f);
+        for (size_t i = 0; i < m->n_coverage; i++) {
+            const report_coverage *c = &m->coverage[i];
+            const char *cells[] = {c->k.implementation, c->k.variant, c->k.dtype};
+            for (size_t k = 0; k < 3; k++) {
+                fputs("| ", f);
+                esc_md(f, cells[k]);
+                fputc(' ', f);
+            }
+            fprintf(f, "| %" PRId64 " ", c->cases);
+            const char *lists[REPORT_COVERAGE_LISTS];
+            report_coverage_lists(c, lists);
+            for (unsigned k = 0; k < REPORT_COVERAGE_LISTS; k++) {
+                if (!(used & (1u << k)))
+                    continue;
+                fputs("| ", f);
+                esc_md(f, lists[k]);
+                fputc(' ', f);
+            }
+            fputs("|\n", f);
+        }
+        fputc('\n', f);
+    } else {
+        fputs("No coverage recorded for this run (certify records it).\n\n", f);
     }
 
     fputs("## Run\n\n", f);
