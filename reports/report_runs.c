@@ -8,7 +8,7 @@
  * Content-Security-Policy), Markdown and JSON - in the order a person
  * reads it: the matrix of implementations x (variant, dtype) with each
  * certificate's verdict and counts; one row per hazard class, plugin set
- * and dtype with what each implementation gives on an example; the
+ * and variant family with what each implementation gives on an example; the
  * departures by bug; every signature with the command that replays its
  * reproducer (folded in HTML); the command that renders each
  * run's own report. Every text from the store is escaped
@@ -151,9 +151,9 @@ void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
     }
     fputs("</table>\n</section>\n<section id=\"hazards\">\n<h2>Where the specs leave room</h2>\n"
           "<p>Portability hazards: every implementation of the set conforms, but their bits "
-          "differ. One row per hazard class, plugin set and dtype, with the variants it spans, "
-          "its signatures and one example: what each implementation gives there (- : not in "
-          "the set).</p>\n<table id=\"hazard-table\">\n", f);
+          "differ. One row per hazard class, plugin set and variant family, with the variants "
+          "and dtypes it spans, its signatures and one example: what each implementation gives "
+          "there (- : not in the set).</p>\n<table id=\"hazard-table\">\n", f);
     const char *head[RUNS_ROW_MAX];
     html_row(f, "th", NULL, head, runs_hazard_header(p, head));
     for (size_t h = 0; h < p->n_hazards; h++) {
@@ -161,6 +161,8 @@ void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
         runs_hazard_row(p, h, row);
         fputs("<tr class=\"hazard-row\" data-set=\"", f);
         esc_html(f, hz->set);
+        fputs("\" data-family=\"", f);
+        esc_html(f, hz->family);
         fprintf(f, "\" data-signature=\"%" PRId64 "\">", p->hazard_sigs[hz->first].f->signature_id);
         html_row(f, "td", "", row->cell, row->n);
     }
@@ -291,8 +293,8 @@ void report_runs_markdown(const runs_page *p, FILE *f, runs_row *row)
         fputc('\n', f);
     }
     fputs("\n## Where the specs leave room\n\nPortability hazards: every implementation of the "
-          "set conforms, but their bits differ. One row per hazard class, plugin set and dtype; "
-          "what each implementation gives on one example (- : not in the set).\n\n", f);
+          "set conforms, but their bits differ. One row per hazard class, plugin set and variant "
+          "family; what each implementation gives on one example (- : not in the set).\n\n", f);
     const char *head[RUNS_ROW_MAX];
     size_t nh = runs_hazard_header(p, head);
     md_cells(f, head, nh);
@@ -372,17 +374,23 @@ void report_runs_json(const runs_page *p, FILE *f, runs_row *row)
         esc_json(f, hz->cls);
         fputs(", \"implementations\": ", f);
         esc_json(f, hz->set);
-        fputs(", \"dtype\": ", f);
-        esc_json(f, hz->dtype);
+        fputs(", \"family\": ", f);
+        esc_json(f, hz->family);
         fputs(", \"variants\": ", f);
         esc_json(f, row->variants);
+        fputs(", \"dtypes\": ", f);
+        esc_json(f, row->dtypes);
         fprintf(f, ", \"signatures\": %zu, \"signature_ids\": [", hz->n);
         for (size_t i = 0; i < hz->n; i++)
             fprintf(f, "%s%" PRId64, i ? ", " : "", p->hazard_sigs[hz->first + i].f->signature_id);
         fprintf(f, "], \"example\": {\"run\": %" PRId64 ", \"signature\": %" PRId64
-                   ", \"operands\": ",
+                   ", \"variant\": ",
                 ex->m->run.id, ex->f->signature_id);
-        esc_json(f, row->operands);
+        esc_json(f, ex->f->k.variant);
+        fputs(", \"dtype\": ", f);
+        esc_json(f, ex->f->k.dtype);
+        fputs(", \"operands\": ", f);
+        esc_json(f, runs_operands_text(ex->f, buf, sizeof buf));
         fputs(", \"expected\": ", f);
         esc_json(f, runs_expected_text(ex->f));
         fputs(", \"given\": {", f);

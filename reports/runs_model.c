@@ -239,8 +239,8 @@ const char *runs_replay_text(const report_model *m, const report_finding *f, cha
 
 size_t runs_hazard_header(const runs_page *p, const char **out)
 {
-    static const char *const fixed[] = {"hazard class", "dtype",   "variants",
-                                        "signatures",   "example", "expected"};
+    static const char *const fixed[] = {"hazard class", "variants", "dtypes",
+                                        "signatures",   "example",  "expected"};
     size_t n = 0;
     while (n < sizeof fixed / sizeof fixed[0]) {
         out[n] = fixed[n];
@@ -256,14 +256,17 @@ void runs_hazard_row(const runs_page *p, size_t h, runs_row *r)
 {
     const runs_hazard *row = &p->hazards[h];
     const runs_finding *ex = &p->hazard_sigs[row->first];
+    char ops[2 * VERDICT_TEXT_MAX + 8];
     snprintf(r->signatures, sizeof r->signatures, "%zu", row->n);
-    runs_operands_text(ex->f, r->operands, sizeof r->operands);
+    snprintf(r->operands, sizeof r->operands, "%.60s %.16s: %s", ex->f->k.variant, ex->f->k.dtype,
+             runs_operands_text(ex->f, ops, sizeof ops));
     runs_axis_text(ex, row->n, 'v', r->variants, sizeof r->variants);
+    runs_axis_text(ex, row->n, 'd', r->dtypes, sizeof r->dtypes);
     runs_replay_text(ex->m, ex->f, r->replay, sizeof r->replay);
     r->n = 0;
     r->cell[r->n++] = row->cls;
-    r->cell[r->n++] = row->dtype;
     r->cell[r->n++] = r->variants;
+    r->cell[r->n++] = r->dtypes;
     r->cell[r->n++] = r->signatures;
     r->cell[r->n++] = r->operands;
     r->cell[r->n++] = runs_expected_text(ex->f);
@@ -288,11 +291,11 @@ void runs_departure_row(const runs_page *p, size_t d, runs_row *r)
     runs_axis_text(ex, row->n, 'v', r->variants, sizeof r->variants);
     runs_axis_text(ex, row->n, 'd', r->dtypes, sizeof r->dtypes);
     const report_repro *x = ex->f->n_repros ? &ex->f->repros[0] : NULL;
+    char ops[2 * VERDICT_TEXT_MAX + 8];
     if (x && x->expected && x->actual)
         snprintf(r->example, sizeof r->example, "%s %s: %s, expected %s, got %s",
-                 ex->f->k.variant, ex->f->k.dtype,
-                 runs_operands_text(ex->f, r->operands, sizeof r->operands), x->expected,
-                 x->actual);
+                 ex->f->k.variant, ex->f->k.dtype, runs_operands_text(ex->f, ops, sizeof ops),
+                 x->expected, x->actual);
     else
         snprintf(r->example, sizeof r->example, "%s %s: %s", ex->f->k.variant, ex->f->k.dtype,
                  x && x->note ? x->note : ex->f->cls);
@@ -318,27 +321,34 @@ static int by_signature_then_latest(const void *pa, const void *pb)
     return 0;
 }
 
-static int cmp_u32(uint32_t a, uint32_t b)
+const char *runs_variant_family(const char *name, char *buf, size_t len)
 {
-    return a < b ? -1 : a > b;
+    size_t n = strlen(name), k = n;
+    while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
+        k--;
+    if (k < n && k > 1 && name[k - 1] == '-')
+        n = k - 1;
+    snprintf(buf, len, "%.*s", (int)n, name);
+    return buf;
 }
 
-/* The hazard table's order: class, dtype, plugin set; inside a row the
- * variants, then the signatures. */
+static int family_cmp(const report_key *a, const report_key *b)
+{
+    char fa[64], fb[64];
+    return strcmp(runs_variant_family(a->variant, fa, sizeof fa),
+                  runs_variant_family(b->variant, fb, sizeof fb));
+}
+
+/* The hazard table's order: class, variant family, plugin set; inside a
+ * row the signatures. */
 static int hazard_order(const void *pa, const void *pb)
 {
     const report_finding *a = ((const runs_finding *)pa)->f, *b = ((const runs_finding *)pb)->f;
     int c = strcmp(a->cls, b->cls);
     if (!c)
-        c = cmp_u32(a->k.dtype_id, b->k.dtype_id);
-    if (!c)
-        c = strcmp(a->k.dtype, b->k.dtype);
+        c = family_cmp(&a->k, &b->k);
     if (!c)
         c = strcmp(a->k.implementation, b->k.implementation);
-    if (!c)
-        c = cmp_u32(a->k.variant_id, b->k.variant_id);
-    if (!c)
-        c = strcmp(a->k.variant, b->k.variant);
     if (!c)
         c = a->signature_id < b->signature_id ? -1 : a->signature_id > b->signature_id;
     return c;
@@ -346,7 +356,7 @@ static int hazard_order(const void *pa, const void *pb)
 
 static int same_hazard_row(const report_finding *a, const report_finding *b)
 {
-    return !strcmp(a->cls, b->cls) && !strcmp(a->k.dtype, b->k.dtype) &&
+    return !strcmp(a->cls, b->cls) && !family_cmp(&a->k, &b->k) &&
            !strcmp(a->k.implementation, b->k.implementation);
 }
 
@@ -436,20 +446,15 @@ int runs_page_build(const report_model *const *m, size_t n, runs_page *p)
     sort(p->hazard_sigs, p->n_hazard_sigs, sizeof *p->hazard_sigs, hazard_order);
     for (size_t i = 0; i < p->n_hazard_sigs; i++) {
         const report_finding *f = p->hazard_sigs[i].f;
-        if (!p->n_hazards || !same_hazard_row(p->hazard_sigs[i - 1].f, f))
-            p->hazards[p->n_hazards++] = (runs_hazard){f->cls, f->k.implementation, f->k.dtype, i, 0};
+        if (!p->n_hazards || !same_hazard_row(p->hazard_sigs[i - 1].f, f)) {
+            runs_hazard *row = &p->hazards[p->n_hazards++];
+            row->cls = f->cls;
+            row->set = f->k.implementation;
+            runs_variant_family(f->k.variant, row->family, sizeof row->family);
+            row->first = i;
+            row->n = 0;
+        }
         p->hazards[p->n_hazards - 1].n++;
-    }
-    /* In each row, the example is its first signature (the lowest id). */
-    for (size_t h = 0; h < p->n_hazards; h++) {
-        runs_hazard *row = &p->hazards[h];
-        size_t best = row->first;
-        for (size_t i = row->first; i < row->first + row->n; i++)
-            if (p->hazard_sigs[i].f->signature_id < p->hazard_sigs[best].f->signature_id)
-                best = i;
-        runs_finding t = p->hazard_sigs[row->first];
-        p->hazard_sigs[row->first] = p->hazard_sigs[best];
-        p->hazard_sigs[best] = t;
     }
     sort(p->departure_sigs, p->n_departure_sigs, sizeof *p->departure_sigs, departure_order);
     for (size_t i = 0; i < p->n_departure_sigs; i++) {

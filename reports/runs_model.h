@@ -7,8 +7,9 @@
  *
  *   1. the matrix of implementations x (variant, dtype), each cell the
  *      certificate of the latest run that has one;
- *   2. the hazards: one row per (hazard class, plugin set, dtype), the
- *      variants it spans, its signatures, one example and what each
+ *   2. the hazards: one row per (hazard class, plugin set, variant
+ *      family: onnx-div, openvino-divide, sonnx-div), the variants and
+ *      dtypes it spans, its signatures, one example and what each
  *      implementation gives there;
  *   3. the departures from the oracle, one row per bug (docs/store.md,
  *      "bugs") with its signatures, variants, dtypes and one example;
@@ -39,10 +40,12 @@ typedef struct runs_finding {
 } runs_finding;
 
 /* A row of the hazard table: the hazard signatures of one class, plugin
- * set and dtype, members[first .. first + n) of runs_page.hazard_sigs
- * (by variant, then signature id); the first is the example. */
+ * set and variant family (runs_variant_family), members[first .. first +
+ * n) of runs_page.hazard_sigs; the first is the example (the lowest
+ * signature id). */
 typedef struct runs_hazard {
-    const char *cls, *set, *dtype;
+    const char *cls, *set;
+    char family[64];
     size_t first, n;
 } runs_hazard;
 
@@ -88,16 +91,16 @@ typedef struct runs_row {
     const char *cell[RUNS_ROW_MAX];
     size_t n;
     char signatures[32], bug[32];
-    char operands[2 * VERDICT_TEXT_MAX + 8];
+    char operands[2 * VERDICT_TEXT_MAX + 160];
     char variants[512], dtypes[256];
     char example[2 * VERDICT_TEXT_MAX + 4 * 128 + 600];
     char replay[4400];
     char given[RUNS_MAX_AXIS][2 * VERDICT_TEXT_MAX];
 } runs_row;
 
-/* The header of the hazard table: hazard class, dtype, variants,
- * signatures, example, expected, one column per implementation of
- * p->given, reproducer. Writes the names to out (RUNS_ROW_MAX) and
+/* The header of the hazard table: hazard class, variants, dtypes,
+ * signatures, example ("variant dtype: a / b"), expected, one column per
+ * implementation of p->given, reproducer. Writes the names to out (RUNS_ROW_MAX) and
  * returns how many. */
 size_t runs_hazard_header(const runs_page *p, const char **out);
 
@@ -155,6 +158,11 @@ const char *runs_expected_text(const report_finding *f);
  * its operand classes ("zero/zero"), or "" for a finding about a whole
  * case. Writes buf (len bytes) and returns it. */
 const char *runs_operands_text(const report_finding *f, char *buf, size_t len);
+
+/* The family of variant `name`: its name without a trailing "-N"
+ * version ("onnx-div-14": "onnx-div"; "sonnx-div" as it is). Writes buf
+ * (len bytes) and returns it. */
+const char *runs_variant_family(const char *name, char *buf, size_t len);
 
 /* The distinct variants (what 'v') or dtypes ('d') of findings
  * s[0 .. n), in variant or dtype order, joined by ", ". Writes buf (len

@@ -15,11 +15,12 @@ signature_runs, signatures, reproducers, run_plugins):
   the certificate of the latest run (highest id) that has one, with that
   run's id; "-" where none has; the cell's class is its verdict's kind;
 - the hazards (where the specs leave room): one row per (hazard class,
-  plugin set, dtype) of the signatures the runs that compare plugins saw
-  (each signature once), with the variants it spans, its number of
-  signatures, and its example (its lowest signature): the operands of its
-  one-element reproducer, the expected value, what each implementation
-  gave there ("-" for one outside the set) and the command that replays it;
+  plugin set, variant family) of the signatures the runs that compare
+  plugins saw (each signature once), with the variants and dtypes it
+  spans, its number of signatures, and its example (its lowest
+  signature): its pair and the operands of its one-element reproducer,
+  the expected value, what each implementation gave there ("-" for one
+  outside the set) and the command that replays it;
 - the departures: one row per bug of those runs' departing signatures (a
   signature in no bug: per implementation and class), with its class,
   kind, locus, number of signatures, variants, dtypes and the replay
@@ -76,6 +77,11 @@ def shell_word(text):
     if text and re.fullmatch(r"[A-Za-z0-9_./:=@%+,-]+", text):
         return text
     return "'" + text.replace("'", "'\\''") + "'"
+
+
+def family(variant):
+    """reports/runs_model.c runs_variant_family: the name without "-N"."""
+    return re.sub(r"(?<=.)-[0-9]+$", "", variant)
 
 
 def given_cell(given, plugin_set, name):
@@ -175,8 +181,10 @@ class Facts:
         for f in sorted(latest.values(), key=lambda f: f[8]):
             rid, impl, variant, dtype, cls, operands, expected, given, sig, replay = f
             if cls in HAZARDS:
-                row = self.hazard_rows.setdefault((cls, impl, dtype), {
-                    "n": 0, "variants": set(), "example": f, "operands": operand_words(db, sig, rid)})
+                row = self.hazard_rows.setdefault((cls, impl, family(variant)), {
+                    "n": 0, "variants": set(), "dtypes": set(), "example": f,
+                    "operands": operand_words(db, sig, rid)})
+                row["dtypes"].add(dtype)
             else:
                 bug = db.execute("SELECT bug_id FROM signatures WHERE id = ?", (sig,)).fetchone()[0]
                 info = db.execute("SELECT class, kind, locus FROM bugs WHERE id = ?",
@@ -297,7 +305,7 @@ def check_dom(path, facts, shown_db):
     rows = table_of(root, "hazards")
     head = [th.text() for th in cells_of(rows[0])] if rows else []
     given_names = head[6:-1]
-    expect(head[:6] == ["hazard class", "dtype", "variants", "signatures", "example", "expected"]
+    expect(head[:6] == ["hazard class", "variants", "dtypes", "signatures", "example", "expected"]
            and head[-1:] == ["reproducer"], "hazard table header %r" % head)
     shown = {}
     for tr in rows[1:]:
@@ -308,7 +316,7 @@ def check_dom(path, facts, shown_db):
         if len(t) != len(head):
             failures.append("hazard row of %d cells: %r" % (len(t), t))
             continue
-        key = (t[0], tr.attrs.get("data-set"), t[1])
+        key = (t[0], tr.attrs.get("data-set"), tr.attrs.get("data-family"))
         shown[key] = (tr, t)
     expect(set(shown) == set(facts.hazard_rows),
            "hazard rows differ:\n  shown %r\n  db    %r" % (sorted(shown), sorted(facts.hazard_rows)))
@@ -318,8 +326,12 @@ def check_dom(path, facts, shown_db):
             continue
         ex = want["example"]
         expect(t[3] == str(want["n"]), "%r: %s signatures, database %d" % (key, t[3], want["n"]))
-        expect(set(t[2].split(", ")) == want["variants"],
-               "%r: variants %r, database %r" % (key, t[2], sorted(want["variants"])))
+        expect(set(t[1].split(", ")) == want["variants"],
+               "%r: variants %r, database %r" % (key, t[1], sorted(want["variants"])))
+        expect(set(t[2].split(", ")) == want["dtypes"],
+               "%r: dtypes %r, database %r" % (key, t[2], sorted(want["dtypes"])))
+        expect(t[4].startswith("%s %s: " % (ex[2], ex[3])),
+               "%r: example %r, database %s %s" % (key, t[4], ex[2], ex[3]))
         expect(tr.attrs.get("data-signature") == str(ex[8]),
                "%r: example sig:%s, database sig:%d" % (key, tr.attrs.get("data-signature"), ex[8]))
         expect(t[5] == ex[6], "%r: expected %r, database %r" % (key, t[5], ex[6]))
@@ -470,7 +482,7 @@ def check_md(path, facts, shown_db):
             failures.append("md: hazard row %r" % (r,))
             continue
         members = frozenset(n for n, c in zip(names, r[6:-1]) if c != "-")
-        shown[(r[0], members, r[1])] = r
+        shown[(r[0], members, family(r[1].split(", ")[0]))] = r
     want = {(k[0], frozenset(k[1].split("|")), k[2]): v for k, v in facts.hazard_rows.items()}
     expect(set(shown) == set(want), "md: hazard rows differ:\n  shown %r\n  db    %r"
            % (sorted(shown), sorted(want)))
@@ -479,10 +491,10 @@ def check_md(path, facts, shown_db):
         if not w:
             continue
         ex = w["example"]
-        got = (r[3], set(r[2].split(", ")), r[5], r[-1],
-               [c for c in r[6:-1]])
-        exp = (str(w["n"]), w["variants"], ex[6], ex[9],
-               [given_cell(ex[7], ex[1], n) for n in names])
+        got = (r[3], set(r[1].split(", ")), set(r[2].split(", ")), r[5], r[-1],
+               [c for c in r[6:-1]], r[4].split(": ")[0])
+        exp = (str(w["n"]), w["variants"], w["dtypes"], ex[6], ex[9],
+               [given_cell(ex[7], ex[1], n) for n in names], "%s %s" % (ex[2], ex[3]))
         expect(got == exp, "md: hazard %r: %r, database %r" % (key, got, exp))
     rows = md_table(lines, "## Departures from the oracle, by bug")
     shown = {}
@@ -531,13 +543,14 @@ def check_json(path, facts, shown_db):
     shown = {}
     for x in d["hazards"]:
         ex = x["example"]
-        shown[(x["class"], x["implementations"], x["dtype"])] = (
+        shown[(x["class"], x["implementations"], x["family"])] = (
             x["signatures"], len(x["signature_ids"]), set(x["variants"].split(", ")),
-            ex["signature"], ex["expected"], ex["given"], ex["replay"])
+            set(x["dtypes"].split(", ")), ex["signature"], ex["variant"], ex["dtype"],
+            ex["expected"], ex["given"], ex["replay"])
     want = {}
     for k, w in facts.hazard_rows.items():
         ex = w["example"]
-        want[k] = (w["n"], w["n"], w["variants"], ex[8], ex[6],
+        want[k] = (w["n"], w["n"], w["variants"], w["dtypes"], ex[8], ex[2], ex[3], ex[6],
                    {n: given_cell(ex[7], k[1], n) for n in k[1].split("|")}, ex[9])
     expect(shown == want, "json: hazards differ:\n  shown %r\n  db    %r" % (shown, want))
     shown = {}
