@@ -20,8 +20,8 @@ static int usage(FILE *to)
 {
     fprintf(to,
             "usage: divergence diff --plugin A --plugin B [--plugin C ...] [--variant V ...]\n"
-            "         [--dtype T ...] [--profile exact|ftz|daz|ftz+daz|ulp:N] [--seed N]\n"
-            "         [--db FILE] [--cases DIR] [--random N] [--max-elements N]\n"
+            "         [--dtype T ...] [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]]\n"
+            "         [--seed N] [--db FILE] [--cases DIR] [--random N] [--max-elements N]\n"
             "         [--timeout MS] [--partial] [--sandbox auto|strict|off] [--env K=V ...]\n"
             "--partial: also the pairs only some (two or more) claim, among those\n"
             "The same cases through every plugin (2 to 8), each in its own worker, on the\n"

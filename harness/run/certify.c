@@ -350,11 +350,12 @@ static int judge(certify *cf, const divcase *c)
 static void print_reproducers(certify *cf)
 {
     for (int k = 1; k < ORACLE_CLASS_COUNT; k++) {
-        if (!cf->tally.counts[k])
+        /* refusals of undefined input are accepted, and named */
+        uint64_t n = k == ORACLE_CLASS_REFUSED_UNDEFINED ? cf->tally.accepted[k] : cf->tally.counts[k];
+        if (!n)
             continue;
         const verdict_example *ex = &cf->first[k];
-        fprintf(cf->out, "    %-26s %10" PRIu64 "  ", oracle_class_name((uint32_t)k),
-                cf->tally.counts[k]);
+        fprintf(cf->out, "    %-26s %10" PRIu64 "  ", oracle_class_name((uint32_t)k), n);
         if (ex->index != UINT64_MAX && ex->elements) {
             char a[64], b[64], want[128], got[VERDICT_ACTUAL_MAX];
             verdict_bits_text(cf->dtype, ex->a, a, sizeof a);
@@ -483,9 +484,9 @@ static int certify_claim(certify *cf, uint32_t claim, uint32_t n_claims)
             break;
         }
         rc = step(cf, &c, 1, claim, n_claims, ++done, total);
-        uint32_t out = cf->trial.wr.outcome;
-        incomplete += out != WORKER_OUT_OK && out != WORKER_OUT_INVALID_INPUT &&
-                      out != WORKER_OUT_UNSUPPORTED;
+        uint32_t out = cf->trial.out.outcome; /* a refusal of undefined elements completes */
+        incomplete += out != VERDICT_OUT_OK && out != VERDICT_OUT_INVALID_INPUT &&
+                      out != VERDICT_OUT_UNSUPPORTED;
         shapes_done = i + 1;
     }
     int shapes_stopped = rc == 0 && shapes_done < paths.n;

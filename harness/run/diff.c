@@ -300,7 +300,7 @@ static int diff_outcome(diff *d, const divcase *c)
                 rc = -1;
                 break;
             }
-            failed |= d->a[k]->t.wr.outcome != WORKER_OUT_OK || !d->a[k]->t.out.computed;
+            failed |= !crosscheck_computed(&d->a[k]->t);
         }
         if (rc == 0 && failed) {
             diff_sig *g = &d->outcome[hz[j]];
@@ -336,7 +336,7 @@ static int run_case(diff *d, const divcase *c)
     if (!d->a[0]->t.valid)
         return 0;
     for (uint32_t k = 0; k < d->na; k++)
-        if (d->a[k]->t.wr.outcome != WORKER_OUT_OK || !d->a[k]->t.out.computed)
+        if (!crosscheck_computed(&d->a[k]->t))
             return diff_outcome(d, c);
     return 0;
 }

@@ -24,7 +24,7 @@ _divergence()
         return ;;
     --db|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --cases|--corpus|--dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-    --profile) COMPREPLY=($(compgen -W "exact ftz daz ftz+daz ulp:" -- "$cur")); return ;;
+    --profile) COMPREPLY=($(compgen -W "exact ftz daz ftz+daz ulp: exact+no-refusals" -- "$cur")); return ;;
     --sandbox) COMPREPLY=($(compgen -W "auto strict off" -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "html junit md json" -- "$cur")); return ;;
     --variant)
