@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "harness/judge/verdict.h"
+#include "oracle/compare.h"
 #include "reports/escape.h"
 #include "reports/model.h"
 #include "reports/report_format.h"
@@ -27,7 +28,8 @@ const char report_html_style[] =
     "text-align:left;vertical-align:top}th{background:#f6f8fa}td.num{text-align:right;"
     "font-variant-numeric:tabular-nums}"
     ".matrix td{text-align:center;min-width:72px;font-size:12px}.matrix td .verdict{display:block;"
-    "font-weight:600}.matrix td .profile{display:block;color:#57606a;font-size:11px}"
+    "font-weight:600}.matrix td .profile,.matrix td .refusal{display:block;color:#57606a;"
+    "font-size:11px}"
     ".v-conformant{background:#dafbe1}.v-conformant-profile{background:#fff8c5}"
     ".v-nonconformant{background:#ffebe9}.v-crashed{background:#ff8182}.v-unsupported{"
     "background:#eaeef2}.v-other{background:#fbefff}.v-none{color:#8c959f}"
@@ -85,6 +87,21 @@ static void dt_dd(FILE *f, const char *term, const char *text)
     fputs("</dd>\n", f);
 }
 
+/* The refusals of undefined input a claim accepted, named in its cell
+ * (docs/semantics.md, "Refusing undefined input"). */
+static void refusal_note(const report_model *m, const report_key *k, FILE *f)
+{
+    size_t first, n;
+    report_claim_counts(m, k, &first, &n);
+    for (size_t i = first; i < first + n; i++)
+        if (m->counts[i].cls_id == ORACLE_CLASS_REFUSED_UNDEFINED) {
+            char text[96];
+            snprintf(text, sizeof text, "%s (%" PRId64 " elements)", VERDICT_REFUSED_TEXT,
+                     m->counts[i].elements);
+            el(f, "span", "refusal", text);
+        }
+}
+
 static void matrix(const report_model *m, FILE *f, const char *impl)
 {
     const char *rows[REPORT_MAX_AXIS], *cols[REPORT_MAX_AXIS];
@@ -128,6 +145,7 @@ static void matrix(const report_model *m, FILE *f, const char *impl)
                     c->elements);
             el(f, "span", "verdict", c->verdict);
             el(f, "span", "profile", c->profile);
+            refusal_note(m, &c->k, f);
             fputs("</td>", f);
         }
         fputs("</tr>\n", f);

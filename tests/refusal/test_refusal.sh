@@ -68,6 +68,9 @@ PY
 run report_r 0 "$D" report --db "$tmp/cert_r.db" --format md -o "$tmp/r.md"
 has "$tmp/r.md" 'refused-undefined' "the report of refuses_undefined does not name the refusal"
 has "$tmp/r.md" 'refuses: error status' "the report of refuses_undefined does not say what it gave"
+run report_r_html 0 "$D" report --db "$tmp/cert_r.db" --format html -o "$tmp/r.html"
+n=$(grep -o '<td class="cell v-conformant"[^>]*><span class="verdict">CONFORMANT</span><span class="profile">exact</span><span class="refusal">refuses: error status ([1-9][0-9]* elements)</span>' "$tmp/r.html" | wc -l)
+[ "$n" -eq 4 ] && ok || bad "the HTML certificate names the refusal in $n of 4 cells"
 
 cert cert_r_strict 1 "$R" --profile exact+no-refusals
 has "$tmp/cert_r_strict.out" 'NONCONFORMANT' "exact+no-refusals: refuses_undefined not NONCONFORMANT"
