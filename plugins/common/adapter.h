@@ -99,6 +99,17 @@ static inline int adapter_claimed(const dvg_claim *claims, uint32_t n, uint32_t 
     return 0;
 }
 
+/* DVG_OK when (variant, dtype) is one of the n claims; DVG_UNSUPPORTED with
+ * "(variant V, dtype T) is not claimed" in err otherwise. */
+static inline int32_t adapter_check_claimed(const dvg_claim *claims, uint32_t n, uint32_t variant,
+                                            uint32_t dtype, char *err, size_t len)
+{
+    if (adapter_claimed(claims, n, variant, dtype))
+        return DVG_OK;
+    snprintf(err, len, "(variant %u, dtype %u) is not claimed", variant, dtype);
+    return DVG_UNSUPPORTED;
+}
+
 /* 1 when `mask` holds dtype d. */
 static inline int adapter_has(uint32_t mask, uint32_t d)
 {
@@ -150,6 +161,18 @@ static inline int32_t adapter_fail(char *err, size_t len, int32_t status, const 
     vsnprintf(err, len, fmt, ap);
     va_end(ap);
     return status;
+}
+
+/* What output_shape answers from the status st of planning s: st, and on
+ * DVG_OK the planned output shape in *rank and shape[0..*rank-1]. */
+static inline int32_t adapter_answer_shape(int32_t st, const adapter_shapes *s, uint32_t *rank,
+                                           int64_t *shape)
+{
+    if (st == DVG_OK) {
+        *rank = s->rank;
+        memcpy(shape, s->out, s->rank * sizeof shape[0]);
+    }
+    return st;
 }
 
 /* Left-pads the views to the output rank with 1s (for libraries that

@@ -128,12 +128,7 @@ int32_t eigen_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs *attr
     adapter_shapes s;
     if (!iut || !rank || !shape)
         return DVG_FAILURE;
-    int32_t st = plan(iut, variant, attrs, a, b, &s);
-    if (st == DVG_OK) {
-        *rank = s.rank;
-        std::memcpy(shape, s.out, s.rank * sizeof shape[0]);
-    }
-    return st;
+    return adapter_answer_shape(plan(iut, variant, attrs, a, b, &s), &s, rank, shape);
 }
 
 int32_t eigen_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,

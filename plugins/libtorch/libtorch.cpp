@@ -77,9 +77,9 @@ int32_t plan(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, const dvg_t
     if (st == DVG_OK && !scalar_type_of(a->dtype, &t))
         st = adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
                           "torch 1.13 has no CPU dtype for dtype %u", a->dtype);
-    else if (st == DVG_OK && !adapter_claimed(claims, descriptor.n_claims, variant, a->dtype))
-        st = adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
-                          "(variant %u, dtype %u) is not claimed", variant, a->dtype);
+    else if (st == DVG_OK)
+        st = adapter_check_claimed(claims, descriptor.n_claims, variant, a->dtype, iut->error,
+                                   sizeof iut->error);
     return st;
 }
 
@@ -98,12 +98,7 @@ int32_t torch_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs *attr
     adapter_shapes s;
     if (!iut || !rank || !shape)
         return DVG_FAILURE;
-    int32_t st = plan(iut, variant, attrs, a, b, &s);
-    if (st == DVG_OK) {
-        *rank = s.rank;
-        std::memcpy(shape, s.out, s.rank * sizeof shape[0]);
-    }
-    return st;
+    return adapter_answer_shape(plan(iut, variant, attrs, a, b, &s), &s, rank, shape);
 }
 
 int32_t torch_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,

@@ -93,9 +93,10 @@ int32_t plan(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, const dvg_t
     if (data_type_of(a->dtype) == dnnl::memory::data_type::undef)
         return adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
                             "oneDNN has no data type for dtype %u", a->dtype);
-    if (!adapter_claimed(claims, descriptor.n_claims, variant, a->dtype))
-        return adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
-                            "(variant %u, dtype %u) is not claimed", variant, a->dtype);
+    st = adapter_check_claimed(claims, descriptor.n_claims, variant, a->dtype, iut->error,
+                               sizeof iut->error);
+    if (st != DVG_OK)
+        return st;
     adapter_pad(s);
     return DVG_OK;
 }
@@ -122,12 +123,7 @@ int32_t dnnl_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs
     adapter_shapes s;
     if (!iut || !rank || !shape)
         return DVG_FAILURE;
-    int32_t st = plan(iut, variant, attrs, a, b, &s);
-    if (st == DVG_OK) {
-        *rank = s.rank;
-        std::memcpy(shape, s.out, s.rank * sizeof shape[0]);
-    }
-    return st;
+    return adapter_answer_shape(plan(iut, variant, attrs, a, b, &s), &s, rank, shape);
 }
 
 int32_t dnnl_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, const dvg_tensor *a,

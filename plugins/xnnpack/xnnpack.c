@@ -84,10 +84,8 @@ static int32_t plan(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, cons
     if (a->dtype != DVG_DTYPE_F32 || b->dtype != DVG_DTYPE_F32)
         return adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
                             "XNNPACK divides f32 only (dtype %u)", a->dtype);
-    if (!adapter_claimed(claims, descriptor.n_claims, variant, a->dtype))
-        return adapter_fail(iut->error, sizeof iut->error, DVG_UNSUPPORTED,
-                            "(variant %u, dtype %u) is not claimed", variant, a->dtype);
-    return DVG_OK;
+    return adapter_check_claimed(claims, descriptor.n_claims, variant, a->dtype, iut->error,
+                                 sizeof iut->error);
 }
 
 static int32_t xnn_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,
@@ -95,15 +93,9 @@ static int32_t xnn_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs 
                                 int64_t *shape)
 {
     adapter_shapes s;
-    int32_t st;
     if (!iut || !rank || !shape)
         return DVG_FAILURE;
-    st = plan(iut, variant, attrs, a, b, &s);
-    if (st == DVG_OK) {
-        *rank = s.rank;
-        memcpy(shape, s.out, s.rank * sizeof shape[0]);
-    }
-    return st;
+    return adapter_answer_shape(plan(iut, variant, attrs, a, b, &s), &s, rank, shape);
 }
 
 /* A copy of n bytes of `src` with XNN_EXTRA_BYTES of slack after it. */
