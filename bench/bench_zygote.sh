@@ -28,8 +28,8 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 say() { echo "bench_zygote: $*" >&2; }
-faster() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh" # faster, ratio, add
 # What must not differ between the two runs: the verdict lines, without
 # times, paths and fault addresses.
 verdicts() {
