@@ -321,6 +321,7 @@ static int take_hello(worker *w, worker_result *r)
      * both from what the harness saw from outside. */
     info->confined = w->opt.confine && (w->layers & WORKER_LAYER_SECCOMP);
     info->layers = w->layers;
+    info->grants = w->opt.grants;
     info->fp_at_open = h->fp_at_open & (WORKER_FP_OTHER * 2 - 1);
     info->zygote = h->zygote == 1;
     memcpy(info->claims, h->claims, h->n_claims * sizeof h->claims[0]);
@@ -354,6 +355,8 @@ static int make_ctl(worker *w, int *ctlfd)
     for (uint32_t i = 0; i < n_preload; i++)
         strings += 2 * (strlen(w->view.preload[i]) + 1); /* loaded first, and read */
     strings += strlen(plugin) + 1;
+    for (uint32_t i = 0; i < w->grant.n; i++)
+        strings += strlen(w->grant.b[i].dst) + 1;
     size_t off = (sizeof(ctl_block) + 63) / 64 * 64;
     w->ctl_size = (off + strings + w->page - 1) / w->page * w->page;
     int fd = memfd_create("", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -397,6 +400,20 @@ static int make_ctl(worker *w, int *ctlfd)
         for (uint32_t i = 0; i < n_preload; i++)
             put_string(str, &at, w->view.preload[i]);
     }
+    /* A grant's: Landlock's execute right, its devices. */
+    su->grant_flags = grant_flags(w->opt.grants);
+    su->exec_at = (uint32_t)at;
+    for (uint32_t i = 0; i < w->grant.n; i++)
+        if (w->grant.b[i].kind == GRANT_PROGRAM || w->grant.b[i].kind == GRANT_LOADER) {
+            put_string(str, &at, w->grant.b[i].dst);
+            su->n_exec++;
+        }
+    su->dev_at = (uint32_t)at;
+    for (uint32_t i = 0; i < w->grant.n; i++)
+        if (w->grant.b[i].kind == GRANT_DEV) {
+            put_string(str, &at, w->grant.b[i].dst);
+            su->n_dev++;
+        }
     su->strings_off = off;
     su->strings_size = at;
     *ctlfd = fd;
@@ -677,6 +694,9 @@ int worker_new(const char *plugin_path, const worker_options *o, worker **out)
     w->hook = test_hook();
     const char *nz = getenv("DIVERGENCE_NO_ZYGOTE");
     if (nz && nz[0] && strcmp(nz, "0") != 0)
+        w->opt.no_zygote = 1;
+    /* A grant whose state does not survive fork (a CUDA context). */
+    if (grant_flags(w->opt.grants) & GRANT_ONE_PROCESS)
         w->opt.no_zygote = 1;
     if (!w->opt.max_bytes)
         w->opt.max_bytes = WORKER_DEFAULT_MAX_BYTES;

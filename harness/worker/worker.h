@@ -89,6 +89,7 @@
 #include "divergence/iut.h"
 #include "harness/cases/divcase.h"
 #include "oracle/shape.h"
+#include "harness/worker/grant.h"
 
 #define WORKER_MESSAGE_MAX 512   /* bytes of worker_result.message, NUL included */
 #define WORKER_NAME_MAX 256      /* bytes of a plugin's name or version, NUL included */
@@ -318,6 +319,10 @@ typedef struct worker_options {
      * worker's life; 0: WORKER_OUTPUT_TOTAL. A run of several workers
      * shares WORKER_OUTPUT_TOTAL among them. */
     uint64_t output_total;
+    /* WORKER_GRANT_* bits (grant.h): what the plugin is granted beyond the
+     * sandbox, each named in worker_info.grants and the sandbox line;
+     * 0 (the default): nothing. */
+    uint32_t grants;
 } worker_options;
 
 #define WORKER_SANDBOX_AUTO   0
@@ -362,6 +367,13 @@ typedef struct worker_options {
 #define WORKER_LAYERS_TEXT 160
 const char *worker_describe_layers(uint32_t layers, char *buf, size_t cap);
 
+/* The whole sandbox line of a worker: its layers (worker_describe_layers)
+ * then " + grant NAME: WHAT" for each grant in force
+ * (worker_describe_grants), both computed by the harness. buf: cap bytes,
+ * WORKER_SANDBOX_TEXT is enough. Returns buf. */
+#define WORKER_SANDBOX_TEXT 1024
+const char *worker_describe_sandbox(uint32_t layers, uint32_t grants, char *buf, size_t cap);
+
 #define WORKER_OUTPUT_SHOW  4096u            /* bytes shown per request */
 #define WORKER_OUTPUT_TOTAL (UINT64_C(1) << 20) /* bytes shown per worker */
 
@@ -404,6 +416,9 @@ typedef struct worker_info {
                                           open() left the FP environment
                                           (0: the default). Every call starts
                                           from that environment. */
+    uint32_t grants;                   /* WORKER_GRANT_* in force (the
+                                          harness's options, not the
+                                          worker's word) */
     int32_t zygote;                    /* 1: runners are forked from a
                                           loaded zygote; 0: a plugin that
                                           left threads running after open()

@@ -92,6 +92,7 @@
 #include <time.h>
 
 #include "harness/cases/divcase.h"
+#include "harness/worker/grant.h"
 #include "harness/worker/wire.h"
 #include "harness/worker/worker.h"
 #include "oracle/shape.h"
@@ -199,6 +200,16 @@ typedef struct view {
 int view_build(view *v, const char *program, const char *plugin, const char *ld_library_path,
                char *err, size_t errlen);
 void view_free(view *v);
+
+/* A grant's additions (grant.h): the ELF objects at `paths` (n; shared
+ * objects or programs) with their DT_NEEDED closure and a program's loader,
+ * resolved as view_build resolves the plugin's (not preloaded); 0, or -1
+ * with err. view_add_file: the regular file at `path`, read-only at its
+ * place (the symbolic links on its way recreated); 0, or -1 when it is no
+ * regular file outside /proc, /sys and /dev. */
+int view_add_objects(view *v, const char *const *paths, uint32_t n, const char *ld_library_path,
+                     char *err, size_t errlen);
+int view_add_file(view *v, const char *path);
 
 /* Opens entry e's file again by its real path, checked to be the inode
  * resolved: an O_PATH descriptor (BIND) or a readable one (COPY, or a BIND
@@ -321,6 +332,7 @@ struct worker {
     cgroup cg;              /* the worker's groups (cg.have 0: none) */
     int setupfd;            /* what bubblewrap or the launch says, -1 */
     int infofd;             /* bubblewrap's --info-fd, read end, -1 */
+    grant_plan grant;       /* what opt.grants add (grant.h) */
 
     /* attest.c */
     uint32_t layers;        /* attested for the current life */
@@ -558,6 +570,11 @@ typedef struct child_setup {
     uint32_t n_preload;
     const char **read;       /* LAUNCH_REDUCED: what Landlock lets it read */
     uint32_t n_read;
+    uint32_t grant_flags;    /* GRANT_* (grant.h) */
+    const char **exec;       /* Landlock's execute right (a grant's programs) */
+    uint32_t n_exec;
+    const char **dev;        /* devices it may read and write (a grant's) */
+    uint32_t n_dev;
 } child_setup;
 
 /* The worker program: reads its set-up from the control block on
@@ -587,8 +604,9 @@ void child_serve_forks(int sock, int confined, int mode);
  * from WORKER_FD_COUNT on. */
 void child_fds(void);
 
-/* RLIMIT_CORE 0 and the limits of o (worker_options.limit_*). */
-void child_limits(const worker_options *o, size_t page);
+/* RLIMIT_CORE 0 and the limits of o (worker_options.limit_*); no
+ * RLIMIT_AS where grant_flags has GRANT_NO_AS_LIMIT. */
+void child_limits(const worker_options *o, size_t page, uint32_t grant_flags);
 
 
 /* Moves the RLIMIT_CPU soft limit to `budget` seconds past what the child
@@ -608,6 +626,14 @@ void child_cpu_budget(uint32_t budget);
 #define CONFINE_BASE 1
 #define CONFINE_PROCS 2
 #define CONFINE_ALL (CONFINE_BASE | CONFINE_PROCS)
+/* A grant's two stages (grant.h, GRANT_EXEC_IN_OPEN): CONFINE_OPEN is
+ * CONFINE_BASE without the exec rules and without CONFINE_PROCS (a
+ * posix_spawn is a clone without CLONE_THREAD), in force while the plugin
+ * loads and opens; CONFINE_EXEC, the exec rules alone, is added when open()
+ * returns, before any compute (and CONFINE_PROCS with it where no zygote
+ * forks runners). */
+#define CONFINE_OPEN 4
+#define CONFINE_EXEC 8
 int child_confine(int parts, uint32_t mode);
 
 /* The outer filter (see sandbox.c) for a worker of `mode` (LAUNCH_*),
