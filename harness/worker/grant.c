@@ -33,7 +33,7 @@ typedef struct grant_def {
     uint32_t bit;
     uint32_t flags;                 /* GRANT_* of its process */
     const char *const *env;         /* "K=V" */
-    const char *const *objects;     /* ELF objects: a bare name (the loader's cache) or a path */
+    const char *const *objects;     /* ELF objects: a bare name (as dlopen finds it) or a path */
     const char *const *programs;    /* exec'd during open() */
     const char *const *files;       /* files and folders, read-only */
     const char *const *devices;     /* device nodes, read-write (under the test root) */
@@ -173,13 +173,10 @@ static int plan_glob(grant_plan *p, int kind, const char *root, const char *patt
 
 int grant_plan_build(grant_plan *p, uint32_t which, const char *root, char *err, size_t cap)
 {
-    elf_cache cache;
     int rc = -1;
     memset(p, 0, sizeof *p);
-    memset(&cache, 0, sizeof cache);
     p->grants = which;
     p->flags = grant_flags(which);
-    int have_cache = 0;
     for (size_t i = 0; i < N_GRANTS; i++) {
         const grant_def *d = &grants[i];
         if (!(which & d->bit))
@@ -193,11 +190,8 @@ int grant_plan_build(grant_plan *p, uint32_t which, const char *root, char *err,
                     goto oom;
                 continue;
             }
-            char path[PATH_MAX];
-            if (!have_cache)
-                have_cache = elf_cache_load("/etc/ld.so.cache", &cache) == 0 ? 1 : -1;
-            if (have_cache > 0 && elf_cache_lookup(&cache, *o, path, sizeof path) == 0 &&
-                access(path, R_OK) == 0 && plan_add(p, GRANT_OBJECT, path, path))
+            /* A bare name: found as the loader finds it (view.c), if at all. */
+            if (plan_add(p, GRANT_OBJECT, *o, *o))
                 goto oom;
         }
         for (const char *const *x = d->programs; x && *x; x++)
@@ -232,8 +226,6 @@ oom:
     snprintf(err, cap, "out of memory resolving the grants");
     grant_plan_free(p);
 done:
-    if (have_cache > 0)
-        elf_cache_free(&cache);
     return rc;
 }
 

@@ -80,7 +80,9 @@ uint32_t grant_flags(uint32_t grants);
 /* What grants add to a worker, resolved on this host. */
 enum { GRANT_RO = 1,  /* a file or folder: src bound read-only at dst */
        GRANT_DEV,     /* a device node: src bound read-write at dst */
-       GRANT_OBJECT,  /* an ELF object: src with its closure (view.c) */
+       GRANT_OBJECT,  /* an ELF object: src (a path, or a bare name found as
+                         dlopen finds it, LD_LIBRARY_PATH first) with its
+                         closure (view.c) */
        GRANT_PROGRAM, /* a program exec'd during open(): as an object, and
                          Landlock's execute right on src */
        GRANT_LOADER   /* a program's loader (PT_INTERP): Landlock's execute

@@ -274,12 +274,17 @@ static int take_hello(worker *w, worker_result *r)
         goto done;
     }
     text_sanitize_inplace(h->message, sizeof h->message);
+    int open_failed = 0;
     if (h->load_error != WORKER_LOAD_NONE) {
         r->outcome = WORKER_OUT_LOAD_ERROR;
         r->load_error = h->load_error < WORKER_LOAD_COUNT_ ? h->load_error : WORKER_LOAD_SETUP;
         r->stage = h->load_stage == WORKER_STAGE_OPEN ? WORKER_STAGE_OPEN : WORKER_STAGE_LOAD;
         wire_copy_text(r->message, sizeof r->message, h->message);
-        goto done;
+        /* open() failed after the descriptor passed its checks: what it
+         * said is kept (worker_get_descriptor). */
+        if (h->load_error != WORKER_LOAD_OPEN)
+            goto done;
+        open_failed = 1;
     }
     const char *bad = NULL;
     if (memchr(h->name, 0, sizeof h->name) == NULL || !h->name[0])
@@ -290,6 +295,8 @@ static int take_hello(worker *w, worker_result *r)
         bad = "n_claims";
     else if (h->abi_major != DVG_ABI_MAJOR)
         bad = "abi_major";
+    if (bad && open_failed)
+        goto done;
     if (bad) {
         r->outcome = WORKER_OUT_PROTOCOL;
         r->stage = WORKER_STAGE_LOAD;
@@ -299,6 +306,8 @@ static int take_hello(worker *w, worker_result *r)
     /* Checked again here: the plugin shares the memory the hello was in. */
     char why[WORKER_MESSAGE_MAX - 32];
     if (wire_check_claims(h->claims, h->n_claims, why, sizeof why) != 0) {
+        if (open_failed)
+            goto done;
         r->outcome = WORKER_OUT_LOAD_ERROR;
         r->load_error = WORKER_LOAD_DESCRIPTOR;
         r->stage = WORKER_STAGE_LOAD;
@@ -325,8 +334,8 @@ static int take_hello(worker *w, worker_result *r)
     info->fp_at_open = h->fp_at_open & (WORKER_FP_OTHER * 2 - 1);
     info->zygote = h->zygote == 1;
     memcpy(info->claims, h->claims, h->n_claims * sizeof h->claims[0]);
-    w->has_info = 1;
-    rc = 0;
+    w->has_info = open_failed ? 2 : 1;
+    rc = open_failed ? -1 : 0;
 done:
     dvg_free(h);
     return rc;
@@ -756,6 +765,11 @@ void worker_free(worker *w)
 }
 
 const worker_info *worker_get_info(const worker *w)
+{
+    return w->has_info == 1 ? &w->info : NULL;
+}
+
+const worker_info *worker_get_descriptor(const worker *w)
 {
     return w->has_info ? &w->info : NULL;
 }

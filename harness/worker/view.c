@@ -557,7 +557,11 @@ int view_add_objects(view *v, const char *const *paths, uint32_t n, const char *
     rs.ld_library_path = ld_library_path;
     elf_cache_load(VIEW_CACHE, &rs.cache);
     for (uint32_t k = 0; k < n && !rs.failed; k++) {
-        int i = try_library(&rs, paths[k], -1, 0);
+        /* A bare name as the program's dlopen finds it; none: not added. */
+        int bare = !strchr(paths[k], '/');
+        int i = bare ? resolve(&rs, paths[k], -1, 0) : try_library(&rs, paths[k], -1, 0);
+        if (i < 0 && bare)
+            continue;
         if (i < 0 && !rs.failed) {
             snprintf(err, errlen, "%s is not an ELF shared object or program for this machine",
                      paths[k]);

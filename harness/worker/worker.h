@@ -535,6 +535,13 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect,
  * Owned by w; valid until the next start or worker_free. */
 const worker_info *worker_get_info(const worker *w);
 
+/* As worker_get_info, and also after a start that failed in open()
+ * (WORKER_LOAD_OPEN) once the descriptor had passed its checks: what the
+ * plugin said of itself (its claims; layers and grants as seen), so that
+ * `divergence plugins` can show a plugin whose device is missing. NULL
+ * before any such start. */
+const worker_info *worker_get_descriptor(const worker *w);
+
 /* 1 when a child is running and ready for requests. */
 int worker_alive(const worker *w);
 

@@ -202,7 +202,8 @@ int view_build(view *v, const char *program, const char *plugin, const char *ld_
 void view_free(view *v);
 
 /* A grant's additions (grant.h): the ELF objects at `paths` (n; shared
- * objects or programs) with their DT_NEEDED closure and a program's loader,
+ * objects or programs; a bare name as dlopen finds it, skipped when it
+ * finds none) with their DT_NEEDED closure and a program's loader,
  * resolved as view_build resolves the plugin's (not preloaded); 0, or -1
  * with err. view_add_file: the regular file at `path`, read-only at its
  * place (the symbolic links on its way recreated); 0, or -1 when it is no

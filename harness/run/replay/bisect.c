@@ -352,7 +352,15 @@ struct bisect_session {
     FILE *out, *err;
     build_slot *slots;
     uint32_t n_slots, cap;
+    const char *config; /* bisect_plugin_options */
+    uint32_t grants;
 };
+
+void bisect_plugin_options(bisect_session *bs, const char *config, uint32_t grants)
+{
+    bs->config = config;
+    bs->grants = grants;
+}
 
 int bisect_open(bisect_session **out_session, store *db, int all, FILE *out, FILE *err)
 {
@@ -465,7 +473,7 @@ static int probe_build(void *ctx, uint32_t i, int *present)
         return -1;
     }
     if (!b->opened) {
-        if (replay_open(&b->r, b->path)) {
+        if (replay_open(&b->r, b->path, bs->config, bs->grants)) {
             fprintf(bs->err, "divergence bisect: %s\n", b->r.error);
             return -1;
         }

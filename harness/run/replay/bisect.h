@@ -116,6 +116,11 @@ typedef struct bisect_session bisect_session;
  * (what was found) and err (problems). Returns 0, or -1 (out of memory). */
 int bisect_open(bisect_session **out_session, store *db, int all, FILE *out, FILE *err);
 
+/* How the session's builds are opened: open()'s `config` (NULL: "";
+ * borrowed, it must outlive the session) and the sandbox's `grants`
+ * (WORKER_GRANT_*), for every build replayed from now on (replay_open). */
+void bisect_plugin_options(bisect_session *bs, const char *config, uint32_t grants);
+
 /*
  * Bisects signature `signature_id` over `series` (NULL: the builds of its
  * implementation that runs of the store loaded, in the order of the

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int replay_open(replay *r, const char *path)
+int replay_open(replay *r, const char *path, const char *config, uint32_t grants)
 {
     char msg[256];
     memset(r, 0, sizeof *r);
@@ -16,6 +16,8 @@ int replay_open(replay *r, const char *path)
     verdict_profile_parse("exact", &r->profile, msg, sizeof msg);
     worker_options wo;
     worker_options_limited(&wo); /* as certify runs it */
+    wo.config = config;
+    wo.grants = grants;
     if (worker_new(path, &wo, &r->w)) {
         snprintf(r->error, sizeof r->error, "cannot create a worker for %s", path);
         r->w = NULL;

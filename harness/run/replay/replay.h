@@ -35,11 +35,13 @@ typedef struct replay {
 
 /*
  * Sets up a replay of the plugin at `path` (kept: it must outlive the
- * replay): its worker, not started (the first replay_run loads the
- * plugin). Returns 0, or -1 with the reason in r->error; replay_close
+ * replay) opened with `config` (open()'s string, the one the finding was
+ * recorded with; NULL: ""; copied) under the sandbox's `grants`
+ * (WORKER_GRANT_*): its worker, not started (the first replay_run loads
+ * the plugin). Returns 0, or -1 with the reason in r->error; replay_close
  * follows either way.
  */
-int replay_open(replay *r, const char *path);
+int replay_open(replay *r, const char *path, const char *config, uint32_t grants);
 
 /*
  * Runs `in` on the replay's build and judges it (harness/run/engine/trial.h),
