@@ -65,4 +65,4 @@ cfg=${CONFIG:-default options}
 echo "| figure | measured | baseline (same run) | ratio |"
 echo "| --- | --- | --- | --- |"
 echo "| certify opencl ($cfg${FLAGS:+, $FLAGS}), --grant pocl, every claim (kernels built and linked in the worker's open()), wall s ($held) | $best_cl | reference $best_ref | $(ratio "$best_cl" "$best_ref") |"
-echo "| load and open() in a sandboxed worker (divergence plugins), wall s | opencl --grant pocl $best_open | reference $best_load | $(ratio "$best_open" "$best_load") |"
+echo "| the load and open() of the OpenCL plugin in a sandboxed worker with --grant pocl (divergence plugins), wall s | $best_open | reference $best_load | $(ratio "$best_open" "$best_load") |"

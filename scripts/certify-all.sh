@@ -10,13 +10,12 @@
 # Eigen, libtorch, ONNX Runtime and OpenCL (plugins/; docs/findings.md says
 # what their certificates show); a plugin that crashes crashes in its worker.
 # The OpenCL plugin (on PoCL) is certified with its default build options
-# (into DB, in the diff and on the page with the others) and with
-# -cl-fast-relaxed-math under profiles exact and ulp:2 (into
-# DB's name with -opencl-fast-relaxed-math before .db, with its own page
-# reports/out/opencl-fast-relaxed-math.html: the store names an
-# implementation by its plugin's name, which is the same for every config),
-# each under the default sandbox with --grant pocl (harness/worker/grant.h:
-# PoCL's files in the view, /usr/bin/ld exec'd only while open() builds).
+# (in the diff with the others) and with -cl-fast-relaxed-math under
+# profiles exact and ulp:2, all into DB: a plugin under a config is an
+# implementation of its own ("opencl [-cl-fast-relaxed-math]",
+# worker_implementation_name), on the page beside the others; each under
+# the default sandbox with --grant pocl (harness/worker/grant.h: PoCL's
+# files in the view, /usr/bin/ld exec'd only while open() builds).
 # Exit status: 0 when every certification ran (a NONCONFORMANT or CRASHED
 # certificate is a finding, not a failure of the job), the reference kernel
 # is CONFORMANT and all six adapters were built; 1 otherwise.
@@ -47,7 +46,6 @@ done
 # open() runs (and only then), with a private kernel cache in the worker's
 # scratch.
 OPENCL=$BUILD_DIR/plugins/opencl.so
-OPENCL_FAST_DB=${DB%.db}-opencl-fast-relaxed-math.db
 summary=""
 # certify_one LABEL PLUGIN DB [FLAGS...]: one certification, into $out and the summary.
 certify_one() {
@@ -74,7 +72,7 @@ for plugin in "$BUILD_DIR"/plugins/reference.so $(ls "$BUILD_DIR"/plugins/*.so |
             # exact last: the page of the database shows the latest run
             for profile in ulp:2 exact; do
                 certify_one "opencl -cl-fast-relaxed-math, profile $profile" "$plugin" \
-                    "$OPENCL_FAST_DB" --config -cl-fast-relaxed-math --profile "$profile" \
+                    "$DB" --config -cl-fast-relaxed-math --profile "$profile" \
                     --grant pocl
             done ;;
         *) certify_one "$(basename "$plugin" .so)" "$plugin" "$DB" ;;
@@ -104,12 +102,5 @@ if ! "$BUILD_DIR"/divergence report --db "$DB" --latest-per-plugin -o reports/ou
     echo "certify-all: the page of every library failed" >&2
     status=1
 fi
-if [ -f "$OPENCL_FAST_DB" ] &&
-    ! "$BUILD_DIR"/divergence report --db "$OPENCL_FAST_DB" --latest-per-plugin \
-        -o reports/out/opencl-fast-relaxed-math.html; then
-    echo "certify-all: the page of OpenCL -cl-fast-relaxed-math failed" >&2
-    status=1
-fi
 echo "Database: $DB; certificates: $out; diff: reports/out/diff.txt; every library: reports/out/all.html"
-echo "OpenCL -cl-fast-relaxed-math: $OPENCL_FAST_DB, reports/out/opencl-fast-relaxed-math.html"
 exit $status

@@ -23,7 +23,8 @@
 static int usage(FILE *to)
 {
     fputs("usage: divergence bisect [--db FILE] (--plugin BUILD ... | --builds DIR [--order FILE]\n"
-          "         | --seen) [--all] [--config TEXT] [--grant pocl|cuda ...] sig:N ... | --since RUN\n",
+          "         | --seen) [--all] [--config TEXT] [--grant pocl|cuda ...]\n"
+          "         [--timeout MS] [--memory-limit MIB] sig:N ... | --since RUN\n",
           to);
     if (to == stdout)
         fputs("Replays each signature's first reproducer on builds of its implementation\n"
@@ -78,8 +79,10 @@ int cmd_bisect(int argc, char **argv)
         goto done;
     }
     const char *config = NULL;
-    uint32_t grants = 0;
-    const cli_shared shared = {.grants = &grants};
+    run_isolation iso;
+    isolation_default(&iso, 0);
+    const cli_shared shared = {.grants = &iso.grants, .timeout_ms = &iso.timeout_ms,
+                               .memory_limit = &iso.memory_limit};
     const cli_flag flags[] = {
         CLI_FLAG_TEXT("--db", &db_path),
         CLI_FLAG_TEXT("--config", &config),
@@ -161,7 +164,7 @@ int cmd_bisect(int argc, char **argv)
         fprintf(stderr, "divergence bisect: out of memory\n");
         goto done;
     }
-    bisect_plugin_options(bs, config, grants);
+    bisect_plugin_options(bs, config, &iso);
     int worst = 0;
     for (uint32_t i = 0; i < n_ids; i++) {
         int rc = bisect_signature(bs, ids[i], seen ? NULL : &series);

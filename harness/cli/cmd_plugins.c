@@ -62,7 +62,7 @@ static void show(const char *path, const worker_info *in)
 
 static int usage(FILE *to)
 {
-    fprintf(to, "usage: divergence plugins [--grant pocl|cuda ...] PATH...\n");
+    fprintf(to, "usage: divergence plugins [--grant pocl|cuda ...] [--timeout MS] PATH...\n");
     return 2;
 }
 
@@ -71,8 +71,8 @@ int cmd_plugins(int argc, char **argv)
     if (argc < 2)
         return usage(stderr);
     /* Every word a PATH (even one starting with '-'), stored over itself. */
-    uint32_t n_paths, grants = 0;
-    const cli_shared shared = {.grants = &grants};
+    uint32_t n_paths, grants = 0, timeout_ms = 0;
+    const cli_shared shared = {.grants = &grants, .timeout_ms = &timeout_ms};
     const cli_command c = {.name = "plugins", .usage = usage, .shared = &shared,
                            .operands = argv + 1, .max_operands = (uint32_t)argc - 1,
                            .n_operands = &n_paths, .mode = CLI_OPERANDS};
@@ -87,6 +87,8 @@ int cmd_plugins(int argc, char **argv)
         worker_options wo;
         worker_options_limited(&wo);
         wo.grants = grants;
+        if (timeout_ms)
+            wo.timeout_ms = timeout_ms;
         if (worker_new(argv[i], &wo, &w)) {
             fprintf(stderr, "divergence plugins: %s: cannot create a worker\n", argv[i]);
             status = 2;

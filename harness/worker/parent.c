@@ -316,9 +316,13 @@ static int take_hello(worker *w, worker_result *r)
     }
     worker_info *info = &w->info;
     memset(info, 0, sizeof *info);
-    memcpy(info->name, h->name, sizeof info->name);
     memcpy(info->version, h->version, sizeof info->version);
-    text_sanitize_inplace(info->name, sizeof info->name);
+    {
+        char name[WORKER_NAME_MAX];
+        memcpy(name, h->name, sizeof name);
+        text_sanitize_inplace(name, sizeof name);
+        worker_implementation_name(name, w->config, info->name, sizeof info->name);
+    }
     text_sanitize_inplace(info->version, sizeof info->version);
     info->descriptor_size = h->descriptor_size;
     info->abi_major = h->abi_major;

@@ -399,7 +399,10 @@ uint32_t worker_limit_pids(void);
 
 /* What a loaded plugin said about itself (validated). */
 typedef struct worker_info {
-    char name[WORKER_NAME_MAX];        /* NUL-terminated, non-empty */
+    char name[WORKER_NAME_MAX];        /* NUL-terminated, non-empty: the
+                                          descriptor's name, " [CONFIG]"
+                                          after it under a config
+                                          (worker_implementation_name) */
     char version[WORKER_NAME_MAX];     /* NUL-terminated */
     uint32_t descriptor_size;          /* dvg_descriptor.size as compiled */
     uint16_t abi_major, abi_minor;
@@ -534,6 +537,20 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect,
 /* The loaded plugin's description, or NULL before a successful start.
  * Owned by w; valid until the next start or worker_free. */
 const worker_info *worker_get_info(const worker *w);
+
+/* An implementation is a plugin under one config: its identity in the
+ * store (builds, findings, certificates) and in every certificate is the
+ * descriptor's name, then " [CONFIG]" when open()'s config is not empty
+ * (sanitized; a config too long for WORKER_NAME_MAX, or one that is not
+ * plain text, as " [config sha256:16 hex digits]"), so that two configs of
+ * one plugin file are two implementations. worker_info.name holds it
+ * (harness-computed from the descriptor and the worker's options).
+ * worker_implementation_config finds the config back in such a name into
+ * out (cap bytes): 0 ("" when it names none), -1 when it holds only the
+ * config's hash or out is too small. */
+const char *worker_implementation_name(const char *name, const char *config, char *out,
+                                       size_t cap);
+int worker_implementation_config(const char *implementation, char *out, size_t cap);
 
 /* As worker_get_info, and also after a start that failed in open()
  * (WORKER_LOAD_OPEN) once the descriptor had passed its checks: what the

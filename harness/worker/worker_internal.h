@@ -37,6 +37,8 @@
  *   run.c           worker_run: one case, two computes, element flags
  *   batch.c         the batch API (batch.h)
  *   result.c        worker_result: names, reset, free, descriptions
+ *   grant.c         the grants' table and their plan on this host
+ *   identity.c      an implementation's name: the plugin under its config
  *
  * The order of a worker's layers, and the one place an emulator goes.
  * A start (launch_spawn, then child_main) puts the layers in place in
@@ -64,15 +66,22 @@
  * CONFINE_PROCS (the pids cgroup still bounds them). The attestation is
  * unchanged: it reads /proc of the same process, which the exec keeps.
  *
- * Grants (issues 28, 29; not built). A plugin that needs more than a
- * division kernel (PoCL execs /usr/bin/ld from open(); CUDA opens device
- * nodes) gets it as data, never as code of its own: a grant adds entries
- * to the view (view_entry: a program and its closure resolved by
- * view_build, a device bound with bubblewrap's --dev-bind), rules to
- * Landlock (read, or execute for a program), and takes rows out of the
- * filters' tables (sandbox.c: outer_denied, add_base's and add_procs'
- * lists, each a denied_call row or one rule); the certificate's line
- * would name every grant in force.
+ * Grants (issues 28, 29; grant.h, grant.c). A plugin that needs more than
+ * a division kernel (PoCL execs /usr/bin/ld from open(); CUDA opens device
+ * nodes) gets it as data, never as code of its own, and only when the
+ * caller names it (--grant NAME, worker_options.grants): launch_prepare
+ * resolves the grant's table row on this host (grant_plan_build) and adds
+ * its objects and programs with their closure and its files to the view
+ * (view_add_objects, view_add_file), its folders and devices to
+ * bubblewrap's arguments (--ro-bind, --dev-bind), its variables to the
+ * environment; the control block carries its process flags and the paths
+ * Landlock gives the execute right (a program and its loader) or write
+ * access (a device) to (child_isolate). Exec during open() only: the
+ * worker installs CONFINE_OPEN (no exec or process rule) instead of its
+ * first filter and adds CONFINE_EXEC when open() returns, before any
+ * compute (runners inherit it). A grant needs the view: reduced mode
+ * refuses it. The sandbox line names every grant and what it added
+ * (worker_describe_sandbox), from the table, not from the worker.
  *
  * The worker program never allocates through dvg_malloc (an injected
  * failure must not leak into it) and never returns: it leaves through

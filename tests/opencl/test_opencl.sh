@@ -33,7 +33,7 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-TIMEOUT=20000
+TIMEOUT=60000 # open() builds and links every kernel: seconds on a loaded machine
 
 # certify CONFIG DB [FLAGS...]: certify under the default sandbox with
 # --grant pocl; output in $tmp/out, exit status in $rc.
@@ -126,6 +126,34 @@ opencl/max-by-max x
 opencl/seven-by-seven x
 EOF
     done
+    # Both option sets in one database: two implementations ("opencl" and
+    # "opencl [-cl-fast-relaxed-math]"), the default build's certificate
+    # untouched by the other's findings; replay without --config replays
+    # with the config the finding was recorded with (1/0 still NaN), and
+    # with --config "" on the default build (conforms).
+    db="$tmp/both.db"
+    one=$(one_case opencl/one-by-zero)
+    certify_f32 "" "$db" --cases "$one"
+    rc_default=$rc
+    certify_f32 "-cl-fast-relaxed-math" "$db" --cases "$one"
+    impls=$(sqlite3 "$db" "SELECT group_concat(name, '|') FROM (SELECT name FROM plugin_builds ORDER BY name)")
+    sig=$(sqlite3 "$db" "SELECT s.id FROM signatures s JOIN reproducers r ON r.signature_id = s.id
+                         WHERE r.case_id = 'opencl/one-by-zero' AND s.class = 'nan-unexpected'
+                           AND s.implementation = 'opencl [-cl-fast-relaxed-math]' LIMIT 1")
+    others=$(sqlite3 "$db" "SELECT count(*) FROM signatures WHERE implementation = 'opencl'")
+    if [ "$rc_default" -eq 0 ] && [ "$rc" -eq 1 ] && [ "$impls" = "opencl|opencl [-cl-fast-relaxed-math]" ] &&
+        [ -n "$sig" ] && [ "$others" = 0 ]; then ok; else
+        bad "both configs in one database: exits $rc_default/$rc, builds '$impls', signature '$sig'," \
+            "$others findings of the default build"; fi
+    rc=0
+    "$D" replay --db "$db" "sig:${sig:-0}" --grant pocl --timeout "$TIMEOUT" >"$tmp/out" 2>&1 || rc=$?
+    if [ "$rc" -eq 1 ] && grep -q "with --config -cl-fast-relaxed-math" "$tmp/out" &&
+        grep -q "got -nan" "$tmp/out"; then ok; else
+        bad "replay of sig:$sig without --config: exit $rc, want 1 on the recorded config"; cat "$tmp/out"; fi
+    rc=0
+    "$D" replay --db "$db" "sig:${sig:-0}" --grant pocl --timeout "$TIMEOUT" --config "" >"$tmp/out" 2>&1 || rc=$?
+    if [ "$rc" -eq 0 ] && grep -q "now: conforms" "$tmp/out"; then ok; else
+        bad "replay of sig:$sig with --config '': exit $rc, want 0 (the default build conforms)"; cat "$tmp/out"; fi
     # ulp:2 accepts 7/7 (1 ulp) but not a NaN for 1/0 or 0 for 2^20/2^127.
     certify_f32 "-cl-fast-relaxed-math" "$tmp/ulp2.db" --profile ulp:2 --cases "$CASES"
     if [ "$rc" -eq 1 ] && grep -q "^  onnx-div-7  *f32  *NONCONFORMANT" "$tmp/out" &&
@@ -169,11 +197,11 @@ EOF
     # plugins: the same reason without the grant; with it, the plugin and
     # the grant named.
     rc=0
-    "$D" plugins "$P" >"$tmp/out" 2>&1 || rc=$?
+    "$D" plugins --timeout "$TIMEOUT" "$P" >"$tmp/out" 2>&1 || rc=$?
     if [ "$rc" -eq 2 ] && grep -q "no OpenCL platform" "$tmp/out"; then ok; else
         bad "plugins without --grant pocl: exit $rc"; cat "$tmp/out"; fi
     rc=0
-    "$D" plugins --grant pocl "$P" >"$tmp/out" 2>&1 || rc=$?
+    "$D" plugins --grant pocl --timeout "$TIMEOUT" "$P" >"$tmp/out" 2>&1 || rc=$?
     if [ "$rc" -eq 0 ] && grep -q "grant pocl" "$tmp/out"; then ok; else
         bad "plugins --grant pocl: exit $rc"; cat "$tmp/out"; fi
     ;;

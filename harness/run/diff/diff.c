@@ -36,8 +36,8 @@ int diff_start_worker(diff *d, uint32_t k, int cpu, worker **w)
 {
     const char *path = d->o->plugins[k];
     worker_options wo;
-    isolation_worker_options(&d->o->iso, 2000, NULL, (isolation_place){cpu, d->jobs * d->n}, 0,
-                             &wo);
+    isolation_worker_options(&d->o->iso, 2000, d->o->config,
+                             (isolation_place){cpu, d->jobs * d->n}, 0, &wo);
     if (worker_new(path, &wo, w)) {
         fprintf(d->err, "divergence diff: cannot create a worker for %s\n", path);
         return -1;
