@@ -8,7 +8,8 @@
  * a worker started with it under bubblewrap (the fake nodes bound) that
  * computes in the process that opened (no zygote). The pocl grant's plan:
  * /usr/bin/ld and its loader executable, its environment, exec during
- * open() only. The names and the sandbox line.
+ * open() only. The names and the sandbox line. Reduced mode refuses a
+ * grant.
  * Usage: test_grant PLUGIN_DIR
  */
 #include <fcntl.h>
@@ -154,6 +155,28 @@ static void test_cuda_worker(const char *plugin_dir)
     unsetenv("DIVERGENCE_TEST_GRANT_ROOT");
 }
 
+/* Reduced mode (no view): a grant is refused at the start, naming why. */
+static void test_reduced(const char *plugin_dir)
+{
+    char plugin[512], msg[WORKER_MESSAGE_MAX + 64];
+    snprintf(plugin, sizeof plugin, "%s/wp_good.so", plugin_dir);
+    setenv("DIVERGENCE_TEST_SANDBOX", "reduced", 1);
+    worker_options o;
+    worker_options_limited(&o);
+    o.grants = WORKER_GRANT_POCL;
+    worker *w = NULL;
+    worker_result r = WORKER_RESULT_INIT;
+    CHECK(worker_new(plugin, &o, &w) == 0);
+    int rc = w ? worker_start(w, &r) : -1;
+    CHECKF(rc == 1 && r.outcome == WORKER_OUT_LOAD_ERROR &&
+               strstr(r.message, "a grant needs the full sandbox") &&
+               strstr(r.message, "grant pocl"),
+           "%d %s", rc, worker_result_format(&r, msg, sizeof msg));
+    worker_result_free(&r);
+    worker_free(w);
+    unsetenv("DIVERGENCE_TEST_SANDBOX");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -167,6 +190,7 @@ int main(int argc, char **argv)
     test_cuda_plan();
     test_pocl_plan();
     test_cuda_worker(argv[1]);
+    test_reduced(argv[1]);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0)
