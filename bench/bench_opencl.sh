@@ -53,12 +53,12 @@ best_ref=999999 best_cl=999999 best_load=999999 best_open=999999
 for rep in $(seq "$REPS"); do
     certify "reference-$rep" "$D" certify --plugin "$REF"
     faster "$sec" "$best_ref" && best_ref=$sec
-    certify "opencl-$rep" "$D" certify --plugin "$CL" --config "$CONFIG" --grant pocl
+    certify "opencl-$rep" "$D" certify --plugin "$CL" --config "$CONFIG" --grant pocl --timeout 60000
     faster "$sec" "$best_cl" && best_cl=$sec
     held=$(grep -E '^[0-9]+ of [0-9]+ claims hold' "$tmp/opencl-$rep.out" | cut -d';' -f1)
     timed "load-reference-$rep" "$D" plugins "$REF"
     faster "$sec" "$best_load" && best_load=$sec
-    timed "open-opencl-$rep" "$D" plugins --grant pocl "$CL"
+    timed "open-opencl-$rep" "$D" plugins --grant pocl --timeout 60000 "$CL"
     faster "$sec" "$best_open" && best_open=$sec
 done
 cfg=${CONFIG:-default options}

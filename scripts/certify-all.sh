@@ -46,6 +46,9 @@ done
 # open() runs (and only then), with a private kernel cache in the worker's
 # scratch.
 OPENCL=$BUILD_DIR/plugins/opencl.so
+# open() builds and links every kernel in the worker: seconds, more on a
+# loaded machine.
+OPENCL_TIMEOUT_MS=${OPENCL_TIMEOUT_MS:-60000}
 summary=""
 # certify_one LABEL PLUGIN DB [FLAGS...]: one certification, into $out and the summary.
 certify_one() {
@@ -68,12 +71,12 @@ certify_one() {
 for plugin in "$BUILD_DIR"/plugins/reference.so $(ls "$BUILD_DIR"/plugins/*.so | grep -v '/reference\.so$' || true); do
     case $plugin in
         "$OPENCL")
-            certify_one opencl "$plugin" "$DB" --grant pocl
+            certify_one opencl "$plugin" "$DB" --grant pocl --timeout "$OPENCL_TIMEOUT_MS"
             # exact last: the page of the database shows the latest run
             for profile in ulp:2 exact; do
                 certify_one "opencl -cl-fast-relaxed-math, profile $profile" "$plugin" \
                     "$DB" --config -cl-fast-relaxed-math --profile "$profile" \
-                    --grant pocl
+                    --grant pocl --timeout "$OPENCL_TIMEOUT_MS"
             done ;;
         *) certify_one "$(basename "$plugin" .so)" "$plugin" "$DB" ;;
     esac
@@ -90,7 +93,7 @@ for plugin in "$BUILD_DIR"/plugins/reference.so $(ls "$BUILD_DIR"/plugins/*.so |
 done
 rc=0
 sandbox=""
-[ -f "$OPENCL" ] && sandbox="--grant pocl"
+[ -f "$OPENCL" ] && sandbox="--grant pocl --timeout $OPENCL_TIMEOUT_MS"
 # shellcheck disable=SC2086 # one word per flag and path
 "$BUILD_DIR"/divergence diff --partial $plugins --db "$DB" --timeout "$TIMEOUT_MS" $sandbox \
     >reports/out/diff.txt 2>&1 || rc=$?
