@@ -3,8 +3,9 @@
 # The CUDA plugins where there is no GPU: every command that needs an
 # instance (certify, sweep, diff, plugins) ends with exit 2 and the plugin's
 # own line naming the missing device and why (cudaGetDeviceCount's error:
-# cudaErrorInsufficientDriver (35) with no driver at all,
-# cudaErrorStubLibrary (34) with the toolkit's stub libcuda), no crash, and
+# cudaErrorInsufficientDriver (35): no driver in the worker's view, even
+# with the toolkit's stub libcuda on the library path; cudaErrorStubLibrary
+# (34) with the stub and --grant cuda), no crash, and
 # nothing stored: no database file is created, and an existing one is left
 # byte for byte as it was. `plugins` shows the descriptor all the same.
 # The stub is reached only with --grant cuda (libcuda.so.1 in the worker's
@@ -82,9 +83,14 @@ check_plugin() {
 for name in cuda cuda-intrinsic cuda-fast-math; do
     check_plugin "$name" "cudaErrorInsufficientDriver (35)"
 done
-# With the toolkit's stub driver (what a machine with the toolkit and no
-# GPU has) cudaGetDeviceCount fails differently and leaves its count as it
-# was; the plugin must not read it.
+# With the toolkit's stub driver on LD_LIBRARY_PATH (what a machine with
+# the toolkit and no GPU has): cudart dlopens libcuda.so.1, which is not in
+# the plugin's DT_NEEDED closure, so the sandbox's view does not hold it and
+# the worker sees no driver at all, as above; nothing of the caller's
+# library path leaks in. With --grant cuda the stub is reached (the grant
+# finds libcuda.so.1 as the plugin's dlopen does, LD_LIBRARY_PATH first):
+# cudaGetDeviceCount fails with cudaErrorStubLibrary (34) and leaves its
+# count as it was, which the plugin must not read.
 if [ "$STUB" != "-" ]; then
     LD_LIBRARY_PATH=$STUB
     export LD_LIBRARY_PATH
