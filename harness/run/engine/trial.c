@@ -119,7 +119,7 @@ static int operand_periodic(const int64_t *stride, uint64_t n, const uint8_t *d,
  * and large code-path cases are (gen_fill_operands_periodic): checked
  * here byte for byte, so a case from anywhere else is judged the same way
  * or in full. 0: judge every element. */
-static uint64_t operands_period(const divcase *c, const oracle_plan *p)
+uint64_t trial_period(const divcase *c, const oracle_plan *p)
 {
     const uint64_t period = GEN_FILL_PERIOD;
     if (p->count < 4 * period)
@@ -133,7 +133,7 @@ static uint64_t operands_period(const divcase *c, const oracle_plan *p)
 }
 
 /* The expectation of the first `period` elements of a periodic case
- * (operands_period: A and B read element i mod their counts). */
+ * (trial_period: A and B read element i mod their counts). */
 static void expect_period(const oracle_rules *r, const divcase *c, uint64_t period,
                           oracle_elem *out)
 {
@@ -163,7 +163,7 @@ int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sin
         return -1;
     }
     t->valid = rc == ORACLE_OK;
-    uint64_t period = t->valid ? operands_period(c, &t->plan) : 0;
+    uint64_t period = t->valid ? trial_period(c, &t->plan) : 0;
     if (t->valid) {
         uint64_t need = period ? period : t->plan.count;
         if (need > t->expected_cap) {
