@@ -52,6 +52,11 @@
 #define MUTANT_BF16_TRUNCATES    28  /* bf16 quotients truncated, not rounded */
 #define MUTANT_WRITES_PADDING    29  /* odd i4/u4 count: writes the high nibble of C's last byte */
 #define MUTANT_OTHER_UNSPECIFIED 30  /* conformant, other unspecified choices (tests/diff) */
+/* Undefined input refused or crashed on (tests/refusal): a case holding an
+ * integer x / 0 or INT_MIN / -1 is answered as a whole. */
+#define MUTANT_REFUSES_UNDEFINED 31  /* DVG_FAILURE; correct elsewhere: CONFORMANT */
+#define MUTANT_SIGFPE_UNDEFINED  32  /* raises SIGFPE: CRASHED */
+#define MUTANT_REFUSES_AND_FLOORS 33 /* refuses, and floors where truncation is due */
 /* Shape families of issue 26 (numbered apart from the other mutants of that issue). */
 #define MUTANT_TILE_8X8          50  /* 8x8 tiles: last two dims >= 16, rows not a multiple of 8 */
 #define MUTANT_FLOAT_4MI         51  /* claims onnx-div-14 f32, i32 only; floats above 4 Mi wrong */
@@ -508,6 +513,26 @@ static inline void mutant_shift(uint32_t variant, int trunc, const dvg_tensor *a
 /* floors() is the reference's, visible where the hook expands (compute). */
 #define MUTANT_AFTER_ATTRS(variant, at, a, b, c, count) \
     mutant_shift((variant), !floors((variant), (at)), (a), (b), (c), (count))
+
+#elif DVG_MUTANT == MUTANT_REFUSES_UNDEFINED || DVG_MUTANT == MUTANT_SIGFPE_UNDEFINED || \
+    DVG_MUTANT == MUTANT_REFUSES_AND_FLOORS
+/* The guard notes that the case holds an element whose result the specs
+ * leave undefined (it still gives the reference's value there); the
+ * compute then ends as a whole: a failure status (the refusal ONNX
+ * Runtime and libtorch give on integer x / 0) or SIGFPE (Eigen's). */
+#include <signal.h>
+static int mutant_undefined;
+#define MUTANT_INT_ZERO(T) (mutant_undefined = 1, (T)0)
+#define MUTANT_INT_MIN_NEG1(T, MIN) (mutant_undefined = 1, (T)(MIN))
+#define MUTANT_BEFORE(variant, a, b, c, count) (mutant_undefined = 0, DVG_OK)
+#if DVG_MUTANT == MUTANT_SIGFPE_UNDEFINED
+#define MUTANT_AFTER(variant, a, b, c, count) ((void)(mutant_undefined && raise(SIGFPE)))
+#else
+#define MUTANT_REFUSE(variant, a, b, c, count) (mutant_undefined ? DVG_FAILURE : DVG_OK)
+#endif
+#if DVG_MUTANT == MUTANT_REFUSES_AND_FLOORS
+#define MUTANT_ROUNDING(r) ((void)(r), DVG_ROUND_FLOOR)
+#endif
 
 #else
 #error "unknown DVG_MUTANT"
