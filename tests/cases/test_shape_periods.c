@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Every shape the walker lists is valid under the rule its attributes
+ * select (a case the spec rejects would test the refusal, not the path).
  * The shape walker's large code-path cases are judged by periods, and
  * nothing else is by mistake: trial_period gives GEN_FILL_PERIOD for every
  * large case of every variant (equal shapes, a row of 4096, one element;
@@ -40,8 +42,40 @@ static uint64_t period_of(uint32_t variant, uint32_t dtype, const shapes_spec *s
     return per;
 }
 
+/* Every spec of every (variant, dtype) plans without error. */
+static void all_valid(void)
+{
+    size_t n = 0;
+    for (uint32_t vi = 0; vi < oracle_variant_count(); vi++) {
+        const oracle_variant *v = oracle_variant_at(vi);
+        for (uint32_t d = 1; d < DVG_DTYPE_COUNT; d++) {
+            if (!oracle_variant_has_dtype(v, d))
+                continue;
+            shapes_list l;
+            CHECK(shapes_build(v->id, d, SHAPES_MAX_TIER, &l) == 0);
+            for (size_t i = 0; i < l.n; i++, n++) {
+                dvg_attrs at;
+                oracle_attrs_default(v, &at);
+                shapes_spec_attrs(&l.spec[i], &at);
+                oracle_rules r;
+                oracle_plan p;
+                oracle_error why;
+                memset(&why, 0, sizeof why);
+                int rc = oracle_rules_resolve(v->id, d, &at, &r, &why);
+                if (rc == 0)
+                    rc = oracle_plan_shapes(&r, &l.spec[i].a, &l.spec[i].b, &p, &why);
+                CHECKF(rc == 0, "%s %s: %s: %s", v->name, oracle_dtype_tag(d), l.spec[i].what,
+                       why.text);
+            }
+            shapes_list_free(&l);
+        }
+    }
+    printf("%zu shape paths valid\n", n);
+}
+
 int main(void)
 {
+    all_valid();
     /* Every large case of every variant, in one dtype of each kind. */
     size_t n_large = 0;
     static const uint32_t dtypes[] = {DVG_DTYPE_F32, DVG_DTYPE_I32};
