@@ -302,10 +302,13 @@ static void fill_both(gen_rng *g, divcase *c, uint64_t b_period)
     if (d->kind == DVG_KIND_SIGNED && na == nb && na && gen_below(g, 4) == 0) {
         /* INT_MIN / -1 somewhere (the element-wise pairing of equal shapes),
          * within the common run when there is one, so it repeats with it. */
-        uint64_t i = gen_below(g, b_period == GEN_FILL_PERIOD && na > b_period ? b_period : na);
-        if (c->a && c->b) {
-            oracle_store(c->dtype, c->a, i, (mask >> 1) + 1);
-            oracle_store(c->dtype, c->b, i, mask);
+        int periodic = b_period == GEN_FILL_PERIOD && na > b_period;
+        uint64_t i = gen_below(g, periodic ? b_period : na);
+        /* periodic: in every period, so the operands still repeat with it
+         * (trial_period judges such a case by periods) */
+        for (uint64_t at = i; c->a && c->b && at < na; at += periodic ? b_period : na) {
+            oracle_store(c->dtype, c->a, at, (mask >> 1) + 1);
+            oracle_store(c->dtype, c->b, at, mask);
         }
     }
 }

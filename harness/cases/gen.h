@@ -57,8 +57,8 @@ uint64_t gen_value(gen_rng *g, uint32_t dtype);
 void gen_fill_operands(gen_rng *g, divcase *c);
 
 /* Like gen_fill_operands, but A and B repeat with the same period,
- * GEN_FILL_PERIOD elements, and the INT_MIN / -1 pair lies in the first
- * one: for equal shapes, output element i depends only on i mod
+ * GEN_FILL_PERIOD elements, and the INT_MIN / -1 pair lies at one place
+ * in every period: for equal shapes, output element i depends only on i mod
  * GEN_FILL_PERIOD, so the judge checks one period by the oracle and the
  * others by comparing their bytes with it (verdict_outputs.period). The
  * size tiers of the shape walker use it: a case of 2^24 elements then

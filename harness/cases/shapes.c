@@ -21,7 +21,19 @@
  *   tier    2^k - 1, 2^k and 2^k + 1 elements up to 2^16 + 1 in every
  *           claim; one larger tier per claim, rotating with the claim
  *           (2^17 .. 2^20, and 2^21 .. 2^24 in one claim of eight), so a
- *           certification walks every tier at a bounded cost.
+ *           certification walks every tier at a bounded cost;
+ *   tile    the last two dims both >= 16, one a multiple of 8 and 16 and
+ *           the other not (20x16, 16x20, 24x17, ...), equal shapes and
+ *           each broadcast class of the rule: an 8x8 or 16x16 tiling's
+ *           remainder rows and columns;
+ *   large   per broadcast rule one case above 2^22 elements (a threaded
+ *           path's threshold): equal shapes, a row or a one-element B,
+ *           the form rotating with the claim; periodic, so judged by
+ *           periods;
+ *   divisor a one-element B (a splat under equal shapes) of +-1, +-2^k
+ *           and small odd values over a fixed table of dividends, negative
+ *           ones included, under each integer rounding attribute: the
+ *           shift and multiply fast paths of a constant divisor.
  */
 #include "harness/cases/shapes.h"
 
@@ -393,6 +405,263 @@ static int family_tiers(shapes_list *l, const oracle_variant *v, uint32_t varian
     return 0;
 }
 
+/* Tile sizes: the second-to-last dim not a multiple of 8 (or of 16) while
+ * the last is one of both, and the converse. */
+static const int64_t tiles[][2] = {{20, 16}, {16, 20}, {24, 17}, {17, 24}, {36, 32},
+                                   {32, 36}, {23, 48}, {48, 23}, {40, 16}, {16, 40}};
+
+/* 2-D tiles: both of the last two dims >= 16, one of them not a multiple
+ * of a tile height, at rank 2 and 3, under `rule`: equal shapes, and its
+ * broadcast classes over the tile (a row, a column, an outer product, the
+ * tile itself under a leading dimension). */
+static int family_tiles(shapes_list *l, const oracle_variant *v, int rule)
+{
+    const char *rn = rule_name(rule);
+    for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+        int64_t h = tiles[i][0], w = tiles[i][1];
+        const long long lh = (long long)h, lw = (long long)w;
+        oracle_shape a, b;
+        const int64_t d3[] = {2, h, w}, d2[] = {h, w}, row[] = {w}, col[] = {h, 1},
+                      col1[] = {h}, op_a[] = {h, 1}, op_b[] = {1, w};
+        for (uint32_t rank = 2; rank <= 3; rank++) { /* A ends as (2, h, w) */
+            set_shape(&a, rank, rank == 2 ? d2 : d3);
+            if (put(l, &a, &a, "tile %lldx%lld, rank %u, %s equal shapes", lh, lw, rank, rn))
+                return -1;
+            select_rule(l, v, rule, -1);
+        }
+        if (rule == R_EQUAL)
+            continue;
+        /* B the tile under A's leading dimension (a suffix window). */
+        set_shape(&b, 2, d2);
+        if (put(l, &a, &b, "tile %lldx%lld, rank 3, %s B the tile (leading dim broadcast)", lh,
+                lw, rn))
+            return -1;
+        select_rule(l, v, rule, -1);
+        /* B one row of the tile. */
+        set_shape(&b, 1, row);
+        if (put(l, &a, &b, "tile %lldx%lld, rank 3, %s row broadcast (B one row)", lh, lw, rn))
+            return -1;
+        select_rule(l, v, rule, -1);
+        /* B one column: numpy (h,1); pdpd and legacy (h) at axis 1. */
+        if (rule == R_NUMPY) {
+            set_shape(&b, 2, col);
+            if (put(l, &a, &b, "tile %lldx%lld, rank 3, numpy column broadcast (B (n,1))", lh,
+                    lw))
+                return -1;
+            set_shape(&a, 2, op_a);
+            set_shape(&b, 2, op_b);
+            if (put(l, &a, &b, "tile %lldx%lld, numpy outer product (A (n,1) / B (1,m))", lh, lw))
+                return -1;
+        } else {
+            set_shape(&b, 1, col1);
+            if (put(l, &a, &b, "tile %lldx%lld, rank 3, %s column window at axis 1", lh, lw, rn))
+                return -1;
+            select_rule(l, v, rule, 1);
+        }
+    }
+    return 0;
+}
+
+/* Large code paths: above 2^22 elements (SHAPES_LARGE_TIER), where a
+ * kernel goes threaded, one case per claim and rule: under R_EQUAL
+ * (broadcast=0, auto_broadcast=none, sonnx-div) equal shapes of 2^22 + 1
+ * elements; under a broadcasting rule one of three forms, rotating with
+ * (variant, dtype, rule) - equal shapes (only where the variant has no
+ * R_EQUAL of its own), B one row of 4096 under A (1025, 4096), B of one
+ * element - so the claims together walk every form. A and B repeat with
+ * GEN_FILL_PERIOD elements and B's element count divides it, so output
+ * element i depends only on i mod the period: judged by periods
+ * (trial.c), about a memcmp each. */
+static int family_large(shapes_list *l, const oracle_variant *v, uint32_t variant,
+                        uint32_t dtype, int rule)
+{
+    const char *rn = rule_name(rule);
+    const int64_t big = (INT64_C(1) << SHAPES_LARGE_TIER) + 1, rows = big / GEN_FILL_PERIOD + 1;
+    const int64_t da[] = {big}, dr[] = {rows, GEN_FILL_PERIOD}, drow[] = {GEN_FILL_PERIOD},
+                  done[] = {1};
+    int has_equal = v->shape_rule == ORACLE_SHAPE_BY_ATTR;
+    uint32_t form = rule == R_EQUAL ? 0
+                    : has_equal     ? 1 + (variant * 7 + dtype + (uint32_t)rule) % 2
+                                    : (variant * 7 + dtype + (uint32_t)rule) % 3;
+    oracle_shape a, b;
+    set_shape(&a, 1, da);
+    int rc;
+    if (form == 0) {
+        rc = put(l, &a, &a, "large, %lld elements, %s equal shapes", (long long)big, rn);
+    } else if (form == 1) {
+        set_shape(&a, 2, dr);
+        set_shape(&b, 1, drow);
+        rc = put(l, &a, &b, "large, %lld elements, %s row broadcast (B one row of %u)",
+                 (long long)(rows * GEN_FILL_PERIOD), rn, GEN_FILL_PERIOD);
+    } else {
+        set_shape(&b, 1, done);
+        rc = put(l, &a, &b, "large, %lld elements, %s B of one element", (long long)big, rn);
+    }
+    if (rc)
+        return -1;
+    select_rule(l, v, rule, -1);
+    last(l)->periodic = 1;
+    return 0;
+}
+
+/* The integer rounding attributes a variant has, as (set, pythondiv,
+ * int_rounding) triples: OpenVINO m_pythondiv true and false, sonnx-div
+ * int_rounding floor and trunc; one default entry for the others and for
+ * float dtypes, which no rounding attribute touches. Returns the count. */
+static int roundings(const oracle_variant *v, uint32_t dtype, int32_t pythondiv[2],
+                     uint32_t int_rounding[2])
+{
+    if (oracle_dtype(dtype)->kind == DVG_KIND_FLOAT)
+        return 0;
+    if (v->attr_keys & ORACLE_ATTR_PYTHONDIV) {
+        pythondiv[0] = 1, pythondiv[1] = 0;
+        int_rounding[0] = int_rounding[1] = DVG_ROUND_VARIANT_DEFAULT;
+        return 2;
+    }
+    if (v->attr_keys & ORACLE_ATTR_INT_ROUNDING) {
+        pythondiv[0] = pythondiv[1] = 1;
+        int_rounding[0] = DVG_ROUND_FLOOR, int_rounding[1] = DVG_ROUND_TRUNC;
+        return 2;
+    }
+    return 0;
+}
+
+/* The divisors of a dtype: +-1, +-2^k for k = 1..8 and about half and all
+ * of the dtype's width (exact in floats too), and +-3, +-5, +-7; within
+ * the dtype's range (unsigned: the positive ones). Returns the count. */
+static size_t divisors(uint32_t dtype, int64_t *out, size_t cap)
+{
+    const oracle_dtype_info *d = oracle_dtype(dtype);
+    int sign = d->kind != DVG_KIND_UNSIGNED;
+    int top = d->kind == DVG_KIND_FLOAT ? 16 : (int)d->bits - 1;
+    int ks[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, top / 2, top / 2 + 1, top - 1, top};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        int k = ks[i];
+        if (k > top || (i > 0 && k <= ks[i - 1]))
+            continue;
+        /* signed integers: +2^(bits-1) is out of range, -2^(bits-1) is MIN */
+        if (n < cap && !(d->kind == DVG_KIND_SIGNED && k == top))
+            out[n++] = INT64_C(1) << k;
+        if (sign && n < cap)
+            out[n++] = -(INT64_C(1) << k);
+    }
+    static const int64_t odd[] = {3, 5, 7};
+    for (size_t i = 0; i < 3; i++) {
+        if (n < cap)
+            out[n++] = odd[i];
+        if (sign && n < cap)
+            out[n++] = -odd[i];
+    }
+    return n;
+}
+
+/* The bits of integer value x in a float format (exact while x has at
+ * most frac_bits + 1 significant bits; truncated beyond). */
+static uint64_t float_of_int(oracle_float_format f, int64_t x)
+{
+    uint64_t m = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+    if (!m)
+        return oracle_float_pack(f, x < 0, 0, 0);
+    int e = 63;
+    while (!((m >> e) & 1))
+        e--;
+    uint64_t frac = m - (UINT64_C(1) << e);
+    frac = e <= f.frac_bits ? frac << (f.frac_bits - e) : frac >> (e - f.frac_bits);
+    return oracle_float_pack(f, x < 0, (uint64_t)(e + (1 << (f.exp_bits - 1)) - 1), frac);
+}
+
+/* The bits of integer value x in dtype (integers: two's complement). */
+static uint64_t value_bits(uint32_t dtype, int64_t x)
+{
+    oracle_float_format f;
+    if (oracle_float_format_of(dtype, &f))
+        return float_of_int(f, x);
+    return (uint64_t)x & oracle_dtype_mask(dtype);
+}
+
+/* The dividends of the scalar-divisor family into bits (NULL: counted
+ * only): +-(2^k - 1), +-2^k, +-(2^k + 1) for every k the dtype holds
+ * (floats: exactly, k up to 16), and for integers the extremes MIN, MIN +
+ * 1, MAX - 1, MAX (unsigned: the non-negative ones, and 2^(bits-1) +-1).
+ * Returns the count. */
+static size_t dividends(uint32_t dtype, uint64_t *bits)
+{
+    const oracle_dtype_info *d = oracle_dtype(dtype);
+    oracle_float_format f;
+    int is_float = oracle_float_format_of(dtype, &f);
+    int top = is_float ? (f.frac_bits < 16 ? f.frac_bits : 16) : (int)d->bits - 2;
+    int sign = d->kind != DVG_KIND_UNSIGNED;
+    size_t n = 0;
+#define DIVIDEND(x) (bits ? (void)(bits[n] = value_bits(dtype, (x))) : (void)0, n++)
+    for (int k = 0; k <= top; k++)
+        for (int64_t e = -1; e <= 1; e++) {
+            int64_t x = (INT64_C(1) << k) + e;
+            DIVIDEND(x);
+            if (sign)
+                DIVIDEND(-x);
+        }
+    if (!is_float) {
+        uint64_t mask = oracle_dtype_mask(dtype), half = (mask >> 1) + 1;
+        uint64_t ext[] = {half, half + 1, half - 1, mask - 1, mask}; /* MIN, MIN + 1, MAX, .. */
+        for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
+            DIVIDEND((int64_t)ext[i]);
+    }
+#undef DIVIDEND
+    return n;
+}
+
+/* Scalar divisors under `rule`: B of one element (numpy: rank 0, (1) and
+ * (1,1) in turn; pdpd: (1) at the last axis; legacy: (1)), or under equal
+ * shapes a splat of it, over A holding the dividend table, once per
+ * integer rounding attribute. */
+static int family_divisor(shapes_list *l, const oracle_variant *v, uint32_t dtype, int rule)
+{
+    int64_t dv[64];
+    size_t nd = divisors(dtype, dv, 64);
+    int32_t pyd[2] = {1, 1};
+    uint32_t ir[2] = {0, 0};
+    int nr = roundings(v, dtype, pyd, ir);
+    const char *rn = rule_name(rule);
+    for (int r = 0; r < (nr ? nr : 1); r++)
+        for (size_t i = 0; i < nd; i++) {
+            oracle_shape a, b;
+            const int64_t da[] = {1}, d11[] = {1, 1};
+            set_shape(&a, 1, da);
+            a.dims[0] = (int64_t)dividends(dtype, NULL);
+            set_shape(&b, 1, da);
+            const char *form = "one element (1)";
+            if (rule == R_NUMPY && i % 3 == 1) {
+                set_shape(&b, 0, da);
+                form = "one element (rank 0)";
+            } else if (rule == R_NUMPY && i % 3 == 2) {
+                set_shape(&b, 2, d11);
+                form = "one element (1,1)";
+            } else if (rule == R_EQUAL) {
+                b = a;
+                form = "splat";
+            }
+            char attr[40] = "";
+            if (nr && (v->attr_keys & ORACLE_ATTR_PYTHONDIV))
+                snprintf(attr, sizeof attr, ", m_pythondiv=%s", pyd[r] ? "true" : "false");
+            else if (nr)
+                snprintf(attr, sizeof attr, ", int_rounding=%s",
+                         ir[r] == DVG_ROUND_TRUNC ? "trunc" : "floor");
+            if (put(l, &a, &b, "scalar divisor %lld, %s B %s%s", (long long)dv[i], rn, form, attr))
+                return -1;
+            select_rule(l, v, rule, -1);
+            shapes_spec *s = last(l);
+            s->divisor_set = 1;
+            s->divisor = dv[i];
+            if (nr) {
+                s->set_rounding = 1;
+                s->pythondiv = pyd[r];
+                s->int_rounding = ir[r];
+            }
+        }
+    return 0;
+}
+
 int shapes_build(uint32_t variant, uint32_t dtype, uint32_t max_tier, shapes_list *l)
 {
     const oracle_variant *v = oracle_variant_get(variant);
@@ -434,6 +703,20 @@ int shapes_build(uint32_t variant, uint32_t dtype, uint32_t max_tier, shapes_lis
         rc = family_align(l, v, dtype);
     if (!rc)
         rc = family_tiers(l, v, variant, dtype, max_tier);
+    /* Every rule the variant can be asked for, equal shapes included (the
+     * by-attribute variants' broadcast=0 and auto_broadcast=none): the new
+     * families walk each of them, as a kernel has a path per rule. */
+    int all[4], n_all = 0;
+    if (v->shape_rule == ORACLE_SHAPE_BY_ATTR)
+        all[n_all++] = R_EQUAL;
+    for (int r = 0; r < n_rules; r++)
+        all[n_all++] = rules[r];
+    for (int r = 0; r < n_all && !rc; r++)
+        rc = family_tiles(l, v, all[r]);
+    for (int r = 0; r < n_all && !rc && max_tier >= SHAPES_LARGE_TIER; r++)
+        rc = family_large(l, v, variant, dtype, all[r]);
+    for (int r = 0; r < n_all && !rc; r++)
+        rc = family_divisor(l, v, dtype, all[r]);
     if (rc)
         shapes_list_free(l);
     return rc;
@@ -653,6 +936,10 @@ int shapes_draw(gen_rng *g, uint32_t variant, uint32_t dtype, uint64_t max_eleme
 
 void shapes_spec_attrs(const shapes_spec *s, dvg_attrs *attrs)
 {
+    if (s->set_rounding) {
+        attrs->pythondiv = s->pythondiv;
+        attrs->int_rounding = s->int_rounding;
+    }
     if (!s->set_attrs)
         return;
     attrs->broadcast = s->broadcast;
@@ -688,12 +975,16 @@ static void case_header(uint32_t variant, uint32_t dtype, const shapes_spec *s, 
  * periodic): large equal shapes, the size tiers. */
 static int periodic(const shapes_spec *s)
 {
+    if (s->periodic)
+        return 1;
     return oracle_shape_equal(&s->a, &s->b) &&
            oracle_shape_count(&s->a) >= 4 * (uint64_t)GEN_FILL_PERIOD;
 }
 
 void shapes_case_skip(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s)
 {
+    if (s->divisor_set)
+        return; /* fixed values: nothing drawn */
     divcase c;
     case_header(variant, dtype, s, NULL, &c);
     gen_skip_operands(g, &c, periodic(s));
@@ -706,6 +997,21 @@ int shapes_case_pooled(gen_rng *g, uint32_t variant, uint32_t dtype, const shape
     uint64_t na = oracle_shape_count(&s->a), nb = oracle_shape_count(&s->b);
     if (divcase_alloc_pooled(c, na > nb ? na : nb, pool))
         return -1;
+    if (s->divisor_set) { /* the dividend table over A, the divisor in every element of B */
+        size_t nt = dividends(dtype, NULL);
+        uint64_t *t = dvg_malloc(nt * sizeof *t);
+        if (!t) {
+            divcase_free_pooled(c, pool);
+            return -1;
+        }
+        dividends(dtype, t);
+        for (uint64_t i = 0; i < na; i++)
+            oracle_store(dtype, c->a, i, t[i % nt]);
+        for (uint64_t i = 0; i < nb; i++)
+            oracle_store(dtype, c->b, i, value_bits(dtype, s->divisor));
+        dvg_free(t);
+        return 0;
+    }
     /* Large equal shapes (the size tiers) repeat with one period, which the
      * judge checks once (gen.h, gen_fill_operands_periodic). */
     if (periodic(s))

@@ -34,6 +34,15 @@ typedef struct shapes_spec {
     int32_t axis_set;        /* ONNX legacy axis given */
     int64_t axis;            /* ONNX legacy or pdpd axis */
     uint32_t auto_broadcast; /* OpenVINO DVG_BROADCAST_* */
+    int set_rounding;        /* 1: pythondiv and int_rounding replace the defaults */
+    int32_t pythondiv;       /* OpenVINO m_pythondiv */
+    uint32_t int_rounding;   /* sonnx-div DVG_ROUND_* */
+    int periodic;            /* 1: A and B repeat every GEN_FILL_PERIOD elements and each
+                                is the output's shape or a suffix of it whose count divides
+                                the period (the large code-path cases; judged by periods) */
+    int divisor_set;         /* 1: fixed values, no draws: every element of B is `divisor`
+                                and A a fixed table of dividends, negative ones included */
+    int64_t divisor;         /* the divisor, an integer (exact in every dtype it is listed for) */
     divcase_offsets offsets; /* where the worker places A, B and C */
     char what[96];           /* the path class, in words */
 } shapes_spec;
@@ -44,6 +53,10 @@ typedef struct shapes_list {
     size_t n, cap;
 } shapes_list;
 
+/* The large code-path cases (shapes_build) have at least 2^SHAPES_LARGE_TIER
+ * elements; a max_tier below it leaves them out. */
+#define SHAPES_LARGE_TIER 22u
+
 /*
  * Builds into *l (zeroed first) the path shapes of a (variant, dtype)
  * claim, every one valid under its rule; size tiers of 2^k - 1, 2^k and
@@ -51,7 +64,16 @@ typedef struct shapes_list {
  * sizes, rotating with (variant, dtype): 17 .. 20 in seven claims of
  * eight, 21 .. 24 in the eighth (capped at max_tier, at most
  * SHAPES_MAX_TIER), so a claim stays cheap and the claims together walk
- * every tier.
+ * every tier. Then three families every claim gets: 2-D tiles (the last
+ * two dims >= 16, one a multiple of 8 and 16 and the other not, under
+ * each broadcast rule); the large code paths (when max_tier >=
+ * SHAPES_LARGE_TIER: one case above 2^22 elements under each rule the
+ * variant can be asked for, equal shapes included - equal shapes, a row or
+ * a one-element B, the form rotating with (variant, dtype, rule) -
+ * periodic, so judged by periods); the scalar divisors (B of one element, or a splat where the
+ * rule wants equal shapes, of +-1, +-2^k and small odd values, over a
+ * table of dividends, negative ones included, under every integer
+ * rounding attribute the variant has).
  * Returns 0, or -1 on allocation failure (*l is then freed).
  */
 int shapes_build(uint32_t variant, uint32_t dtype, uint32_t max_tier, shapes_list *l);
@@ -75,7 +97,7 @@ int shapes_case_pooled(gen_rng *g, uint32_t variant, uint32_t dtype, const shape
                        const char *id, divcase_pool *pool, divcase *c);
 
 /* Advances g exactly as shapes_case would for spec s, without building
- * the case (gen_skip_operands). */
+ * the case (gen_skip_operands; a divisor_set spec draws nothing). */
 void shapes_case_skip(gen_rng *g, uint32_t variant, uint32_t dtype, const shapes_spec *s);
 
 /*
@@ -115,8 +137,8 @@ int shapes_draw(gen_rng *g, uint32_t variant, uint32_t dtype, uint64_t max_eleme
 
 /*
  * Applies the attributes spec s selects its rule with (when s->set_attrs:
- * broadcast, axis_set, axis, auto_broadcast) to *attrs; other fields are
- * left as they are.
+ * broadcast, axis_set, axis, auto_broadcast; when s->set_rounding:
+ * pythondiv, int_rounding) to *attrs; other fields are left as they are.
  */
 void shapes_spec_attrs(const shapes_spec *s, dvg_attrs *attrs);
 

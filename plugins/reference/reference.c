@@ -196,6 +196,9 @@ static int shape_count(uint32_t rank, const int64_t *dims, int64_t *n)
 #ifndef MUTANT_AFTER /* compute(), all `count` (> 0) elements of C written */
 #define MUTANT_AFTER(variant, a, b, c, count) ((void)0)
 #endif
+#ifndef MUTANT_AFTER_ATTRS /* MUTANT_AFTER with the call's attributes (`at`) */
+#define MUTANT_AFTER_ATTRS(variant, at, a, b, c, count) MUTANT_AFTER(variant, a, b, c, count)
+#endif
 #ifndef MUTANT_REFUSE /* compute(), after MUTANT_AFTER: a status to return */
 #define MUTANT_REFUSE(variant, a, b, c, count) DVG_OK
 #endif
@@ -689,6 +692,9 @@ static run_fn *pick_run(uint32_t dtype, int floor)
  * rounding.
  * ---------------------------------------------------------------------- */
 #define CLAIM(v, d) {DVG_VARIANT_##v, DVG_DTYPE_##d}
+#ifdef MUTANT_CLAIMS /* a mutant that claims fewer pairs */
+static const dvg_claim claims[] = {MUTANT_CLAIMS};
+#else
 static const dvg_claim claims[] = {
     CLAIM(ONNX_DIV_1, F16), CLAIM(ONNX_DIV_1, F32), CLAIM(ONNX_DIV_1, F64),
 
@@ -723,6 +729,7 @@ static const dvg_claim claims[] = {
     CLAIM(SONNX_DIV, U4), CLAIM(SONNX_DIV, U8), CLAIM(SONNX_DIV, U16),
     CLAIM(SONNX_DIV, U32), CLAIM(SONNX_DIV, U64),
 };
+#endif
 #undef CLAIM
 #define N_CLAIMS ((uint32_t)(sizeof claims / sizeof claims[0]))
 
@@ -1141,7 +1148,7 @@ static int32_t ref_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attr
         }
     }
     fp_leave(&fp);
-    MUTANT_AFTER(variant, a, b, c, nc);
+    MUTANT_AFTER_ATTRS(variant, &at, a, b, c, nc);
     status = MUTANT_REFUSE(variant, a, b, c, nc);
     if (status != DVG_OK)
         return fail(iut, status, "refused: the case holds an integer x / 0 or INT_MIN / -1");

@@ -57,6 +57,10 @@
 #define MUTANT_REFUSES_UNDEFINED 31  /* DVG_FAILURE; correct elsewhere: CONFORMANT */
 #define MUTANT_SIGFPE_UNDEFINED  32  /* raises SIGFPE: CRASHED */
 #define MUTANT_REFUSES_AND_FLOORS 33 /* refuses, and floors where truncation is due */
+/* Shape families of issue 26 (numbered apart from the other mutants of that issue). */
+#define MUTANT_TILE_8X8          50  /* 8x8 tiles: last two dims >= 16, rows not a multiple of 8 */
+#define MUTANT_FLOAT_4MI         51  /* claims onnx-div-14 f32, i32 only; floats above 4 Mi wrong */
+#define MUTANT_SHIFT_POW2        52  /* OpenVINO trunc, i32: one-element B of 2^k divides by a shift */
 
 /* Raw bits of element i of a tensor whose elements are `bits` wide. */
 static inline uint64_t mutant_elem_get(uint32_t bits, const uint8_t *p, int64_t i)
@@ -100,6 +104,15 @@ static inline void mutant_corrupt_row_ends(dvg_tensor *c, int64_t count)
     int64_t inner = c->rank ? c->shape[c->rank - 1] : 1;
     for (int64_t i = inner - 1; inner > 0 && i < count; i += inner)
         mutant_corrupt(c, i);
+}
+
+/* Makes the first element of each 1 Mi chunk after the first wrong when C
+ * has more than 4 Mi elements: a threaded path's partition. */
+static inline void mutant_corrupt_chunks(dvg_tensor *c, int64_t count)
+{
+    if (count > (INT64_C(1) << 22))
+        for (int64_t i = INT64_C(1) << 20; i < count; i += INT64_C(1) << 20)
+            mutant_corrupt(c, i);
 }
 
 /* Elements of a dvg_tensor's shape (no overflow: the call was valid). */
@@ -293,13 +306,7 @@ static inline void mutant_row_bcast(const dvg_tensor *b, dvg_tensor *c, int64_t 
 #elif DVG_MUTANT == MUTANT_THRESHOLD_4MI
 /* The threaded path above 4 Mi elements, in chunks of 1 Mi: each chunk's
  * first element but the first chunk's is wrong. */
-static inline void mutant_threshold(dvg_tensor *c, int64_t count)
-{
-    if (count > (INT64_C(1) << 22))
-        for (int64_t i = INT64_C(1) << 20; i < count; i += INT64_C(1) << 20)
-            mutant_corrupt(c, i);
-}
-#define MUTANT_AFTER(variant, a, b, c, count) mutant_threshold((c), (count))
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_corrupt_chunks((c), (count))
 
 #elif DVG_MUTANT == MUTANT_OUTER_PRODUCT
 /* A (n,1) against B (1,m) or (m): an outer-product path whose 16-wide
@@ -449,6 +456,63 @@ static inline uint64_t mutant_negative_nan(uint64_t bits, int frac, int ebits)
     return bits;
 }
 #define MUTANT_FBITS(bits, frac, ebits) mutant_negative_nan((bits), (frac), (ebits))
+
+#elif DVG_MUTANT == MUTANT_TILE_8X8
+/* A kernel tiled 8x8 over C's last two dims whose remainder-row tile is
+ * stored wrong: with both dims >= 16 and the second-to-last not a
+ * multiple of 8, each matrix's last element (the bottom-right remainder
+ * tile) is wrong. */
+static inline void mutant_tile(dvg_tensor *c, int64_t count)
+{
+    if (c->rank < 2)
+        return;
+    int64_t h = c->shape[c->rank - 2], w = c->shape[c->rank - 1];
+    if (h >= 16 && w >= 16 && h % 8 != 0)
+        for (int64_t i = h * w - 1; i < count; i += h * w)
+            mutant_corrupt(c, i);
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_tile((c), (count))
+
+#elif DVG_MUTANT == MUTANT_FLOAT_4MI
+/* Claims onnx-div-14 f32 and i32 only (two claims the large tier's
+ * rotation over claims gives 2^19 and 2^20 at most), and its float path
+ * partitions wrong above 4 Mi elements (the chunks of threshold_4mi). */
+#define MUTANT_CLAIMS {DVG_VARIANT_ONNX_DIV_14, DVG_DTYPE_F32}, {DVG_VARIANT_ONNX_DIV_14, DVG_DTYPE_I32}
+static inline void mutant_float_4mi(dvg_tensor *c, int64_t count)
+{
+    if (c->dtype == DVG_DTYPE_F16 || c->dtype == DVG_DTYPE_BF16 || c->dtype == DVG_DTYPE_F32 ||
+        c->dtype == DVG_DTYPE_F64)
+        mutant_corrupt_chunks(c, count);
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_float_4mi((c), (count))
+
+#elif DVG_MUTANT == MUTANT_SHIFT_POW2
+/* OpenVINO Divide-1 with m_pythondiv=false (truncation): an i32 fast path
+ * (a vector arithmetic shift) for a one-element divisor 2^k (k >= 1),
+ * which floors: a negative dividend with a remainder is one too low (-3 /
+ * 2 gives -2). */
+static inline void mutant_shift(uint32_t variant, int trunc, const dvg_tensor *a,
+                                const dvg_tensor *b, dvg_tensor *c, int64_t count)
+{
+    uint32_t bits = dtype_bits[c->dtype];
+    if (variant != DVG_VARIANT_OPENVINO_DIVIDE_1 || !trunc || c->dtype != DVG_DTYPE_I32 ||
+        mutant_count(b) != 1 || mutant_count(a) != count)
+        return;
+    uint64_t d = mutant_elem_get(bits, b->data, 0);
+    if (d < 2 || (d & (d - 1)) || (d >> (bits - 1)) & 1)
+        return; /* not a positive power of two */
+    int k = 0;
+    while ((UINT64_C(1) << k) != d)
+        k++;
+    for (int64_t i = 0; i < count; i++) {
+        uint64_t x = mutant_elem_get(bits, a->data, i);
+        int64_t v = (int64_t)(x << (64 - bits)) >> (64 - bits); /* sign-extended */
+        mutant_elem_set(bits, c->data, i, (uint64_t)(v >> k));
+    }
+}
+/* floors() is the reference's, visible where the hook expands (compute). */
+#define MUTANT_AFTER_ATTRS(variant, at, a, b, c, count) \
+    mutant_shift((variant), !floors((variant), (at)), (a), (b), (c), (count))
 
 #elif DVG_MUTANT == MUTANT_REFUSES_UNDEFINED || DVG_MUTANT == MUTANT_SIGFPE_UNDEFINED || \
     DVG_MUTANT == MUTANT_REFUSES_AND_FLOORS

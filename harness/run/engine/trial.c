@@ -89,35 +89,66 @@ void trial_free(trial *t)
     t->expected_cap = 0;
 }
 
-/* GEN_FILL_PERIOD when A and B have equal shapes (output element i reads
- * A[i] and B[i]) and both repeat every GEN_FILL_PERIOD elements, as the
- * shape walker's size tiers do (gen_fill_operands_periodic): checked here
- * byte for byte, so a case from anywhere else is judged the same way or in
- * full. 0: judge every element. */
-static uint64_t operands_period(const divcase *c, const oracle_plan *p)
+/* 1 when an operand of n elements, read with `stride` per output dim of
+ * plan p (its data d), gives output element i its element i mod n (the
+ * innermost dims contiguous as the output's, the outer ones broadcast)
+ * and that depends only on i mod `period`: n divides the period, or the
+ * operand is the whole output and its data repeat with the period. */
+static int operand_periodic(const int64_t *stride, uint64_t n, const uint8_t *d, uint32_t dtype,
+                            const oracle_plan *p, uint64_t period)
+{
+    uint64_t st = 1;
+    for (uint32_t k = p->out.rank; k-- > 0;) {
+        uint64_t dim = (uint64_t)p->out.dims[k];
+        if (dim == 1)
+            continue;
+        if (st < n ? stride[k] != (int64_t)st : stride[k] != 0)
+            return 0;
+        if (st < n)
+            st *= dim;
+    }
+    if (n == 0 || st != n)
+        return 0;
+    if (period % n == 0)
+        return 1;
+    if (n != p->count)
+        return 0;
+    uint64_t run = oracle_nbytes(dtype, period), all = oracle_nbytes(dtype, n);
+    return memcmp(d + run, d, (size_t)(all - run)) == 0;
+}
+
+/* GEN_FILL_PERIOD when output element i depends only on i mod
+ * GEN_FILL_PERIOD: A and B each either the whole output repeating with
+ * that period, or broadcast along leading dims only with an element count
+ * that divides it (a row, one element), as the shape walker's size tiers
+ * and large code-path cases are (gen_fill_operands_periodic): checked
+ * here byte for byte, so a case from anywhere else is judged the same way
+ * or in full. 0: judge every element. */
+uint64_t trial_period(const divcase *c, const oracle_plan *p)
 {
     const uint64_t period = GEN_FILL_PERIOD;
-    if (p->count < 4 * period || !oracle_shape_equal(&c->a_shape, &c->b_shape) ||
-        !oracle_shape_equal(&c->a_shape, &p->out))
+    if (p->count < 4 * period)
         return 0;
-    uint64_t run = oracle_nbytes(c->dtype, period), all = oracle_nbytes(c->dtype, p->count);
-    if (oracle_nbytes(c->dtype, 2 * period) != 2 * run)
+    if (oracle_nbytes(c->dtype, 2 * period) != 2 * oracle_nbytes(c->dtype, period))
         return 0; /* not a whole number of bytes */
-    if (memcmp(c->a + run, c->a, (size_t)(all - run)) || memcmp(c->b + run, c->b, (size_t)(all - run)))
+    if (!operand_periodic(p->a_stride, p->a_count, c->a, c->dtype, p, period) ||
+        !operand_periodic(p->b_stride, p->b_count, c->b, c->dtype, p, period))
         return 0;
     return period;
 }
 
-/* The expectation of the first `period` elements of an equal-shape case. */
+/* The expectation of the first `period` elements of a periodic case
+ * (trial_period: A and B read element i mod their counts). */
 static void expect_period(const oracle_rules *r, const divcase *c, uint64_t period,
                           oracle_elem *out)
 {
     uint64_t a[256], b[256];
+    uint64_t na = oracle_shape_count(&c->a_shape), nb = oracle_shape_count(&c->b_shape);
     for (uint64_t at = 0; at < period; at += 256) {
         size_t n = period - at < 256 ? (size_t)(period - at) : 256;
         for (size_t i = 0; i < n; i++) {
-            a[i] = oracle_load(c->dtype, c->a, at + i);
-            b[i] = oracle_load(c->dtype, c->b, at + i);
+            a[i] = oracle_load(c->dtype, c->a, (at + i) % na);
+            b[i] = oracle_load(c->dtype, c->b, (at + i) % nb);
         }
         oracle_expect_n(r, a, b, n, out + at);
     }
@@ -182,7 +213,7 @@ int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sin
         return -1;
     }
     t->valid = rc == ORACLE_OK;
-    uint64_t period = t->valid ? operands_period(c, &t->plan) : 0;
+    uint64_t period = t->valid ? trial_period(c, &t->plan) : 0;
     if (t->valid) {
         uint64_t need = period ? period : t->plan.count;
         if (need > t->expected_cap) {

@@ -65,6 +65,13 @@ void trial_free(trial *t);
  */
 int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sink, void *ctx);
 
+/* GEN_FILL_PERIOD when output element i of case c (planned as p) depends
+ * only on i mod GEN_FILL_PERIOD - A and B each either the whole output
+ * repeating with that period, or broadcast along leading dims only (on
+ * p's strides) with an element count that divides it - else 0. trial_run
+ * judges such a case by periods (verdict_outputs.period). */
+uint64_t trial_period(const divcase *c, const oracle_plan *p);
+
 /*
  * Fills *out with what worker result *wr says, as the judge reads it: the
  * outcome (BAD_STATUS is a FAILURE; EXIT, PROTOCOL and LOAD_ERROR are a
