@@ -52,6 +52,9 @@
 #define MUTANT_BF16_TRUNCATES    28  /* bf16 quotients truncated, not rounded */
 #define MUTANT_WRITES_PADDING    29  /* odd i4/u4 count: writes the high nibble of C's last byte */
 #define MUTANT_OTHER_UNSPECIFIED 30  /* conformant, other unspecified choices (tests/diff) */
+/* State kept between calls (issue 26): right alone, wrong after a call. */
+#define MUTANT_CACHE_SHAPES      31  /* kernel cache keyed by the shapes only, not the dtype */
+#define MUTANT_CACHE_ATTR        32  /* cache keyed by shapes and dtype, not the rounding attribute */
 
 /* Raw bits of element i of a tensor whose elements are `bits` wide. */
 static inline uint64_t mutant_elem_get(uint32_t bits, const uint8_t *p, int64_t i)
@@ -444,6 +447,58 @@ static inline uint64_t mutant_negative_nan(uint64_t bits, int frac, int ebits)
     return bits;
 }
 #define MUTANT_FBITS(bits, frac, ebits) mutant_negative_nan((bits), (frac), (ebits))
+
+#elif DVG_MUTANT == MUTANT_CACHE_SHAPES || DVG_MUTANT == MUTANT_CACHE_ATTR
+/* A compiled-kernel cache of the kind a JIT keeps, keyed by too little:
+ * CACHE_SHAPES by the operands' shapes alone, CACHE_ATTR by the shapes and
+ * the dtype but not the integer rounding the attributes ask for. A call
+ * whose key finds an entry built for another dtype (or rounding) runs
+ * that entry's kernel: here, every element of C comes out with its low
+ * bit flipped. Alone on a fresh process every call is right. */
+#define MUTANT_CACHE_SLOTS 64
+typedef struct mutant_cache_entry {
+    int used;
+    uint32_t ra, rb, dtype;
+    int64_t da[DVG_MAX_RANK], db[DVG_MAX_RANK];
+    int floors;
+} mutant_cache_entry;
+static mutant_cache_entry mutant_cache[MUTANT_CACHE_SLOTS];
+static unsigned mutant_cache_next;
+static inline void mutant_cached(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c,
+                                 int64_t count, int floors)
+{
+    for (unsigned k = 0; k < MUTANT_CACHE_SLOTS; k++) {
+        mutant_cache_entry *e = &mutant_cache[k];
+        if (!e->used || e->ra != a->rank || e->rb != b->rank ||
+            memcmp(e->da, a->shape, a->rank * sizeof e->da[0]) ||
+            memcmp(e->db, b->shape, b->rank * sizeof e->db[0]))
+            continue;
+#if DVG_MUTANT == MUTANT_CACHE_ATTR
+        if (e->dtype != a->dtype)
+            continue;
+        int stale = e->floors != floors;
+#else
+        int stale = e->dtype != a->dtype;
+#endif
+        if (stale)
+            for (int64_t i = 0; i < count; i++) {
+                uint32_t bits = dtype_bits[c->dtype];
+                mutant_elem_set(bits, c->data, i, mutant_elem_get(bits, c->data, i) ^ 1u);
+            }
+        return;
+    }
+    mutant_cache_entry *e = &mutant_cache[mutant_cache_next++ % MUTANT_CACHE_SLOTS];
+    memset(e, 0, sizeof *e);
+    e->used = 1;
+    e->ra = a->rank;
+    e->rb = b->rank;
+    e->dtype = a->dtype;
+    e->floors = floors;
+    memcpy(e->da, a->shape, a->rank * sizeof e->da[0]);
+    memcpy(e->db, b->shape, b->rank * sizeof e->db[0]);
+}
+/* `floors` is the rounding ref_compute picked (the attributes resolved). */
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_cached((a), (b), (c), (count), floors((variant), &at))
 
 #else
 #error "unknown DVG_MUTANT"
