@@ -55,6 +55,7 @@
 /* State kept between calls (issue 26): right alone, wrong after a call. */
 #define MUTANT_CACHE_SHAPES      31  /* kernel cache keyed by the shapes only, not the dtype */
 #define MUTANT_CACHE_ATTR        32  /* cache keyed by shapes and dtype, not the rounding attribute */
+#define MUTANT_LEAK_256K         33  /* every compute leaks a 256 KiB workspace it wrote */
 
 /* Raw bits of element i of a tensor whose elements are `bits` wide. */
 static inline uint64_t mutant_elem_get(uint32_t bits, const uint8_t *p, int64_t i)
@@ -499,6 +500,21 @@ static inline void mutant_cached(const dvg_tensor *a, const dvg_tensor *b, dvg_t
 }
 /* `floors` is the rounding ref_compute picked (the attributes resolved). */
 #define MUTANT_AFTER(variant, a, b, c, count) mutant_cached((a), (b), (c), (count), floors((variant), &at))
+
+#elif DVG_MUTANT == MUTANT_LEAK_256K
+/* A workspace of 256 KiB per compute, written (so it is resident) and
+ * never freed: right on every call, until memory runs out. */
+static void *volatile mutant_leaked; /* the last one, chained to the one before */
+static inline void mutant_leak(void)
+{
+    void **p = malloc(256u << 10);
+    if (p) {
+        memset(p, 0x5a, 256u << 10);
+        *p = mutant_leaked;
+        mutant_leaked = p;
+    }
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_leak()
 
 #else
 #error "unknown DVG_MUTANT"

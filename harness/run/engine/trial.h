@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "harness/judge/verdict.h"
+#include "harness/run/engine/leak.h"
 #include "harness/worker/worker.h"
 
 typedef struct trial {
@@ -32,6 +33,7 @@ typedef struct trial {
     oracle_elem *expected;   /* plan.count entries when valid; owned */
     uint64_t expected_cap;
     char error[512];         /* the harness error of a -1 return */
+    leak_watch leak;         /* the worker life's resources (leak.h) */
 } trial;
 
 /* Sets up a trial on worker w (not started here). The profile pointer is
@@ -44,6 +46,11 @@ void trial_free(trial *t);
 /*
  * Runs case c and judges it, adding to *tally and calling sink for each
  * distinct finding (both may be NULL: the verdict is still returned).
+ * The worker life's resources are watched (leak.h): when they show a leak
+ * the case also gets the finding resource-leak (and the worker a fresh
+ * child, worker_renew, so that later cases do not pay for it); a failure
+ * status in a life whose memory was seen growing is a resource-leak, not
+ * a failure.
  * Returns 1 when the case conforms, 0 when not, -1 on a harness error
  * (malformed case, memory, fork; t->error says which).
  */
