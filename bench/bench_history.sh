@@ -70,4 +70,4 @@ echo "| before (base: $BASE) | $bw | $bu | $bs | $bc | $be |"
 echo "| after (this build) | $nw | $nu | $ns | $nc | $ne |"
 awk -v bw="$bw" -v nw="$nw" -v bc="$bc" -v nc="$nc" -v be="$be" -v ne="$ne" 'BEGIN {
     printf "| extra: the calls stage, the resource watch, the history | %+.2f (x%.3f) | | | %+d | %+d |\n",
-        nw - bw, bw > 0 ? nw / bw : 0, nc - bc, ne - be }'
+        nw - bw, (bw > 0 ? nw / bw : 0), nc - bc, ne - be }'
