@@ -139,7 +139,12 @@ static void narrow_failure(certify_job *js, const divcase *c, const oracle_plan 
         ex.index = UINT64_MAX;
         snprintf(ex.note, sizeof ex.note, "narrowed to output element %" PRIu64 " of case %s: %s",
                  nr.index, c->id, nr.message);
-        sink(js, &nr.reduced, &ex);
+        /* recorded at once: the probe of earlier calls is the case's */
+        if (recorder_departure(&js->res->rec, js->cf->info->name, &js->t, &nr.reduced, &ex,
+                               NULL) < 0) {
+            fprintf(js->cf->err, "divergence certify: out of memory holding a finding\n");
+            js->sink_failed = 1;
+        }
     }
     narrow_result_free(&nr);
 }
