@@ -50,7 +50,11 @@
     X(PADDING_WRITTEN, "padding-written",                                             \
       "the unused high nibble of an odd-length i4/u4 output's last byte was written")  \
     X(REFUSED_UNDEFINED, "refused-undefined",                                         \
-      "refuses: error status, on elements whose result the spec leaves undefined (accepted)")
+      "refuses: error status, on elements whose result the spec leaves undefined (accepted)") \
+    X(EARLIER_CALLS, "depends-on-earlier-calls",                                      \
+      "the case departs only after certain earlier calls in the same worker (state kept between calls); alone it conforms") \
+    X(RESOURCE_LEAK, "resource-leak",                                                 \
+      "the plugin's memory, open files or threads grew steadily from call to call")
 
 #define ORACLE_CLASS_ENUM_(ID, name, desc) ORACLE_CLASS_##ID,
 enum { ORACLE_CLASS_LIST(ORACLE_CLASS_ENUM_) ORACLE_CLASS_COUNT };

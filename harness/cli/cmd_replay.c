@@ -117,7 +117,7 @@ static int replay_set(store *db, const divcase *c, const store_reproducer *info,
         snprintf(sr->paths[k], sizeof sr->paths[k], "%s", b.path);
     }
     int departs = 0;
-    const replay_input in = {c};
+    const replay_input in = {c, NULL, 0};
     for (uint32_t k = 0; k < sr->n; k++) {
         printf("  replaying on %s (%s)\n", sr->paths[k], sr->names[k]);
         char cfg[WORKER_NAME_MAX];
@@ -283,13 +283,14 @@ static int print_recorded(const divcase *c, const store_reproducer *info, long l
 /* Re-runs case c on one plugin and shows the recorded element now. The
  * exit status. */
 static int replay_one(const char *plugin, const divcase *c, const store_reproducer *info,
-                      const char *config, const run_isolation *iso)
+                      const char *config, const run_isolation *iso,
+                      const casefile_set *calls)
 {
     int status = 2;
     printf("  replaying on %s\n", plugin);
     replay rp;
     uint64_t shown = 0;
-    const replay_input in = {c};
+    const replay_input in = {c, calls ? calls->cases : NULL, calls ? calls->count : 0};
     char cfg[WORKER_NAME_MAX];
     /* The config the finding was recorded with (its implementation's
      * name), unless --config says otherwise. */
@@ -302,6 +303,13 @@ static int replay_one(const char *plugin, const divcase *c, const store_reproduc
         config = cfg;
     if (config[0])
         printf("  with --config %s\n", config);
+    if (calls) {
+        printf("  after %zu earlier call%s on a fresh worker:", calls->count,
+               calls->count == 1 ? "" : "s");
+        for (size_t i = 0; i < calls->count; i++)
+            printf("%s %s", i ? "," : "", calls->cases[i].id);
+        printf("\n");
+    }
     int conforms = replay_open(&rp, plugin, config, iso);
     if (conforms == 0)
         conforms = replay_run(&rp, &in, print_finding, &shown);
@@ -364,6 +372,7 @@ int cmd_replay(int argc, char **argv)
         return 2;
     }
     store *db = NULL;
+    casefile_set *calls = NULL;
     divcase c;
     memset(&c, 0, sizeof c);
     store_reproducer info;
@@ -393,9 +402,23 @@ int cmd_replay(int argc, char **argv)
     }
     if (print_recorded(&c, &info, id, by_signature, &p, &valid))
         goto done;
+    if (hazard < 0) {
+        char *text = NULL, why[640];
+        if (store_reproducer_calls(db, id, &text)) {
+            fprintf(stderr, "divergence replay: %s\n", store_errmsg(db));
+            goto done;
+        }
+        int bad = replay_parse_calls(text, &calls, why, sizeof why);
+        dvg_free(text);
+        if (bad) {
+            fprintf(stderr, "divergence replay: " STORE_REF_REPRODUCER "%lld: %s\n", id, why);
+            goto done;
+        }
+    }
     status = hazard >= 0 ? replay_set(db, &c, &info, hazard, plugins, n_plugins, config, &iso)
-                         : replay_one(plugin, &c, &info, config, &iso);
+                         : replay_one(plugin, &c, &info, config, &iso, calls);
 done:
+    casefile_set_free(calls);
     divcase_free(&c);
     store_close(db);
     return status;

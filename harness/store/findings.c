@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "harness/base/alloc.h"
 #include "harness/store/store_internal.h"
 #include "oracle/compare.h"
 #include "oracle/dtype.h"
@@ -146,6 +147,7 @@ static int insert_reproducer(store *s, int64_t sig, int64_t run_id, const store_
         sqlite3_bind_int64(st, 21, (int64_t)f->ulps);
     store_bind_text(st, 22, f->note);
     store_bind_text(st, 23, divcase_offsets_format(&c->offsets, offsets, sizeof offsets));
+    store_bind_text(st, 24, f->calls_before ? f->calls_before : "");
     return store_step_done(s, st);
 }
 
@@ -472,4 +474,34 @@ int store_signature_reproducer(store *s, int64_t signature_id, int64_t *reproduc
     }
     store_reset_stmt(st);
     return rc;
+}
+
+int store_reproducer_calls(store *s, int64_t id, char **text)
+{
+    sqlite3_stmt *st;
+    *text = NULL;
+    snprintf(s->op_text, sizeof s->op_text, "load the earlier calls of reproducer %" PRId64, id);
+    s->op = s->op_text;
+    if (!(st = store_prepare(s, SQL_REPRO_CALLS)))
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_DONE) {
+        store_reset_stmt(st);
+        return store_fail(s, "no such reproducer");
+    }
+    if (step != SQLITE_ROW) {
+        store_fail_db(s);
+        store_reset_stmt(st);
+        return -1;
+    }
+    const char *t = (const char *)sqlite3_column_text(st, 0);
+    size_t n = t ? strlen(t) : 0;
+    *text = dvg_malloc(n + 1);
+    if (*text) {
+        memcpy(*text, t ? t : "", n);
+        (*text)[n] = '\0';
+    }
+    store_reset_stmt(st);
+    return *text ? 0 : store_fail(s, "out of memory");
 }

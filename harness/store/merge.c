@@ -128,7 +128,7 @@ static const char *const merge_sql_signatures =
 #define REPRO_COLUMNS                                                                  \
     "recorded_at, case_id, source, variant, dtype, attrs, attr_broadcast, attr_axis_set," \
     " attr_axis, attr_pythondiv, attr_auto_broadcast, attr_int_rounding, a_shape,"        \
-    " b_shape, a, b, element, expected, actual, ulps, note, data_offsets"
+    " b_shape, a, b, element, expected, actual, ulps, note, data_offsets, calls_before"
 
 static const char *const merge_sql_repro_insert =
     "INSERT INTO main.reproducers(signature_id, run_id, " REPRO_COLUMNS ")"

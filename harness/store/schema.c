@@ -418,6 +418,14 @@ static const char *const migrations[] = {
     "  LEFT JOIN plugin_builds b ON b.id = g.before_build_id\n"
     "  JOIN plugin_builds a ON a.id = g.after_build_id;\n",
     /* ---- end of 6 -> 7 ---------------------------------------------- */
+    /* ---- 7 -> 8: call history (issue 26) -----------------------------
+     * reproducers.calls_before: the calls a worker must make before the
+     * case for the departure to show (a finding of class
+     * depends-on-earlier-calls: alone the case conforms), as the text of a
+     * case file (casefile_write), one case per earlier call in their
+     * order; '' for a reproducer that shows alone. */
+    "ALTER TABLE reproducers ADD COLUMN calls_before TEXT NOT NULL DEFAULT '';\n",
+    /* ---- end of 7 -> 8 ---------------------------------------------- */
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -512,7 +520,7 @@ static const char *const read_views =
     "CREATE TEMP VIEW read_reproducers AS SELECT id, signature_id, run_id, recorded_at,"
     "  case_id, source, variant, dtype, attrs, attr_broadcast, attr_axis_set, attr_axis,"
     "  attr_pythondiv, attr_auto_broadcast, attr_int_rounding, a_shape, b_shape, a, b,"
-    "  element, expected, actual, ulps, note, data_offsets FROM main.reproducers;\n"
+    "  element, expected, actual, ulps, note, data_offsets, calls_before FROM main.reproducers;\n"
     "CREATE TEMP VIEW read_signature_ranges AS SELECT signature_id, kind, before_build_id,"
     "  after_build_id, builds, replays, monotonic, note, recorded_at"
     "  FROM main.signature_ranges;\n";

@@ -233,6 +233,9 @@ typedef struct store_finding {
                                    signature's class as this text, cls
                                    unused (`divergence diff`'s hazard
                                    classes, "int-div-zero", ...) */
+    const char *calls_before;   /* the earlier calls the departure needs, as
+                                   case-file text (reproducers.calls_before,
+                                   schema 8); NULL: none */
 } store_finding;
 
 /*
@@ -336,6 +339,12 @@ typedef struct store_reproducer {
  * and STORE_MAX_OPERAND_BYTES) before anything is allocated.
  */
 int store_reproducer_load(store *s, int64_t id, divcase *out, store_reproducer *info);
+
+/* The earlier calls reproducer `id` needs (reproducers.calls_before, a
+ * case file's text; "" when it shows alone) into *text, allocated (the
+ * caller frees it with dvg_free). 0, or -1 (no such reproducer, memory,
+ * the store's error). Since schema 8. */
+int store_reproducer_calls(store *s, int64_t id, char **text);
 
 /* ------------------------------------------------------------------------
  * The ids people type. Signatures and reproducers are numbered apart, so

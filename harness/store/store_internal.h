@@ -172,9 +172,9 @@
       "INSERT INTO reproducers(signature_id, run_id, recorded_at, case_id, source,"     \
       " variant, dtype, attrs, attr_broadcast, attr_axis_set, attr_axis,"               \
       " attr_pythondiv, attr_auto_broadcast, attr_int_rounding, a_shape, b_shape, a,"   \
-      " b, element, expected, actual, ulps, note, data_offsets) VALUES(?1, ?2, " NOW "," \
-      " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"  \
-      " ?20, ?21, ?22, ?23)")                                                                       \
+      " b, element, expected, actual, ulps, note, data_offsets, calls_before)"           \
+      " VALUES(?1, ?2, " NOW ", ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"   \
+      " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)")                                        \
     X(BUG_UPSERT,                                                                       \
       "INSERT INTO bugs(implementation, class, kind, locus, first_run_id, first_seen)"  \
       " VALUES(?1, " STORE_SQL_BUG_CLASS("?2", "?4") ","                                \
@@ -221,6 +221,7 @@
       "SELECT b.version, b.path, b.sha256 FROM run_plugins p JOIN plugin_builds b"      \
       " ON b.id = p.plugin_build_id WHERE p.run_id = ?1 AND b.name = ?2"                \
       " ORDER BY b.id DESC LIMIT 1")                                                    \
+    X(REPRO_CALLS, "SELECT calls_before FROM reproducers WHERE id = ?1")                \
     X(SIG_FIRST_REPRO,                                                                  \
       "SELECT (SELECT min(r.id) FROM reproducers r WHERE r.signature_id = s.id),"       \
       " s.reproducers_dropped FROM signatures s WHERE s.id = ?1")

@@ -627,6 +627,12 @@ static void stop_runner(worker *w)
     drain_output(w, NULL);
 }
 
+void worker_renew(worker *w)
+{
+    if (w)
+        stop_runner(w);
+}
+
 void worker_stop(worker *w)
 {
     if (!w)

@@ -519,6 +519,14 @@ int worker_restart(worker *w, worker_result *r);
  * then kills it. No-op without a child. */
 void worker_stop(worker *w);
 
+/* Ends the child that serves calls (with a zygote: its runner) as
+ * worker_stop does, but keeps the zygote: the next worker_run starts a
+ * fresh one, whose plugin state is what open() left, none of the calls
+ * made since (the call history's probes, harness/run/engine/history.h).
+ * Without a zygote the next worker_run loads the plugin again. No-op
+ * without a child. */
+void worker_renew(worker *w);
+
 /*
  * Runs case `c` on the plugin: output_shape, then, when `expect` is not
  * NULL and the plugin's shape equals *expect, compute into a poisoned

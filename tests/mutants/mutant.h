@@ -57,6 +57,10 @@
 #define MUTANT_REFUSES_UNDEFINED 31  /* DVG_FAILURE; correct elsewhere: CONFORMANT */
 #define MUTANT_SIGFPE_UNDEFINED  32  /* raises SIGFPE: CRASHED */
 #define MUTANT_REFUSES_AND_FLOORS 33 /* refuses, and floors where truncation is due */
+/* State kept between calls (issue 26): right alone, wrong after a call. */
+#define MUTANT_CACHE_SHAPES      34  /* kernel cache keyed by the shapes only, not the dtype */
+#define MUTANT_CACHE_ATTR        35  /* cache keyed by shapes and dtype, not the rounding attribute */
+#define MUTANT_LEAK_256K         36  /* every compute leaks a 256 KiB workspace it wrote */
 /* Shape families of issue 26 (numbered apart from the other mutants of that issue). */
 #define MUTANT_TILE_8X8          50  /* 8x8 tiles: last two dims >= 16, rows not a multiple of 8 */
 #define MUTANT_FLOAT_4MI         51  /* claims onnx-div-14 f32, i32 only; floats above 4 Mi wrong */
@@ -533,6 +537,73 @@ static int mutant_undefined;
 #if DVG_MUTANT == MUTANT_REFUSES_AND_FLOORS
 #define MUTANT_ROUNDING(r) ((void)(r), DVG_ROUND_FLOOR)
 #endif
+
+#elif DVG_MUTANT == MUTANT_CACHE_SHAPES || DVG_MUTANT == MUTANT_CACHE_ATTR
+/* A compiled-kernel cache of the kind a JIT keeps, keyed by too little:
+ * CACHE_SHAPES by the operands' shapes alone, CACHE_ATTR by the shapes and
+ * the dtype but not the integer rounding the attributes ask for. A call
+ * whose key finds an entry built for another dtype (or rounding) runs
+ * that entry's kernel: here, every element of C comes out with its low
+ * bit flipped. Alone on a fresh process every call is right. */
+#define MUTANT_CACHE_SLOTS 64
+typedef struct mutant_cache_entry {
+    int used;
+    uint32_t ra, rb, dtype;
+    int64_t da[DVG_MAX_RANK], db[DVG_MAX_RANK];
+    int floors;
+} mutant_cache_entry;
+static mutant_cache_entry mutant_cache[MUTANT_CACHE_SLOTS];
+static unsigned mutant_cache_next;
+static inline void mutant_cached(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c,
+                                 int64_t count, int floors)
+{
+    for (unsigned k = 0; k < MUTANT_CACHE_SLOTS; k++) {
+        mutant_cache_entry *e = &mutant_cache[k];
+        if (!e->used || e->ra != a->rank || e->rb != b->rank ||
+            memcmp(e->da, a->shape, a->rank * sizeof e->da[0]) ||
+            memcmp(e->db, b->shape, b->rank * sizeof e->db[0]))
+            continue;
+#if DVG_MUTANT == MUTANT_CACHE_ATTR
+        if (e->dtype != a->dtype)
+            continue;
+        int stale = e->floors != floors;
+#else
+        int stale = e->dtype != a->dtype;
+#endif
+        if (stale)
+            for (int64_t i = 0; i < count; i++) {
+                uint32_t bits = dtype_bits[c->dtype];
+                mutant_elem_set(bits, c->data, i, mutant_elem_get(bits, c->data, i) ^ 1u);
+            }
+        return;
+    }
+    mutant_cache_entry *e = &mutant_cache[mutant_cache_next++ % MUTANT_CACHE_SLOTS];
+    memset(e, 0, sizeof *e);
+    e->used = 1;
+    e->ra = a->rank;
+    e->rb = b->rank;
+    e->dtype = a->dtype;
+    e->floors = floors;
+    memcpy(e->da, a->shape, a->rank * sizeof e->da[0]);
+    memcpy(e->db, b->shape, b->rank * sizeof e->db[0]);
+}
+/* `floors` is the rounding ref_compute picked (the attributes resolved). */
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_cached((a), (b), (c), (count), floors((variant), &at))
+
+#elif DVG_MUTANT == MUTANT_LEAK_256K
+/* A workspace of 256 KiB per compute, written (so it is resident) and
+ * never freed: right on every call, until memory runs out. */
+static void *volatile mutant_leaked; /* the last one, chained to the one before */
+static inline void mutant_leak(void)
+{
+    void **p = malloc(256u << 10);
+    if (p) {
+        memset(p, 0x5a, 256u << 10);
+        *p = mutant_leaked;
+        mutant_leaked = p;
+    }
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_leak()
 
 #else
 #error "unknown DVG_MUTANT"

@@ -87,6 +87,45 @@ else ok; fi
 certify writes_padding 1 '^    padding-written ' --variant sonnx-div --dtype i4
 certify writes_padding 1 '^    padding-written ' --variant openvino-divide-1 --dtype u4
 
+# Issue 26: state kept between calls. A cache keyed by the shapes only
+# (not the dtype), and one keyed by shapes and dtype but not the rounding
+# attribute: right alone, wrong after a call of another dtype (rounding)
+# with the same shapes. Certify's calls stage makes those calls back to
+# back; the probe finds the case conforms alone on a fresh worker and
+# names the finding depends-on-earlier-calls, never wrong-value.
+certify cache_shapes 1 '^    depends-on-earlier-calls .*only after 1 earlier call' --variant onnx-div-14 --dtype f32
+certify cache_attr 1 '^    depends-on-earlier-calls .*only after 1 earlier call' --variant openvino-divide-1 --dtype i32
+certify cache_attr 1 '^    depends-on-earlier-calls ' --variant sonnx-div --dtype i16
+for name in cache_shapes cache_attr; do
+    if grep -q '^    wrong-value \|^    floor-vs-trunc ' "$tmp/$name.out"; then
+        bad "$name: a finding that needs earlier calls is named by its symptom"; sed -n 1,12p "$tmp/$name.out" >&2
+    else ok; fi
+    # Its reproducer keeps the minimised calls, and replay makes them first.
+    id=$(sqlite3 "$tmp/zoo.db" "SELECT r.id FROM reproducers r JOIN signatures s ON s.id = r.signature_id
+        WHERE s.implementation = 'divergence-mutant-$name' AND s.class = 'depends-on-earlier-calls'
+        AND r.calls_before LIKE 'case call1-%' LIMIT 1" 2>&1)
+    if [ -n "$id" ]; then
+        "$D" replay --db "$tmp/zoo.db" "repro:$id" >"$tmp/replay-$name.out" 2>&1
+        rc=$?
+        if [ $rc -eq 1 ] && grep -q 'after 1 earlier call on a fresh worker: call1-' "$tmp/replay-$name.out" &&
+            grep -q 'still departs' "$tmp/replay-$name.out"; then ok; else
+            bad "replay of $name repro:$id: exit $rc: $(cat "$tmp/replay-$name.out")"; fi
+    else
+        bad "$name: no depends-on-earlier-calls reproducer with its calls ($id)"
+    fi
+done
+
+# A kernel that leaks 256 KiB per compute: the worker life's resident memory
+# grows steadily, a resource-leak with its rate, in certify and in fuzz
+# (which, under a small memory limit, would otherwise crash or fail late).
+certify leak_256k 1 '^    resource-leak .*resident memory grew [0-9]* KiB per call' --variant onnx-div-14 --dtype f32
+"$D" fuzz --plugin "$M/mutant_leak_256k.so" --db "$tmp/leak.db" --seconds 3 --no-progress \
+    --memory-limit 256 >"$tmp/leak-fuzz.out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q '^    resource-leak ' "$tmp/leak-fuzz.out" &&
+    ! grep -q '^    crash \|^    failure ' "$tmp/leak-fuzz.out"; then ok; else
+    bad "fuzz of leak_256k: exit $rc: $(cat "$tmp/leak-fuzz.out")"; fi
+
 # Certificates name the class, and the run is in the database.
 certify crash_int_min 1 'CRASHED' --variant onnx-div-7 --dtype i64
 

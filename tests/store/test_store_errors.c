@@ -57,16 +57,16 @@ static void test_newer(void)
     const char *path = test_path(0, "newer.db");
     store *s = NULL;
     make_db(path);
-    CHECK(raw_exec(path, "PRAGMA user_version = 8") == 0);
+    CHECK(raw_exec(path, "PRAGMA user_version = 9") == 0);
     CHECK(store_open(path, 0, &s, err, sizeof err) == -1 && !s);
-    CHECKF(strstr(err, path) && strstr(err, "schema version 8") &&
-               strstr(err, "newer than this divergence knows (7)"),
+    CHECKF(strstr(err, path) && strstr(err, "schema version 9") &&
+               strstr(err, "newer than this divergence knows (8)"),
            "%s", err);
     CHECK(store_open(path, STORE_READONLY, &s, err, sizeof err) == -1);
-    CHECK(q_int(path, "PRAGMA user_version", NULL) == 8); /* untouched */
+    CHECK(q_int(path, "PRAGMA user_version", NULL) == 9); /* untouched */
     int version = -1;
     CHECK(store_check(path, &version, err, sizeof err) == -1 && version == -1);
-    CHECKF(strstr(err, "schema version 8"), "%s", err);
+    CHECKF(strstr(err, "schema version 9"), "%s", err);
 }
 
 static void write_file(const char *path, const void *data, size_t n, long offset)

@@ -41,14 +41,32 @@
 #define CERTIFY_SHAPE_STOP 16u
 
 /* The stages of a claim, in their order. */
-enum { STAGE_CONFORMANCE, STAGE_EDGES, STAGE_RANDOM, STAGE_SHAPES };
+enum { STAGE_CONFORMANCE, STAGE_EDGES, STAGE_RANDOM, STAGE_CALLS, STAGE_SHAPES };
+
+/* The calls stage (the cache-key attack): for each of these shapes
+ * (A and B alike, valid under every variant's default rule), a call of
+ * another claim of the plugin (the next in (variant, dtype) order with
+ * another dtype, or another variant: not judged here), then the claim's
+ * own case, then, where the variant has an integer-rounding attribute, its
+ * case under the other rounding: back to back in one worker life, so a
+ * cache keyed by too little (shapes without the dtype, or without the
+ * attribute) answers one from the other's entry. */
+#define CERTIFY_CALL_SHAPES 2u
+
+/* Probes of one class in a unit that found no cause (neither alone nor
+ * after the history) before the unit stops probing it. */
+#define CERTIFY_UNEXPLAINED 4u
 
 /* One case of a claim's plan. */
 typedef struct certify_slot {
     uint8_t stage;
     uint32_t index;   /* conformance: the case's index in the set; edges:
                          the rounding pass; random, shapes: the case's number */
-    gen_rng rng;      /* random, shapes: the generator before the case */
+    gen_rng rng;      /* random, shapes, calls: the generator before the case */
+    /* calls: the call's (variant, dtype), another claim's for a primer
+     * (not judged), and 1 for the other integer rounding */
+    uint32_t call_variant, call_dtype;
+    uint8_t primer, other_rounding;
 } certify_slot;
 
 /* How a selected claim is answered. */

@@ -135,6 +135,8 @@ static void print_reproducers(certify *cf, uint32_t dtype)
             fprintf(cf->out, "e.g. %s / %s: expected %s, got %s", a, b, want, got);
             if (k == ORACLE_CLASS_WRONG_VALUE && t->max_ulps)
                 fprintf(cf->out, " (max %" PRIu64 " ulp)", t->max_ulps);
+            if (k == ORACLE_CLASS_EARLIER_CALLS)
+                fprintf(cf->out, "; %s", ex->note);
         } else if (ex->elements) {
             fprintf(cf->out, "%s", ex->note);
         }

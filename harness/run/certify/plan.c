@@ -38,6 +38,54 @@ static int add_slot(certify_claim *cl, size_t *cap, uint8_t stage, uint32_t inde
     return 0;
 }
 
+/* The primer of claim cl's calls stage: of the plugin's claims the oracle
+ * knows, the next after cl in (variant, dtype) order, cyclically, with
+ * another dtype, else with another variant: *variant, *dtype. The order
+ * of the plugin's claim list plays no part. 0 when there is none. */
+static int calls_primer(const worker_info *in, const certify_claim *cl, uint32_t *variant,
+                        uint32_t *dtype)
+{
+    uint64_t own = (uint64_t)cl->variant * 64 + cl->dtype, best = UINT64_MAX;
+    for (int other_dtype = 1; other_dtype >= 0 && best == UINT64_MAX; other_dtype--)
+        for (uint32_t i = 0; i < in->n_claims; i++) {
+            uint32_t v = in->claims[i].variant, d = in->claims[i].dtype;
+            uint64_t key = (uint64_t)v * 64 + d;
+            if (key == own || (other_dtype && d == cl->dtype) ||
+                !oracle_variant_has_dtype(oracle_variant_get(v), d))
+                continue;
+            /* distance after own, cyclically */
+            uint64_t dist = key > own ? key - own : key + (UINT64_C(1) << 40) - own;
+            if (best == UINT64_MAX || dist < best) {
+                best = dist;
+                *variant = v;
+                *dtype = d;
+            }
+        }
+    return best != UINT64_MAX;
+}
+
+/* The slots of claim cl's calls stage (certify_internal.h). 0 or -1. */
+static int plan_calls(const certify *cf, certify_claim *cl, size_t *cap, int roundings)
+{
+    uint32_t pv = 0, pd = 0;
+    int primer = calls_primer(cf->info, cl, &pv, &pd);
+    for (uint32_t k = 0; k < CERTIFY_CALL_SHAPES; k++) {
+        gen_rng g;
+        gen_seed(&g, cf->o->seed,
+                 (UINT64_C(3) << 32) + ((uint64_t)k << 20) + (uint64_t)cl->variant * 64 + cl->dtype);
+        for (int step = primer ? 0 : 1; step <= roundings; step++) {
+            if (add_slot(cl, cap, STAGE_CALLS, k, &g))
+                return -1;
+            certify_slot *s = &cl->slots[cl->n_slots - 1];
+            s->primer = step == 0;
+            s->other_rounding = step == 2;
+            s->call_variant = step == 0 ? pv : cl->variant;
+            s->call_dtype = step == 0 ? pd : cl->dtype;
+        }
+    }
+    return 0;
+}
+
 /* The slots of a judged claim. 0 or -1 (out of memory). */
 static int plan_claim(const certify *cf, certify_claim *cl)
 {
@@ -68,7 +116,11 @@ static int plan_claim(const certify *cf, certify_claim *cl)
             return -1;
         divcase_free(&c);
     }
-    /* 4. the shape paths, a stream of their own */
+    /* 4. the calls stage: the same shapes under another claim, this one
+     *    and its other rounding, back to back (certify_internal.h) */
+    if (plan_calls(cf, cl, &cap, roundings))
+        return -1;
+    /* 5. the shape paths, a stream of their own */
     if (!o->shape_paths)
         return 0;
     if (shapes_build(cl->variant, cl->dtype, o->shape_tier, &cl->paths))

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "harness/base/alloc.h"
+#include "harness/run/engine/history.h"
 #include "harness/worker/narrow.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
@@ -27,6 +28,16 @@ typedef struct certify_job {
     divcase_pool pool;       /* the shape cases' operand buffers */
     unit_result *res;        /* the unit being run */
     int sink_failed;
+    /* the call history (history.h): the worker life's calls, a trial for
+     * the probes, the sightings of the case being judged (held until the
+     * probe has said whether they need earlier calls), the classes a
+     * probe of this unit saw show alone */
+    history hist;
+    trial probe;
+    verdict_example *pending;
+    size_t n_pending, cap_pending;
+    uint64_t shows_alone;
+    uint8_t unexplained[64]; /* per class: probes that found no cause */
 } certify_job;
 
 int certify_job_start(void *ctx, engine_job *j)
@@ -53,6 +64,8 @@ int certify_job_start(void *ctx, engine_job *j)
         js->own_worker = 1;
     }
     trial_init(&js->t, js->w, &cf->o->profile);
+    trial_init(&js->probe, js->w, &cf->o->profile);
+    history_init(&js->hist);
     if (js->own_worker) {
         int started = worker_start(js->w, &js->t.wr);
         if (started != 0) {
@@ -74,6 +87,8 @@ void certify_job_free(void *ctx, engine_job *j)
     if (!js)
         return;
     trial_free(&js->t);
+    trial_free(&js->probe);
+    dvg_free(js->pending);
     divcase_pool_free(&js->pool);
     if (js->own_worker)
         worker_free(js->w);
@@ -92,15 +107,19 @@ void certify_unit_discard(void *ctx, void *result)
     dvg_free(res);
 }
 
-/* The judge's sink: every sighting into the unit's recorder. */
+/* The judge's sink: every sighting of a case held until the call-history
+ * probe has said whether it needs earlier calls (record_pending). */
 static int sink(void *ctx, const divcase *c, const verdict_example *ex)
 {
     certify_job *js = ctx;
-    if (recorder_departure(&js->res->rec, js->cf->info->name, &js->t, c, ex, NULL) < 0) {
+    (void)c;
+    if (dvg_grow((void **)&js->pending, &js->cap_pending, js->n_pending + 1,
+                 sizeof *js->pending)) {
         fprintf(js->cf->err, "divergence certify: out of memory holding a finding\n");
         js->sink_failed = 1;
         return -1;
     }
+    js->pending[js->n_pending++] = *ex;
     return 0;
 }
 
@@ -120,7 +139,12 @@ static void narrow_failure(certify_job *js, const divcase *c, const oracle_plan 
         ex.index = UINT64_MAX;
         snprintf(ex.note, sizeof ex.note, "narrowed to output element %" PRIu64 " of case %s: %s",
                  nr.index, c->id, nr.message);
-        sink(js, &nr.reduced, &ex);
+        /* recorded at once: the probe of earlier calls is the case's */
+        if (recorder_departure(&js->res->rec, js->cf->info->name, &js->t, &nr.reduced, &ex,
+                               NULL) < 0) {
+            fprintf(js->cf->err, "divergence certify: out of memory holding a finding\n");
+            js->sink_failed = 1;
+        }
     }
     narrow_result_free(&nr);
 }
@@ -151,6 +175,29 @@ static int build_case(certify_job *js, const certify_claim *cl, const certify_sl
         return gen_edge_case(cl->variant, cl->dtype, &at,
                              s->index ? "edges:other-rounding" : "edges", c);
     }
+    case STAGE_CALLS: {
+        static const int64_t dims[CERTIFY_CALL_SHAPES][2] = {{96, 0}, {6, 40}};
+        const oracle_variant *cv = oracle_variant_get(s->call_variant);
+        memset(c, 0, sizeof *c);
+        snprintf(c->id, sizeof c->id, "calls:%" PRIu64 ":%s:%s:%u%s", o->seed, cv->name,
+                 oracle_dtype_tag(s->call_dtype), s->index, s->other_rounding ? ":other-rounding" : "");
+        c->variant = s->call_variant;
+        c->dtype = s->call_dtype;
+        oracle_attrs_default(cv, &c->attrs);
+        if (s->other_rounding) {
+            c->attrs.pythondiv = 0;
+            if (cv->attr_keys & ORACLE_ATTR_INT_ROUNDING)
+                c->attrs.int_rounding = DVG_ROUND_TRUNC;
+        }
+        c->a_shape.rank = dims[s->index][1] ? 2 : 1;
+        c->a_shape.dims[0] = dims[s->index][0];
+        c->a_shape.dims[1] = dims[s->index][1];
+        c->b_shape = c->a_shape;
+        if (divcase_alloc(c, UINT64_MAX))
+            return -1;
+        gen_fill_operands(&g, c);
+        return 0;
+    }
     case STAGE_RANDOM:
         snprintf(id, sizeof id, "gen:%" PRIu64 ":%s:%s:%u", o->seed, v->name, tag, s->index);
         return gen_case(&g, cl->variant, cl->dtype, NULL, 1, 8, o->max_elements, id, c);
@@ -161,11 +208,145 @@ static int build_case(certify_job *js, const certify_claim *cl, const certify_sl
     }
 }
 
+/* The call history's key of slot `slot` of claim `claim`. */
+static uint64_t call_key(uint32_t claim, size_t slot)
+{
+    return (uint64_t)claim << 32 | (uint64_t)slot;
+}
+
+/* history_source: the case of a key, built again (a copy the probe owns). */
+static int history_build(void *ctx, uint64_t key, divcase *c)
+{
+    certify_job *js = ctx;
+    const certify_claim *cl = &js->cf->claims[key >> 32];
+    divcase built;
+    const divcase *cp;
+    if (build_case(js, cl, &cl->slots[key & UINT32_MAX], &built, &cp))
+        return -1;
+    int rc = divcase_copy(c, cp);
+    if (cp == &built)
+        divcase_free_pooled(&built, &js->pool);
+    return rc;
+}
+
+static void history_release(void *ctx, divcase *c)
+{
+    (void)ctx;
+    divcase_free(c);
+}
+
+/* Classes a probe never tries: a hang would cost a timeout per test. */
+static int probed_class(uint32_t cls)
+{
+    return cls != ORACLE_CLASS_HANG && cls != ORACLE_CLASS_EARLIER_CALLS &&
+           cls != ORACLE_CLASS_RESOURCE_LEAK && cls < 64;
+}
+
+/* The case ids of keys[0..n) into buf ("a, b"). */
+static void call_ids(certify_job *js, const uint64_t *keys, uint32_t n, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < n && at < len; i++) {
+        divcase e;
+        memset(&e, 0, sizeof e);
+        if (history_build(js, keys[i], &e))
+            break;
+        int w = snprintf(buf + at, len - at, "%s%s", i ? ", " : "", e.id);
+        divcase_free(&e);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
+
+/* The sightings the sink held for case c (key `key`, judged into *tally),
+ * each class a probe may explain tried alone on a fresh child, and, when
+ * it shows only after earlier calls, recorded as depends-on-earlier-calls
+ * with the minimised calls (history.h). 0, or -1 (printed). */
+static int record_pending(certify_job *js, const divcase *c, uint64_t key, verdict_tally *tally)
+{
+    const history_source src = {history_build, history_release, js};
+    uint64_t explained = 0;
+    static _Thread_local history_finding hf[64]; /* per class */
+    char *text[64] = {0};
+    int probed = 0, rc = 0;
+    for (size_t i = 0; i < js->n_pending; i++) {
+        uint32_t cls = js->pending[i].cls;
+        uint64_t bit = UINT64_C(1) << (cls & 63);
+        if (!probed_class(cls) || js->pending[i].accepted || (js->shows_alone & bit) ||
+            (explained & bit) || js->unexplained[cls] >= CERTIFY_UNEXPLAINED)
+            continue;
+        /* one probe per class of the case: the first sighting's */
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            seen |= js->pending[j].cls == cls;
+        if (seen)
+            continue;
+        probed = 1;
+        int v = history_explain(&js->hist, &js->probe, c, key, cls, &src, &hf[cls]);
+        if (v < 0) {
+            fprintf(js->cf->err, "divergence certify: probing the calls before case %s: %s\n",
+                    c->id, js->probe.error);
+            return -1;
+        }
+        if (v == 0) {
+            js->shows_alone |= bit;
+            continue;
+        }
+        if (v == 2) {
+            js->unexplained[cls]++;
+            continue;
+        }
+        explained |= bit;
+        if (history_calls_text(&src, hf[cls].keys, hf[cls].n, &text[cls])) {
+            fprintf(js->cf->err, "divergence certify: out of memory holding earlier calls\n");
+            return -1;
+        }
+        /* the case's count of cls is the new class's */
+        tally->counts[ORACLE_CLASS_EARLIER_CALLS] += tally->counts[cls];
+        tally->class_cases[ORACLE_CLASS_EARLIER_CALLS] += tally->class_cases[cls];
+        tally->counts[cls] = tally->class_cases[cls] = 0;
+    }
+    if (!probed)
+        history_push(&js->hist, js->w, key, c);
+    for (size_t i = 0; i < js->n_pending && rc == 0; i++) {
+        verdict_example ex = js->pending[i];
+        uint32_t first = ex.cls; /* the probe of its class */
+        if (probed_class(ex.cls) && (explained & (UINT64_C(1) << ex.cls))) {
+            char ids[320];
+            call_ids(js, hf[first].keys, hf[first].n, ids, sizeof ids);
+            snprintf(ex.note, sizeof ex.note,
+                     "%s only after %u earlier call%s on the same worker (%s); alone on a "
+                     "fresh worker the case conforms (%u probe runs)",
+                     oracle_class_name(ex.cls), hf[first].n, hf[first].n == 1 ? "" : "s", ids,
+                     hf[first].tests);
+            ex.cls = ORACLE_CLASS_EARLIER_CALLS;
+        }
+        long h = recorder_departure(&js->res->rec, js->cf->info->name, &js->t, c, &ex, NULL);
+        if (h < 0) {
+            fprintf(js->cf->err, "divergence certify: out of memory holding a finding\n");
+            rc = -1;
+        } else if (ex.cls == ORACLE_CLASS_EARLIER_CALLS && text[first]) {
+            size_t n = strlen(text[first]) + 1;
+            char *copy = dvg_malloc(n);
+            if (!copy)
+                rc = -1;
+            else
+                recorder_set_calls(&js->res->rec, h, memcpy(copy, text[first], n));
+        }
+    }
+    for (size_t i = 0; i < 64; i++)
+        dvg_free(text[i]);
+    js->n_pending = 0;
+    return rc;
+}
+
 /* Runs case k of the unit (slot s) into its record. 0, or -1 on a
  * harness error (its message printed). *narrowed: the unit narrowed a
  * crash already. */
 static int run_case(certify_job *js, const certify_claim *cl, const certify_slot *s, size_t k,
-                    int *narrowed)
+                    uint64_t key, int *narrowed)
 {
     unit_result *res = js->res;
     case_record *rec = &res->cases[k];
@@ -178,7 +359,20 @@ static int run_case(certify_job *js, const certify_claim *cl, const certify_slot
         return -1;
     }
     res->rec.tag = (uint32_t)(2 * k);
+    js->n_pending = 0;
+    if (s->stage == STAGE_CALLS && s->primer) {
+        /* another claim's call: made, not judged here */
+        int pv = trial_run(&js->t, c, NULL, NULL, NULL);
+        if (pv < 0)
+            fprintf(js->cf->err, "divergence certify: %s\n", js->t.error);
+        else
+            history_push(&js->hist, js->w, key, c);
+        divcase_free(&built);
+        return pv < 0 ? -1 : 0;
+    }
     int v = trial_run(&js->t, c, &rec->tally, sink, js);
+    if (v >= 0 && !js->sink_failed && record_pending(js, c, key, &rec->tally))
+        js->sink_failed = 1;
     if (v < 0) {
         if (!js->sink_failed)
             fprintf(js->cf->err, "divergence certify: %s\n", js->t.error);
@@ -221,12 +415,14 @@ int certify_unit_run(void *ctx, engine_job *j, uint64_t u, void **result)
     recorder_init(&res->rec, STORE_DEFAULT_REPRODUCERS, CERTIFY_HELD_BYTES);
     *result = res;
     js->res = res;
+    js->shows_alone = 0;
+    memset(js->unexplained, 0, sizeof js->unexplained);
     int narrowed = 0;
     uint64_t hangs = 0;
     uint32_t incomplete = 0;
     for (size_t s = cu->from; s < cu->to && !claim_stopped_before(cl, s); s++) {
         size_t k = s - cu->from;
-        if (run_case(js, cl, &cl->slots[s], k, &narrowed))
+        if (run_case(js, cl, &cl->slots[s], k, call_key(cu->claim, s), &narrowed))
             return -1;
         res->n = k + 1;
         /* The claim stops here whatever came before this unit. */

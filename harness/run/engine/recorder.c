@@ -24,6 +24,7 @@ struct recorder_sighting {
     verdict_example ex;
     uint64_t ulps;
     char *expected, *actual, *note; /* owned; NULL: none */
+    char *calls;             /* the earlier calls it needs; owned; NULL: none */
     int64_t sig_id;          /* after recorder_write */
 };
 
@@ -50,6 +51,7 @@ static void sighting_free(recorder_sighting *s)
     dvg_free(s->expected);
     dvg_free(s->actual);
     dvg_free(s->note);
+    dvg_free(s->calls);
     memset(s, 0, sizeof *s);
 }
 
@@ -205,6 +207,13 @@ long recorder_hazard(recorder *r, const char *implementation, uint32_t hazard, c
                (int64_t)ex->index, ex, given, note);
 }
 
+void recorder_set_calls(recorder *r, long handle, char *text)
+{
+    recorder_sighting *s = &r->s[handle];
+    dvg_free(s->calls);
+    s->calls = text;
+}
+
 size_t recorder_count(const recorder *r)
 {
     return r->n;
@@ -235,7 +244,7 @@ long recorder_take(recorder *r, recorder *from, size_t i)
     recorder_sighting proto = *f;
     int owned = f->whole;
     /* the strings and the case now belong to r (or are freed with proto) */
-    f->expected = f->actual = f->note = NULL;
+    f->expected = f->actual = f->note = f->calls = NULL;
     f->whole = 0;
     memset(&f->c, 0, sizeof f->c);
     proto.whole = 0;
@@ -265,6 +274,7 @@ static void finding_of(const recorder *r, const recorder_sighting *s, store_find
         .actual = s->actual,
         .ulps = s->ulps,
         .note = s->note,
+        .calls_before = s->calls,
     };
 }
 

@@ -81,6 +81,11 @@ long recorder_departure(recorder *r, const char *implementation, const trial *t,
 long recorder_hazard(recorder *r, const char *implementation, uint32_t hazard, const divcase *c,
                      const verdict_example *ex, const char *given, const char *note);
 
+/* Gives sighting `handle` the earlier calls its departure needs (text,
+ * allocated with dvg_malloc, owned by r from now on: the store's
+ * reproducers.calls_before, history.h). */
+void recorder_set_calls(recorder *r, long handle, char *text);
+
 /* The sightings r holds, and sighting i's tag and example (the judge's,
  * for a departure; for a hazard, its element). */
 size_t recorder_count(const recorder *r);

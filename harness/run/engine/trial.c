@@ -68,6 +68,31 @@ void trial_outputs_from_worker(const worker_result *wr, verdict_outputs *out)
     }
 }
 
+/* The judge's sink while a failure is put down to a leak (leak.h): the
+ * failure becomes a resource-leak with the leak's words. */
+typedef struct leak_sink_ctx {
+    verdict_sink sink;
+    void *ctx;
+    char why[VERDICT_NOTE_MAX - 128];
+} leak_sink_ctx;
+
+static int leak_sink(void *ctx, const divcase *c, const verdict_example *ex)
+{
+    leak_sink_ctx *lc = ctx;
+    if (!lc->sink)
+        return 0;
+    if (ex->cls != ORACLE_CLASS_FAILURE)
+        return lc->sink(lc->ctx, c, ex);
+    verdict_example e = *ex;
+    char was[96];
+    size_t n = strnlen(ex->note, sizeof was - 1);
+    memcpy(was, ex->note, n);
+    was[n] = '\0';
+    e.cls = ORACLE_CLASS_RESOURCE_LEAK;
+    snprintf(e.note, sizeof e.note, "failed (%s) %s", was, lc->why);
+    return lc->sink(lc->ctx, c, &e);
+}
+
 void trial_init(trial *t, worker *w, const verdict_profile *profile)
 {
     memset(t, 0, sizeof *t);
@@ -250,8 +275,31 @@ int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sin
     if (t->wr.outcome == WORKER_OUT_FAILURE &&
         verdict_refusal_narrowable(&t->out, t->valid, t->profile) && judge_refusal(t, c, period))
         return -1;
+    leak_sink_ctx lc = {sink, ctx, {0}};
+    int leaked = t->wr.outcome == WORKER_OUT_FAILURE &&
+                 leak_explains_failure(&t->leak, t->w, lc.why, sizeof lc.why);
     int v = verdict_case(&t->rules, c, t->valid, &t->plan, t->expected, &t->out, t->profile,
-                         t->declared, t->int_div_zero_value, tally, sink, ctx);
+                         t->declared, t->int_div_zero_value, tally, leaked ? leak_sink : sink,
+                         leaked ? &lc : ctx);
+    if (leaked) { /* the failure is the leak's */
+        tally->counts[ORACLE_CLASS_RESOURCE_LEAK] += tally->counts[ORACLE_CLASS_FAILURE];
+        tally->class_cases[ORACLE_CLASS_RESOURCE_LEAK] += tally->class_cases[ORACLE_CLASS_FAILURE];
+        tally->counts[ORACLE_CLASS_FAILURE] = tally->class_cases[ORACLE_CLASS_FAILURE] = 0;
+    }
+    char note[VERDICT_NOTE_MAX];
+    if (v >= 0 && leak_note(&t->leak, t->w, note, sizeof note)) {
+        verdict_example ex;
+        memset(&ex, 0, sizeof ex);
+        ex.cls = ORACLE_CLASS_RESOURCE_LEAK;
+        ex.index = UINT64_MAX;
+        ex.operand_a = ex.operand_b = ORACLE_OPERAND_COUNT;
+        ex.elements = 1;
+        snprintf(ex.note, sizeof ex.note, "%s", note);
+        tally->counts[ORACLE_CLASS_RESOURCE_LEAK]++;
+        tally->class_cases[ORACLE_CLASS_RESOURCE_LEAK]++;
+        v = sink && sink(ctx, c, &ex) ? -1 : 0;
+        worker_renew(t->w);
+    }
     if (v < 0)
         snprintf(t->error, sizeof t->error, "case %s: recording a finding failed", c->id);
     return v;

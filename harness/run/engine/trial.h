@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include "harness/judge/verdict.h"
 #include "harness/worker/narrow.h"
+#include "harness/run/engine/leak.h"
 #include "harness/worker/worker.h"
 
 typedef struct trial {
@@ -43,6 +44,7 @@ typedef struct trial {
      * carries a backtrace) */
     uint8_t refusal_isolated[DVG_VARIANT_COUNT][DVG_DTYPE_COUNT];
     char error[512];         /* the harness error of a -1 return */
+    leak_watch leak;         /* the worker life's resources (leak.h) */
 } trial;
 
 /* Sets up a trial on worker w (not started here). The profile pointer is
@@ -60,6 +62,11 @@ void trial_free(trial *t);
  * it refused only those, the case is judged from the narrowed calls
  * (t->out then points into t->refusal, the refused elements flagged
  * VERDICT_ELEM_REFUSED, t->wr still the refused call).
+ * The worker life's resources are watched (leak.h): when they show a leak
+ * the case also gets the finding resource-leak (and the worker a fresh
+ * child, worker_renew, so that later cases do not pay for it); a failure
+ * status in a life whose memory was seen growing is a resource-leak, not
+ * a failure.
  * Returns 1 when the case conforms, 0 when not, -1 on a harness error
  * (malformed case, memory, fork; t->error says which).
  */

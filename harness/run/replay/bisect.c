@@ -448,6 +448,7 @@ typedef struct probe_ctx {
     const divcase *c;
     int present;       /* set by the sink */
     uint32_t order;    /* replays so far, for the printout */
+    const casefile_set *calls; /* the calls its departure needs first, or NULL */
 } probe_ctx;
 
 /* The sink: the signature shows when a finding has its class and operand
@@ -456,7 +457,10 @@ static int on_finding(void *ctx, const divcase *c, const verdict_example *ex)
 {
     probe_ctx *p = ctx;
     verdict_words w;
-    if (ex->accepted || strcmp(oracle_class_name(ex->cls), p->sig->cls))
+    /* a depends-on-earlier-calls finding shows, after its calls, as the
+     * class it was seen as */
+    int any = !strcmp(p->sig->cls, oracle_class_name(ORACLE_CLASS_EARLIER_CALLS));
+    if (ex->accepted || (!any && strcmp(oracle_class_name(ex->cls), p->sig->cls)))
         return 0;
     verdict_example_words(c->dtype, ex, &w);
     if (!strcmp(w.operand, p->sig->operand))
@@ -494,7 +498,8 @@ static int probe_build(void *ctx, uint32_t i, int *present)
         }
         b->opened = 1;
     }
-    const replay_input in = {p->c};
+    const replay_input in = {p->c, p->calls ? p->calls->cases : NULL,
+                             p->calls ? p->calls->count : 0};
     p->present = 0;
     if (replay_run(&b->r, &in, on_finding, p) < 0) {
         fprintf(bs->err, "divergence bisect: %s\n", b->r.error);
@@ -613,6 +618,7 @@ int bisect_signature(bisect_session *bs, int64_t signature_id, const bisect_seri
     sig_info sig;
     bisect_series seen;
     bisect_search b;
+    casefile_set *calls = NULL;
     divcase c;
     store_reproducer info;
     int64_t repro;
@@ -673,7 +679,18 @@ int bisect_signature(bisect_session *bs, int64_t signature_id, const bisect_seri
         if (!strcmp(sha, info.plugin_sha256))
             hint = (int32_t)i;
     }
-    probe_ctx pc = {bs, &sig, series, &c, 0, 0};
+    char *calls_text = NULL;
+    if (store_reproducer_calls(bs->db, repro, &calls_text)) {
+        fprintf(bs->err, "divergence bisect: %s\n", store_errmsg(bs->db));
+        goto done;
+    }
+    int bad_calls = replay_parse_calls(calls_text, &calls, why, sizeof why);
+    dvg_free(calls_text);
+    if (bad_calls) {
+        fprintf(bs->err, "divergence bisect: repro:%" PRId64 ": %s\n", repro, why);
+        goto done;
+    }
+    probe_ctx pc = {bs, &sig, series, &c, 0, 0, calls};
     if (bisect_search_run(&b, series->n, hint, bs->all, probe_build, &pc))
         goto done;
     if (hint >= 0 && b.anchor != hint)
@@ -719,6 +736,7 @@ int bisect_signature(bisect_session *bs, int64_t signature_id, const bisect_seri
     fprintf(bs->out, "  %u replays in all\n", b.replays);
     rc = 0;
 done:
+    casefile_set_free(calls);
     bisect_search_free(&b);
     bisect_series_free(&seen);
     divcase_free(&c);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "oracle/shape.h"
+
 int replay_open(replay *r, const char *path, const char *config, const run_isolation *iso)
 {
     char msg[256];
@@ -39,6 +41,13 @@ int replay_run(replay *r, const replay_input *in, verdict_sink sink, void *ctx)
         snprintf(r->error, sizeof r->error, "no worker for %s", r->path ? r->path : "?");
         return -1;
     }
+    if (in->n_before)
+        worker_renew(r->w); /* the calls from the state open() left */
+    for (size_t i = 0; i < in->n_before; i++)
+        if (trial_run(&r->t, &in->before[i], NULL, NULL, NULL) < 0) {
+            snprintf(r->error, sizeof r->error, "earlier call %zu: %s", i + 1, r->t.error);
+            return -1;
+        }
     int v = trial_run(&r->t, in->c, NULL, sink, ctx);
     if (v < 0) {
         snprintf(r->error, sizeof r->error, "%s", r->t.error);
@@ -64,4 +73,19 @@ void replay_close(replay *r)
     trial_free(&r->t);
     worker_free(r->w);
     r->w = NULL;
+}
+
+int replay_parse_calls(const char *text, casefile_set **set, char *why, size_t len)
+{
+    casefile_error err;
+    *set = NULL;
+    if (!text || !text[0])
+        return 0;
+    if (casefile_parse_string("calls_before", text, strlen(text), ORACLE_MAX_ELEMENTS, set,
+                              &err)) {
+        snprintf(why, len, "the earlier calls: %s", err.text);
+        *set = NULL;
+        return -1;
+    }
+    return 0;
 }

@@ -7,14 +7,15 @@
  * and a trial under the exact profile; several inputs may run on one
  * replay, one after the other, on the same worker.
  *
- * What is replayed is a replay_input: today a reproducer's case. A
- * reproducer that keeps the calls made before it (a call sequence, for
- * cache-key bugs) adds them to replay_input, and replay_run plays them on
- * the worker before the case; its callers stay as they are.
+ * What is replayed is a replay_input: a reproducer's case, and the calls
+ * its departure needs before it (a depends-on-earlier-calls finding's
+ * minimised call sequence, reproducers.calls_before): replay_run makes
+ * them on a fresh child of the worker, in their order, then runs the case.
  */
 #ifndef HARNESS_REPLAY_H
 #define HARNESS_REPLAY_H
 
+#include "harness/cases/casefile.h"
 #include "harness/cases/divcase.h"
 #include "harness/judge/verdict.h"
 #include "harness/run/engine/isolation.h"
@@ -24,7 +25,15 @@
 /* What one replay runs. Borrowed, read during replay_run only. */
 typedef struct replay_input {
     const divcase *c; /* the case (a reproducer's, store_reproducer_load) */
+    const divcase *before; /* n_before calls made first (not judged); may be NULL */
+    size_t n_before;
 } replay_input;
+
+/* The calls a reproducer needs before its case (store_reproducer_calls'
+ * text, a case file) parsed into *set (NULL when the text is empty; the
+ * caller frees it with casefile_set_free). 0, or -1 with the reason in
+ * why (len bytes). */
+int replay_parse_calls(const char *text, casefile_set **set, char *why, size_t len);
 
 typedef struct replay {
     worker *w;               /* the build's worker; owned */
