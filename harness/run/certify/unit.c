@@ -27,6 +27,7 @@ typedef struct certify_job {
     divcase_pool pool;       /* the shape cases' operand buffers */
     unit_result *res;        /* the unit being run */
     int sink_failed;
+    certify_contexts cx;     /* the calling contexts' workers (contexts.c) */
 } certify_job;
 
 int certify_job_start(void *ctx, engine_job *j)
@@ -74,6 +75,7 @@ void certify_job_free(void *ctx, engine_job *j)
     if (!js)
         return;
     trial_free(&js->t);
+    contexts_free(&js->cx);
     divcase_pool_free(&js->pool);
     if (js->own_worker)
         worker_free(js->w);
@@ -197,6 +199,11 @@ static int run_case(certify_job *js, const certify_claim *cl, const certify_slot
         }
         rec->incomplete = s->stage == STAGE_SHAPES && out != WORKER_OUT_OK &&
                           out != WORKER_OUT_INVALID_INPUT && out != WORKER_OUT_UNSUPPORTED;
+        res->rec.tag = (uint32_t)(2 * k);
+        if (!rec->narrow && !js->sink_failed &&
+            contexts_case(js->cf, &js->cx, js->w, cl, s, c, &js->t, rec, sink, js) != 0 &&
+            !js->sink_failed)
+            v = -1;
     }
     if (c == &built)
         divcase_free_pooled(&built, &js->pool);
