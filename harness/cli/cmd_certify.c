@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * divergence certify --plugin PATH [--variant V ...] [--dtype T ...]
- *                    [--profile exact|ftz|daz|ftz+daz|ulp:N] [--seed N] [--db FILE]
- *                    [--cases DIR] [--random N] [--max-elements N]
+ *                    [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]]
+ *                    [--seed N] [--db FILE] [--cases DIR] [--random N] [--max-elements N]
  *                    [--timeout MS] [--config TEXT] [--shard I/N] [--no-progress]
  *                    [--memory-limit MIB] [--cpu-limit S] [--resume]
  *                    [--sandbox auto|strict|off] [--env K=V ...] [--jobs N]
@@ -22,11 +22,12 @@ static int usage(FILE *to)
 {
     fprintf(to,
             "usage: divergence certify --plugin PATH [--variant V ...] [--dtype T ...]\n"
-            "         [--profile exact|ftz|daz|ftz+daz|ulp:N] [--seed N] [--db FILE] [--cases DIR]\n"
-            "         [--random N] [--max-elements N] [--shape-tier K] [--timeout MS]\n"
-            "         [--config TEXT] [--shard I/N] [--no-progress] [--memory-limit MIB]\n"
-            "         [--cpu-limit S] [--resume] [--sandbox auto|strict|off] [--env K=V ...]\n"
-            "         [--jobs N] [--pin|--no-pin] [--no-probes] [--no-thread-counts]\n"
+            "         [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]] [--seed N]\n"
+            "         [--db FILE] [--cases DIR] [--random N] [--max-elements N]\n"
+            "         [--shape-tier K] [--timeout MS] [--config TEXT] [--shard I/N]\n"
+            "         [--no-progress] [--memory-limit MIB] [--cpu-limit S] [--resume]\n"
+            "         [--sandbox auto|strict|off] [--env K=V ...] [--jobs N] [--pin|--no-pin]\n"
+            "         [--no-probes] [--no-thread-counts]\n"
             "--shape-tier K: shape-path cases up to 2^K + 1 elements (default 24; 0: none)\n"
             "--shard I/N judges the selected claims k with k %% N == I (0 <= I < N): the N\n"
             "shards of one seed, merged with 'divergence db merge', equal the unsharded run\n"

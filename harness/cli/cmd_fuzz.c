@@ -2,7 +2,8 @@
 /*
  * divergence fuzz   --plugin P [--plugin Q ...] [--seconds N] [--cases N] [--jobs J] [--seed S]
  *                   [--shard I/N] [--db F] [--corpus DIR] [--max-elements N]
- *                   [--timeout MS] [--profile exact|ftz|daz|ftz+daz|ulp:N] [--no-progress]
+ *                   [--timeout MS] [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]]
+ *                   [--no-progress]
  *                   [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]
  * divergence import --plugin P [--plugin Q ...] [--db F] [--max-elements N] [--memory-limit MIB]
  *                   [--cpu-limit S] FILE|DIR...
@@ -22,8 +23,8 @@
 static const char fuzz_usage[] =
     "usage: divergence fuzz --plugin P [--plugin Q ...] [--seconds N] [--cases N] [--jobs J]\n"
     "         [--seed S] [--shard I/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
-    "         [--profile exact|ftz|daz|ftz+daz|ulp:N] [--stop-on-finding] [--no-progress]\n"
-    "         [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]\n"
+    "         [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]] [--stop-on-finding]\n"
+    "         [--no-progress] [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]\n"
     "         [--sandbox auto|strict|off] [--env K=V ...]\n"
     "several --plugin (at most 8): differential mode, on the pairs all of them claim: each\n"
     "plugin's departures from the oracle, and where they all conform but disagree (a\n"

@@ -144,7 +144,11 @@ static void probe_pairs(const dvg_descriptor *d, dvg_iut *iut, const child_setup
     }
     st = d->compute(iut2, q->variant, &q->attrs, &a2, tb, &r2);
     if (st != DVG_OK) {
+        /* A reversed is another input, which the plugin may refuse (an
+         * undefined element): no answer either way. */
+        rep->probe_skip = 1;
         probe_status(d, iut2, st, "the second job alone", rep);
+        rep->status = DVG_OK;
         goto done;
     }
     ref1 = malloc(n ? n : 1);

@@ -166,6 +166,11 @@ int worker_probe(worker *w, const divcase *c, const worker_result *base, uint32_
     }
     worker_take_leaks(r, &rep);
     pr->rounds = rep.probe_rounds;
+    if (rep.probe_skip) {
+        pr->internal = 1;
+        snprintf(pr->note, sizeof pr->note, "%s: %.400s", worker_probe_name(kind), rep.message);
+        return 0;
+    }
     if (rep.status != DVG_OK) {
         worker_take_status(r, WORKER_STAGE_PROBE, rep.status, rep.message);
         snprintf(pr->note, sizeof pr->note, "%s: status %d (%.400s)", worker_probe_name(kind),

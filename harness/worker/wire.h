@@ -84,6 +84,8 @@ typedef struct ctl_reply {
     uint32_t fp_changed, sig_changed; /* WORKER_FP_*, WORKER_SIG_* the call left */
     int32_t sig_signal;
     uint32_t probe_rounds; /* OP_PROBE: the calls each thread made at once */
+    uint32_t probe_skip;   /* OP_PROBE: the second job's input was refused
+                              alone: the probe has no answer */
     int64_t shape[DVG_MAX_RANK];
     char message[WORKER_MESSAGE_MAX];
 } ctl_reply;

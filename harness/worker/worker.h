@@ -617,8 +617,10 @@ char *worker_result_format(const worker_result *r, char *buf, size_t len);
 typedef struct worker_probe_result {
     uint32_t kind;
     int32_t ran;            /* 1: every call returned DVG_OK */
-    int32_t internal;       /* 1: the worker could not run the probe (a
-                               thread, a mapping): no answer either way */
+    int32_t internal;       /* 1: no answer either way: the worker could
+                               not run the probe (a thread, a mapping), or
+                               the second job's input (A reversed) was
+                               refused alone */
     uint32_t rounds;        /* calls each thread made at once (the fewer) */
     uint64_t n_differ;      /* elements that differ from their one-thread answer */
     uint64_t first_differ;  /* the first of them (UINT64_MAX: none) */

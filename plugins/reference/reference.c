@@ -197,6 +197,9 @@ static int shape_count(uint32_t rank, const int64_t *dims, int64_t *n)
 #ifndef MUTANT_AFTER /* compute(), all `count` (> 0) elements of C written */
 #define MUTANT_AFTER(variant, a, b, c, count) ((void)0)
 #endif
+#ifndef MUTANT_REFUSE /* compute(), after MUTANT_AFTER: a status to return */
+#define MUTANT_REFUSE(variant, a, b, c, count) DVG_OK
+#endif
 #ifndef MUTANT_ABI_MAJOR /* descriptor.abi_major */
 #define MUTANT_ABI_MAJOR DVG_ABI_MAJOR
 #endif
@@ -1266,6 +1269,9 @@ static int32_t ref_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attr
     if (status != DVG_OK)
         return status;
     MUTANT_AFTER(variant, a, b, c, nc);
+    status = MUTANT_REFUSE(variant, a, b, c, nc);
+    if (status != DVG_OK)
+        return fail(iut, status, "refused: the case holds an integer x / 0 or INT_MIN / -1");
     return DVG_OK;
 }
 

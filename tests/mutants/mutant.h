@@ -52,13 +52,18 @@
 #define MUTANT_BF16_TRUNCATES    28  /* bf16 quotients truncated, not rounded */
 #define MUTANT_WRITES_PADDING    29  /* odd i4/u4 count: writes the high nibble of C's last byte */
 #define MUTANT_OTHER_UNSPECIFIED 30  /* conformant, other unspecified choices (tests/diff) */
+/* Undefined input refused or crashed on (tests/refusal): a case holding an
+ * integer x / 0 or INT_MIN / -1 is answered as a whole. */
+#define MUTANT_REFUSES_UNDEFINED 31  /* DVG_FAILURE; correct elsewhere: CONFORMANT */
+#define MUTANT_SIGFPE_UNDEFINED  32  /* raises SIGFPE: CRASHED */
+#define MUTANT_REFUSES_AND_FLOORS 33 /* refuses, and floors where truncation is due */
 /* Calling contexts (issue 25, ABI 1.1 capabilities): right in the one
  * call the judge makes, wrong as its users call it. */
-#define MUTANT_STATIC_SCRATCH    31  /* computes through a static buffer; declares
+#define MUTANT_STATIC_SCRATCH    34  /* computes through a static buffer; declares
                                         two instances usable at once */
-#define MUTANT_STATIC_SCRATCH_UNDECLARED 32 /* the same, declaring nothing */
-#define MUTANT_IN_PLACE_A        33  /* clears C before it reads A; declares in place on A */
-#define MUTANT_SPLIT_3           34  /* with 3 or more threads the middle parts end
+#define MUTANT_STATIC_SCRATCH_UNDECLARED 35 /* the same, declaring nothing */
+#define MUTANT_IN_PLACE_A        36  /* clears C before it reads A; declares in place on A */
+#define MUTANT_SPLIT_3           37  /* with 3 or more threads the middle parts end
                                         one grain early; declares threads */
 
 /* Raw bits of element i of a tensor whose elements are `bits` wide. */
@@ -488,6 +493,26 @@ static inline int32_t mutant_clear_c(const dvg_tensor *b, dvg_tensor *c, int64_t
  * more, 64 elements per middle part are never written. One and two
  * threads are right; it declares DVG_CAP_THREADS. */
 #define MUTANT_SPLIT_END(k, t, next) ((k) > 0 ? (next) - SPLIT_GRAIN : (next))
+
+#elif DVG_MUTANT == MUTANT_REFUSES_UNDEFINED || DVG_MUTANT == MUTANT_SIGFPE_UNDEFINED || \
+    DVG_MUTANT == MUTANT_REFUSES_AND_FLOORS
+/* The guard notes that the case holds an element whose result the specs
+ * leave undefined (it still gives the reference's value there); the
+ * compute then ends as a whole: a failure status (the refusal ONNX
+ * Runtime and libtorch give on integer x / 0) or SIGFPE (Eigen's). */
+#include <signal.h>
+static int mutant_undefined;
+#define MUTANT_INT_ZERO(T) (mutant_undefined = 1, (T)0)
+#define MUTANT_INT_MIN_NEG1(T, MIN) (mutant_undefined = 1, (T)(MIN))
+#define MUTANT_BEFORE(variant, a, b, c, count) (mutant_undefined = 0, DVG_OK)
+#if DVG_MUTANT == MUTANT_SIGFPE_UNDEFINED
+#define MUTANT_AFTER(variant, a, b, c, count) ((void)(mutant_undefined && raise(SIGFPE)))
+#else
+#define MUTANT_REFUSE(variant, a, b, c, count) (mutant_undefined ? DVG_FAILURE : DVG_OK)
+#endif
+#if DVG_MUTANT == MUTANT_REFUSES_AND_FLOORS
+#define MUTANT_ROUNDING(r) ((void)(r), DVG_ROUND_FLOOR)
+#endif
 
 #else
 #error "unknown DVG_MUTANT"
