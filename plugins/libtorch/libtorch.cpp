@@ -36,7 +36,6 @@
 #include <vector>
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 
 #include "../common/adapter.h"
 
@@ -90,15 +89,6 @@ int32_t torch_open(const char *config, dvg_iut **out)
         return DVG_FAILURE; /* no configuration */
     *out = new (std::nothrow) dvg_iut();
     return *out ? DVG_OK : DVG_FAILURE;
-}
-
-/* ABI 1.1: the host's thread count becomes ATen's intra-op pool size
- * (process-wide; the worker opens one instance per process). */
-int32_t torch_open_with(const char *config, const dvg_open_options *options, dvg_iut **out)
-{
-    if (options && options->size >= 8 && options->threads > 0)
-        at::set_num_threads((int)options->threads);
-    return torch_open(config, out);
 }
 
 int32_t torch_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,
@@ -158,7 +148,7 @@ dvg_descriptor descriptor = {
     0, 0, claims,
     0, 0, /* no deviations */
     torch_open, torch_output_shape, torch_compute, torch_last_error, torch_close,
-    DVG_CAP_THREADS, 0, 0, nullptr, torch_open_with, /* ABI 1.1: honours the thread count */
+    0, 0, 0, nullptr, nullptr, /* ABI 1.1: no capability declared, no open_with */
 };
 
 } // namespace

@@ -119,6 +119,11 @@ static worker *thread_worker(certify *cf, certify_contexts *cx, uint32_t i, char
     *fatal = 0;
     if (cx->tw[i] && worker_alive(cx->tw[i]))
         return cx->tw[i];
+    if (cx->tw_failed[i]) { /* once: a load that hangs costs a timeout each try */
+        snprintf(note, cap, "threads %u: the plugin did not load (as at this job's first try)",
+                 cx->threads[i]);
+        return NULL;
+    }
     if (!cx->tw[i]) {
         const run_isolation *iso = &cf->o->iso;
         worker_options wo;
@@ -152,6 +157,7 @@ static worker *thread_worker(certify *cf, certify_contexts *cx, uint32_t i, char
     }
     if (started > 0) {
         char line[WORKER_MESSAGE_MAX];
+        cx->tw_failed[i] = 1;
         snprintf(note, cap, "threads %u: the plugin did not load: %.400s", cx->threads[i],
                  worker_result_format(&cx->wr, line, sizeof line));
         return NULL;
