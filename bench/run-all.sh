@@ -20,8 +20,8 @@
 #   SKIP_DIFF=1   leave out bench_diff.sh (divergence diff of the six
 #                 implementations and its baselines: about 2 minutes)
 #   SKIP_OPENCL=1 leave out bench_opencl.sh (certify of the OpenCL plugin on
-#                 PoCL, first build and warm cache, against the reference:
-#                 about 5 minutes)
+#                 PoCL with --grant pocl, and its open() in the worker,
+#                 against the reference: about 5 minutes)
 set -u
 B=${1:-build}
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
@@ -244,7 +244,7 @@ fi
 # 8. A compiled kernel: the OpenCL plugin on PoCL (issue 28) ----------------------
 if [ "${SKIP_OPENCL:-0}" != 1 ]; then
     if [ -e "$B/plugins/opencl.so" ]; then
-        say "certify of the OpenCL plugin, first build and warm cache, and the reference"
+        say "certify of the OpenCL plugin with --grant pocl, its open(), and the reference"
         sh "$(dirname "$0")/bench_opencl.sh" "$B" 2>"$tmp/opencl.log" | grep -E '^\| (certify|the) ' |
             sed 's/ *| */|/g' | while IFS='|' read -r _ fig m base rat _; do
                 row "$fig" "$m" "$base" "$rat"

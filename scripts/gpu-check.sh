@@ -16,10 +16,12 @@
 #       1. the machine: GPU, driver, toolkit, /dev/nvidia*, libcuda, whether
 #          the packed binaries find every library;
 #       2. what confinement the CUDA runtime survives, one claim each:
-#          the default sandbox, --sandbox off with the default 8 GiB address
-#          space limit, and with none (--memory-limit 0); while the last
-#          runs, the device nodes, libraries, threads and peak address space
-#          of the plugin's worker are read from /proc;
+#          the default sandbox without a grant (no device in the view: it
+#          must fail naming the device), the default sandbox with
+#          --grant cuda (while it runs, the device nodes, libraries,
+#          threads and peak address space of the plugin's worker are read
+#          from /proc), and --sandbox off with no address-space limit (does
+#          the runtime work here at all);
 #       3. exhaustive sweeps of f16 and bf16 (2^32 pairs each) for the ieee
 #          (cuda.so) and intrinsic (cuda-intrinsic.so) flavours;
 #       4. certify every claim of each flavour (3 x 65);
@@ -37,12 +39,14 @@
 # 50 random cases per claim; --sweep-shard I/N: each sweep judges the chunks
 # c with c % N == I only (N = 4: a quarter of the pairs).
 #
-# The plugins run with --sandbox off (the certificates say UNCONFINED) and
-# no address-space limit where the command has the flag: the worker's view
-# has no /dev/nvidia* yet, and the CUDA driver reserves more address space
-# than the 8 GiB default (step 2 shows both). DIVERGENCE_NO_ZYGOTE=1: CUDA
-# does not survive fork(). SANDBOX_FLAGS overrides "--sandbox off" (for the
-# device grant, when the sandbox has one).
+# The plugins run in the default sandbox with --grant cuda
+# (harness/worker/grant.h: the NVIDIA device nodes, /proc/driver/nvidia and
+# libcuda in the worker's view, no address-space limit, one process: CUDA
+# does not survive fork()) and --memory-limit 0 where the command has the
+# flag; the certificates name the grant. Where the grant's probe fails and
+# the unconfined one works (a driver that needs a file the grant lacks:
+# environment.txt lists what the worker opened), the steps fall back to
+# --sandbox off and summary.txt says so. SANDBOX_FLAGS overrides the flags.
 #
 # Exit status: 0 when every step ran (a NONCONFORMANT verdict is a finding,
 # not a failure), 1 when a step failed or was cut short, 2 when the machine
@@ -141,7 +145,8 @@ LD_LIBRARY_PATH=$ROOT/$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 DIVERGENCE_DATA_DIR=$ROOT
 DIVERGENCE_NO_ZYGOTE=1
 export LD_LIBRARY_PATH DIVERGENCE_DATA_DIR DIVERGENCE_NO_ZYGOTE
-SANDBOX_FLAGS=${SANDBOX_FLAGS:---sandbox off}
+SANDBOX_FLAGS_SET=${SANDBOX_FLAGS:+1}
+SANDBOX_FLAGS=${SANDBOX_FLAGS:---grant cuda}
 TIMEOUT_MS=60000
 DB=$work/gpu-check.db
 LOG=$OUT/gpu-check.log
@@ -235,13 +240,9 @@ fi
 probe="--variant onnx-div-7 --dtype f32 --random 5 --shape-tier 0 --no-progress --timeout $TIMEOUT_MS"
 say "confinement, one claim (onnx-div-7 f32) of cuda.so each:"
 # shellcheck disable=SC2086 # one word per flag
-step "probe: default sandbox, default memory limit" "$ENVF" 5 \
+step "probe: default sandbox, no grant" "$ENVF" 5 \
     "$D" certify --plugin "$P/cuda.so" --db "$work/probe1.db" $probe
-say "  default sandbox and 8 GiB address space: exit $rc: $(grep -m1 -E 'no CUDA|claims hold|cannot' "$work/step.out")"
-# shellcheck disable=SC2086
-step "probe: --sandbox off, default memory limit" "$ENVF" 5 \
-    "$D" certify --plugin "$P/cuda.so" --db "$work/probe2.db" --sandbox off $probe
-say "  --sandbox off, 8 GiB address space: exit $rc: $(grep -m1 -E 'no CUDA|claims hold|cannot|CUDA device' "$work/step.out")"
+say "  default sandbox, no grant: exit $rc: $(grep -m1 -E 'no CUDA|claims hold|cannot' "$work/step.out")"
 
 # The worker's view of the GPU, read from /proc while it runs.
 watch_worker() {
@@ -261,13 +262,26 @@ watch_worker() {
 watch_worker &
 watcher=$!
 # shellcheck disable=SC2086
-step "probe: --sandbox off, --memory-limit 0" "$ENVF" 5 \
-    "$D" certify --plugin "$P/cuda.so" --db "$work/probe3.db" --sandbox off --memory-limit 0 $probe
+step "probe: default sandbox, --grant cuda" "$ENVF" 5 \
+    "$D" certify --plugin "$P/cuda.so" --db "$work/probe2.db" --grant cuda --memory-limit 0 $probe
 kill "$watcher" 2>/dev/null
 wait "$watcher" 2>/dev/null
 watcher=""
+granted=$rc
+say "  default sandbox, --grant cuda: exit $rc: $(grep -m1 -E 'no CUDA|claims hold|cannot|CUDA device' "$work/step.out")"
+grep -m1 '^  sandbox:' "$work/step.out" | tee -a "$SUMMARY"
+cp "$work/step.out" "$work/granted.out"
+# shellcheck disable=SC2086
+step "probe: --sandbox off, --memory-limit 0" "$ENVF" 5 \
+    "$D" certify --plugin "$P/cuda.so" --db "$work/probe3.db" --sandbox off --memory-limit 0 $probe
 unconfined=$rc
 say "  --sandbox off, no address-space limit: exit $rc: $(grep -m1 -E 'no CUDA|claims hold|cannot|CUDA device' "$work/step.out")"
+if [ "$granted" -ne 0 ] && [ "$granted" -ne 1 ] && [ -z "${SANDBOX_FLAGS_SET:-}" ] &&
+    { [ "$unconfined" -eq 0 ] || [ "$unconfined" -eq 1 ]; }; then
+    say "gpu-check: WARNING: the CUDA plugin runs unconfined but not with --grant cuda (exit $granted);" \
+        "the steps below run with --sandbox off (what the worker opened: environment.txt)"
+    SANDBOX_FLAGS="--sandbox off"
+fi
 {
     echo "== what the worker of cuda.so held open and mapped (sampled every 0.2 s):"
     grep -v -E '^(VmPeak|Threads):' "$work/watch.raw" 2>/dev/null | sort -u
@@ -278,7 +292,7 @@ say "  --sandbox off, no address-space limit: exit $rc: $(grep -m1 -E 'no CUDA|c
 say "  worker: $(grep '^VmPeak:' "$work/watch.raw" 2>/dev/null | sort -k2 -n | tail -n 1 | tr -s ' \t' ' ')," \
     "$(grep '^Threads:' "$work/watch.raw" 2>/dev/null | sort -k2 -n | tail -n 1 | tr -s ' \t' ' ')," \
     "device nodes: $(grep '^fd /dev/nvidia' "$work/watch.raw" 2>/dev/null | sort -u | cut -c4- | tr '\n' ' ')"
-grep -m1 '^Certificate:' "$work/step.out" | sed 's/^/  /' | tee -a "$SUMMARY"
+grep -m1 '^Certificate:' "$work/granted.out" | sed 's/^/  /' | tee -a "$SUMMARY"
 if [ "$unconfined" -ne 0 ] && [ "$unconfined" -ne 1 ]; then
     say "gpu-check: the CUDA plugin does not run on this machine even unconfined (exit $unconfined); see environment.txt"
     exit 2

@@ -4,7 +4,7 @@
  * (harness/cli/cli.h): cli_parse reads argv against a command's table of
  * flags (switches, texts, lists, integers in a range, variants, dtypes),
  * the shared flags (decimal integers in a range, --shard I/N, the seed,
- * limits, profile, sandbox and --env), the operands and --help; and the
+ * limits, profile, sandbox, --env and --grant), the operands and --help; and the
  * resume key a run records.
  */
 #include "harness/cases/shapes.h"
@@ -79,6 +79,19 @@ static int parse_sandbox(const char *cmd, const char *val, int32_t *mode)
     return -1;
 }
 
+/* --grant NAME: its WORKER_GRANT_* bit added to *grants. 0 or -1. */
+static int parse_grant(const char *cmd, const char *val, uint32_t *grants)
+{
+    uint32_t bit;
+    if (worker_grant_by_name(val, &bit) != 0) {
+        fprintf(stderr, "divergence %s: --grant '%s': expected one of %s\n", cmd, val,
+                worker_grant_names());
+        return -1;
+    }
+    *grants |= bit;
+    return 0;
+}
+
 /* --env K=V: appended to env[*n_env] (the text borrowed). 0 or -1. */
 static int parse_env(const char *cmd, const char *val, const char **env, uint32_t *n_env)
 {
@@ -106,12 +119,13 @@ enum {
     SH_SHAPE_TIER,
     SH_SANDBOX,
     SH_ENV,
+    SH_GRANT,
     SH_COUNT
 };
 
 static const char *const shared_names[SH_COUNT] = {
     "--seed", "--shard", "--timeout", "--cpu-limit", "--memory-limit",
-    "--profile", "--shape-tier", "--sandbox", "--env"};
+    "--profile", "--shape-tier", "--sandbox", "--env", "--grant"};
 
 /* 1 when s gives shared flag k a place. */
 static int shared_has(const cli_shared *s, int k)
@@ -133,6 +147,8 @@ static int shared_has(const cli_shared *s, int k)
         return s->shape_tier != NULL;
     case SH_SANDBOX:
         return s->sandbox != NULL;
+    case SH_GRANT:
+        return s->grants != NULL;
     default:
         return s->env && s->n_env;
     }
@@ -178,6 +194,8 @@ static int shared_store(const char *cmd, const cli_shared *s, int k, const char 
         return parse_u32(cmd, flag, val, 0, SHAPES_MAX_TIER, s->shape_tier);
     case SH_SANDBOX:
         return parse_sandbox(cmd, val, s->sandbox);
+    case SH_GRANT:
+        return parse_grant(cmd, val, s->grants);
     default:
         return parse_env(cmd, val, s->env, s->n_env);
     }

@@ -16,6 +16,8 @@
  *   --sandbox MODE      auto, strict or off (WORKER_SANDBOX_*)
  *   --env K=V           a variable for the plugin, K not empty (at most
  *                       CLI_MAX_ENV)
+ *   --grant NAME        a grant of the worker's sandbox (harness/worker/grant.h:
+ *                       pocl, cuda), repeatable
  * and the resume key a run records (cli_run_key).
  */
 #ifndef HARNESS_CLI_H
@@ -52,6 +54,7 @@ typedef struct cli_shared {
     uint32_t *shape_tier;                /* --shape-tier K, 0 .. SHAPES_MAX_TIER */
     const char **env;                    /* --env K=V: appended to env[*n_env], */
     uint32_t *n_env;                     /* CLI_MAX_ENV at most (both or neither) */
+    uint32_t *grants;                    /* --grant NAME: WORKER_GRANT_* bits OR'ed */
 } cli_shared;
 
 /* The most --env flags one command takes. */

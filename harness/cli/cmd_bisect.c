@@ -23,7 +23,8 @@
 static int usage(FILE *to)
 {
     fputs("usage: divergence bisect [--db FILE] (--plugin BUILD ... | --builds DIR [--order FILE]\n"
-          "         | --seen) [--all] sig:N ... | --since RUN\n",
+          "         | --seen) [--all] [--config TEXT] [--grant pocl|cuda ...]\n"
+          "         [--timeout MS] [--memory-limit MIB] sig:N ... | --since RUN\n",
           to);
     if (to == stdout)
         fputs("Replays each signature's first reproducer on builds of its implementation\n"
@@ -77,8 +78,14 @@ int cmd_bisect(int argc, char **argv)
         fprintf(stderr, "divergence bisect: out of memory\n");
         goto done;
     }
+    const char *config = NULL;
+    run_isolation iso;
+    isolation_default(&iso, 0);
+    const cli_shared shared = {.grants = &iso.grants, .timeout_ms = &iso.timeout_ms,
+                               .memory_limit = &iso.memory_limit};
     const cli_flag flags[] = {
         CLI_FLAG_TEXT("--db", &db_path),
+        CLI_FLAG_TEXT("--config", &config),
         CLI_FLAG_TEXTS("--plugin", plugins, &n_plugins, BISECT_MAX_BUILDS),
         CLI_FLAG_TEXT("--builds", &dir),
         CLI_FLAG_TEXT("--order", &order),
@@ -86,7 +93,8 @@ int cmd_bisect(int argc, char **argv)
         CLI_FLAG_SWITCH("--all", &all, 1),
         CLI_FLAG_CALL("--since", flag_since, &since),
         CLI_FLAG_END};
-    const cli_command cc = {.name = "bisect", .usage = usage, .flags = flags, .operands = ops,
+    const cli_command cc = {.name = "bisect", .usage = usage, .flags = flags, .shared = &shared,
+                            .operands = ops,
                             .max_operands = BISECT_MAX_SIGNATURES, .n_operands = &n_ops,
                             .unknown = "unknown option"};
     int prc = cli_parse(&cc, argc, argv);
@@ -156,6 +164,7 @@ int cmd_bisect(int argc, char **argv)
         fprintf(stderr, "divergence bisect: out of memory\n");
         goto done;
     }
+    bisect_plugin_options(bs, config, &iso);
     int worst = 0;
     for (uint32_t i = 0; i < n_ids; i++) {
         int rc = bisect_signature(bs, ids[i], seen ? NULL : &series);

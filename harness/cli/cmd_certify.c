@@ -26,8 +26,8 @@ static int usage(FILE *to)
             "         [--db FILE] [--cases DIR] [--random N] [--max-elements N]\n"
             "         [--shape-tier K] [--timeout MS] [--config TEXT] [--shard I/N]\n"
             "         [--no-progress] [--memory-limit MIB] [--cpu-limit S] [--resume]\n"
-            "         [--sandbox auto|strict|off] [--env K=V ...] [--jobs N] [--pin|--no-pin]\n"
-            "         [--no-probes] [--no-thread-counts]\n"
+            "         [--sandbox auto|strict|off] [--env K=V ...] [--grant pocl|cuda ...]\n"
+            "         [--jobs N] [--pin|--no-pin] [--no-probes] [--no-thread-counts]\n"
             "--shape-tier K: shape-path cases up to 2^K + 1 elements (default 24; 0: none)\n"
             "--shard I/N judges the selected claims k with k %% N == I (0 <= I < N): the N\n"
             "shards of one seed, merged with 'divergence db merge', equal the unsharded run\n"
@@ -59,7 +59,8 @@ int cmd_certify(int argc, char **argv)
                                .shard_count = &o.shard_count, .timeout_ms = &o.iso.timeout_ms,
                                .memory_limit = &o.iso.memory_limit,
                                .cpu_limit_s = &o.iso.cpu_limit_s, .profile = &o.profile,
-                               .sandbox = &o.iso.sandbox, .env = env,
+                               .sandbox = &o.iso.sandbox,
+                               .grants = &o.iso.grants, .env = env,
                                .shape_tier = &o.shape_tier, .n_env = &o.iso.n_env};
     o.iso.env = env;
     const cli_flag flags[] = {

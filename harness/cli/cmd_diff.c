@@ -22,7 +22,8 @@ static int usage(FILE *to)
             "usage: divergence diff --plugin A --plugin B [--plugin C ...] [--variant V ...]\n"
             "         [--dtype T ...] [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]]\n"
             "         [--seed N] [--db FILE] [--cases DIR] [--random N] [--max-elements N]\n"
-            "         [--timeout MS] [--partial] [--sandbox auto|strict|off] [--env K=V ...]\n"
+            "         [--timeout MS] [--memory-limit MIB] [--partial] [--sandbox auto|strict|off]\n"
+            "         [--env K=V ...] [--grant pocl|cuda ...] [--config TEXT]\n"
             "         [--jobs N] [--pin|--no-pin]\n"
             "--partial: also the pairs only some (two or more) claim, among those\n"
             "--jobs N: the pairs on N jobs, each with a worker per plugin (default: one per\n"
@@ -45,7 +46,8 @@ int cmd_diff(int argc, char **argv)
     diff_options_default(&o);
     static const char *env[CLI_MAX_ENV];
     const cli_shared shared = {.seed = &o.seed, .timeout_ms = &o.iso.timeout_ms,
-                               .profile = &o.profile, .sandbox = &o.iso.sandbox, .env = env,
+                               .profile = &o.profile, .sandbox = &o.iso.sandbox,
+                               .grants = &o.iso.grants, .memory_limit = &o.iso.memory_limit, .env = env,
                                .n_env = &o.iso.n_env};
     o.iso.env = env;
     const cli_flag flags[] = {
@@ -55,6 +57,7 @@ int cmd_diff(int argc, char **argv)
         CLI_FLAG_U32("--jobs", &o.jobs, 1, 64),
         CLI_FLAG_TEXTS("--plugin", o.plugins, &o.n_plugins, DIFF_MAX_PLUGINS),
         CLI_FLAG_TEXT("--db", &o.db_path),
+        CLI_FLAG_TEXT("--config", &o.config),
         CLI_FLAG_TEXT("--cases", &o.cases_dir),
         CLI_FLAG_VARIANTS("--variant", o.only.variants, &o.only.n_variants, RUN_MAX_FILTERS),
         CLI_FLAG_DTYPES("--dtype", o.only.dtypes, &o.only.n_dtypes, RUN_MAX_FILTERS),

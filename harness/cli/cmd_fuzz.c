@@ -25,7 +25,7 @@ static const char fuzz_usage[] =
     "         [--seed S] [--shard I/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
     "         [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]] [--stop-on-finding]\n"
     "         [--no-progress] [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]\n"
-    "         [--sandbox auto|strict|off] [--env K=V ...]\n"
+    "         [--sandbox auto|strict|off] [--env K=V ...] [--grant pocl|cuda ...]\n"
     "several --plugin (at most 8): differential mode, on the pairs all of them claim: each\n"
     "plugin's departures from the oracle, and where they all conform but disagree (a\n"
     "portability hazard, stored for the plugin set; hazards alone exit 0)\n"
@@ -69,6 +69,7 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
     cli_shared shared = {.timeout_ms = &o->iso.timeout_ms,
                          .memory_limit = &o->iso.memory_limit,
                          .cpu_limit_s = &o->iso.cpu_limit_s, .sandbox = &o->iso.sandbox,
+                         .grants = &o->iso.grants,
                          .env = env, .n_env = &o->iso.n_env};
     if (is_fuzz) { /* fuzz's own among the shared flags */
         shared.seed = &o->seed;

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * divergence plugins PATH...
+ * divergence plugins [--grant NAME ...] PATH...
  *
- * Loads each plugin in a worker, validates its descriptor and shows it:
- * name, version, ABI, claims, declared deviations. Exit 0 when every plugin
- * loads, 2 when one does not (with the reason).
+ * Loads each plugin in a worker (with the grants named: harness/worker/
+ * grant.h), validates its descriptor and shows it: name, version, ABI,
+ * claims, declared deviations, the sandbox. Exit 0 when every plugin
+ * loads, 2 when one does not (with the reason); a plugin whose open()
+ * failed (a missing device) still has its descriptor shown before the
+ * reason.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,9 +31,9 @@ static void show(const char *path, const worker_info *in)
     if (in->deviations & DVG_DEV_NAN_CANONICAL) printf(" canonical-nan");
     if (in->deviations & DVG_DEV_INT_DIV_ZERO_VALUE)
         printf(" int-div-zero=%" PRId64, in->int_div_zero_value);
-    char layers[160];
+    char layers[WORKER_SANDBOX_TEXT];
     printf("\n  isolation   %s; limits on memory, CPU time and file size\n",
-           worker_describe_layers(in->layers, layers, sizeof layers));
+           worker_describe_sandbox(in->layers, in->grants, layers, sizeof layers));
     if (in->fp_at_open) {
         char fp[128];
         printf("  warning: loading and open() leave the FP environment changed (%s); every "
@@ -69,7 +72,7 @@ static void show(const char *path, const worker_info *in)
 
 static int usage(FILE *to)
 {
-    fprintf(to, "usage: divergence plugins PATH...\n");
+    fprintf(to, "usage: divergence plugins [--grant pocl|cuda ...] [--timeout MS] PATH...\n");
     return 2;
 }
 
@@ -78,10 +81,11 @@ int cmd_plugins(int argc, char **argv)
     if (argc < 2)
         return usage(stderr);
     /* Every word a PATH (even one starting with '-'), stored over itself. */
-    uint32_t n_paths;
-    const cli_command c = {.name = "plugins", .usage = usage, .operands = argv + 1,
-                           .max_operands = (uint32_t)argc - 1, .n_operands = &n_paths,
-                           .mode = CLI_OPERANDS};
+    uint32_t n_paths, grants = 0, timeout_ms = 0;
+    const cli_shared shared = {.grants = &grants, .timeout_ms = &timeout_ms};
+    const cli_command c = {.name = "plugins", .usage = usage, .shared = &shared,
+                           .operands = argv + 1, .max_operands = (uint32_t)argc - 1,
+                           .n_operands = &n_paths, .mode = CLI_OPERANDS};
     int prc = cli_parse(&c, argc, argv);
     if (prc)
         return CLI_EXIT(prc);
@@ -92,6 +96,9 @@ int cmd_plugins(int argc, char **argv)
         char msg[WORKER_MESSAGE_MAX + 64];
         worker_options wo;
         worker_options_limited(&wo);
+        wo.grants = grants;
+        if (timeout_ms)
+            wo.timeout_ms = timeout_ms;
         if (worker_new(argv[i], &wo, &w)) {
             fprintf(stderr, "divergence plugins: %s: cannot create a worker\n", argv[i]);
             status = 2;
@@ -101,6 +108,9 @@ int cmd_plugins(int argc, char **argv)
         if (rc == 0)
             show(argv[i], worker_get_info(w));
         else {
+            /* open() failed (a missing device): the descriptor all the same. */
+            if (rc > 0 && worker_get_descriptor(w))
+                show(argv[i], worker_get_descriptor(w));
             fprintf(stderr, "divergence plugins: %s: %s\n", argv[i],
                     rc < 0 ? worker_errmsg(w) : worker_result_format(&r, msg, sizeof msg));
             status = 2;

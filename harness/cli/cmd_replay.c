@@ -33,7 +33,8 @@
 #include "oracle/dtype.h"
 
 #define USAGE \
-    "usage: divergence replay --db FILE sig:N|repro:N [--plugin PATH ...] [--write-case FILE]\n"
+    "usage: divergence replay --db FILE sig:N|repro:N [--plugin PATH ...] [--write-case FILE]\n" \
+    "         [--config TEXT] [--grant pocl|cuda ...] [--timeout MS] [--memory-limit MIB]\n"
 #define REPLAY_MAX_PLUGINS CROSSCHECK_MAX_PLUGINS
 
 static void show_elem(uint32_t dtype, const char *label, const verdict_example *ex)
@@ -77,7 +78,8 @@ typedef struct set_replay {
  * and whether they still disagree. Returns the exit status.
  */
 static int replay_set(store *db, const divcase *c, const store_reproducer *info, int hazard,
-                      const char *const *plugins, uint32_t n_plugins)
+                      const char *const *plugins, uint32_t n_plugins, const char *config,
+                      const run_isolation *iso)
 {
     set_replay *sr = dvg_calloc(1, sizeof *sr);
     int status = 2;
@@ -118,7 +120,13 @@ static int replay_set(store *db, const divcase *c, const store_reproducer *info,
     const replay_input in = {c};
     for (uint32_t k = 0; k < sr->n; k++) {
         printf("  replaying on %s (%s)\n", sr->paths[k], sr->names[k]);
-        int v = replay_open(&sr->r[k], sr->paths[k]);
+        char cfg[WORKER_NAME_MAX];
+        if (!config && worker_implementation_config(sr->names[k], cfg, sizeof cfg) != 0) {
+            fprintf(stderr, "divergence replay: the config of %s is recorded only as its hash: "
+                            "pass --config\n", sr->names[k]);
+            goto done;
+        }
+        int v = replay_open(&sr->r[k], sr->paths[k], config ? config : cfg, iso);
         if (v == 0)
             v = replay_run(&sr->r[k], &in, NULL, NULL);
         if (v < 0) {
@@ -274,14 +282,27 @@ static int print_recorded(const divcase *c, const store_reproducer *info, long l
 
 /* Re-runs case c on one plugin and shows the recorded element now. The
  * exit status. */
-static int replay_one(const char *plugin, const divcase *c, const store_reproducer *info)
+static int replay_one(const char *plugin, const divcase *c, const store_reproducer *info,
+                      const char *config, const run_isolation *iso)
 {
     int status = 2;
     printf("  replaying on %s\n", plugin);
     replay rp;
     uint64_t shown = 0;
     const replay_input in = {c};
-    int conforms = replay_open(&rp, plugin);
+    char cfg[WORKER_NAME_MAX];
+    /* The config the finding was recorded with (its implementation's
+     * name), unless --config says otherwise. */
+    if (!config && worker_implementation_config(info->implementation, cfg, sizeof cfg) != 0) {
+        fprintf(stderr, "divergence replay: the config of %s is recorded only as its hash: pass "
+                        "--config\n", info->implementation);
+        return 2;
+    }
+    if (!config)
+        config = cfg;
+    if (config[0])
+        printf("  with --config %s\n", config);
+    int conforms = replay_open(&rp, plugin, config, iso);
     if (conforms == 0)
         conforms = replay_run(&rp, &in, print_finding, &shown);
     if (conforms < 0) {
@@ -313,15 +334,22 @@ done:
 int cmd_replay(int argc, char **argv)
 {
     const char *db_path = NULL, *plugin = NULL, *id_text = NULL, *case_path = NULL;
+    const char *config = NULL;
     const char *plugins[REPLAY_MAX_PLUGINS];
     uint32_t n_plugins = 0, n_ids;
     char *ids[1];
+    run_isolation iso;
+    isolation_default(&iso, 0);
+    const cli_shared shared = {.grants = &iso.grants, .timeout_ms = &iso.timeout_ms,
+                               .memory_limit = &iso.memory_limit};
     const cli_flag flags[] = {
         CLI_FLAG_TEXT("--db", &db_path),
+        CLI_FLAG_TEXT("--config", &config),
         CLI_FLAG_TEXTS("--plugin", plugins, &n_plugins, REPLAY_MAX_PLUGINS),
         CLI_FLAG_TEXT("--write-case", &case_path),
         CLI_FLAG_END};
-    const cli_command cc = {.name = "replay", .usage = usage, .flags = flags, .operands = ids,
+    const cli_command cc = {.name = "replay", .usage = usage, .flags = flags, .shared = &shared,
+                            .operands = ids,
                             .max_operands = 1, .n_operands = &n_ids,
                             .unknown = "unexpected argument"};
     int prc = cli_parse(&cc, argc, argv);
@@ -365,8 +393,8 @@ int cmd_replay(int argc, char **argv)
     }
     if (print_recorded(&c, &info, id, by_signature, &p, &valid))
         goto done;
-    status = hazard >= 0 ? replay_set(db, &c, &info, hazard, plugins, n_plugins)
-                         : replay_one(plugin, &c, &info);
+    status = hazard >= 0 ? replay_set(db, &c, &info, hazard, plugins, n_plugins, config, &iso)
+                         : replay_one(plugin, &c, &info, config, &iso);
 done:
     divcase_free(&c);
     store_close(db);

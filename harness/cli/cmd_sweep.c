@@ -25,8 +25,8 @@ static int usage(FILE *to)
             "         [--variant V] [--attr k=v ...] [--jobs J] [--shard I/N] [--db FILE]\n"
             "         [--resume] [--profile exact|ftz|daz|ftz+daz|ulp:N] [--random N] [--seed N]\n"
             "         [--timeout MS] [--config TEXT] [--max-failures N] [--batch-pairs N]\n"
-            "         [--nondet-every N] [--shape-tier K] [--pin] [--no-progress]\n"
-            "         [--sandbox auto|strict|off] [--env K=V ...]\n"
+            "         [--nondet-every N] [--shape-tier K] [--pin] [--no-progress] [--memory-limit MIB]\n"
+            "         [--sandbox auto|strict|off] [--env K=V ...] [--grant pocl|cuda ...]\n"
             "Every operand pair of the dtype (f32, f64: every pair of the edge table plus\n"
             "--random N seeded random pairs, default 16777216), in large batches through\n"
             "isolated workers, judged against the oracle; results in the store, deduplicated.\n"
@@ -69,7 +69,8 @@ int cmd_sweep(int argc, char **argv)
     static const char *env[CLI_MAX_ENV];
     const cli_shared shared = {.seed = &o.seed, .shard_index = &o.shard_index,
                                .shard_count = &o.shard_count, .timeout_ms = &o.iso.timeout_ms,
-                               .profile = &o.profile, .sandbox = &o.iso.sandbox, .env = env,
+                               .profile = &o.profile, .sandbox = &o.iso.sandbox,
+                               .grants = &o.iso.grants, .memory_limit = &o.iso.memory_limit, .env = env,
                                .shape_tier = &o.shape_tier,
                                .n_env = &o.iso.n_env};
     o.iso.env = env;

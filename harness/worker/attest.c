@@ -247,3 +247,9 @@ const char *worker_describe_layers(uint32_t layers, char *buf, size_t cap)
 #undef PUT
     return buf;
 }
+
+const char *worker_describe_sandbox(uint32_t layers, uint32_t grants, char *buf, size_t cap)
+{
+    worker_describe_layers(layers, buf, cap);
+    return worker_describe_grants(grants, buf, cap);
+}

@@ -517,8 +517,13 @@ void child_program(void)
     cs.n_preload = su.n_preload;
     cs.read = setup_list(strings, su.strings_size, su.read_at, su.n_read);
     cs.n_read = su.n_read;
+    cs.grant_flags = su.grant_flags;
+    cs.exec = setup_list(strings, su.strings_size, su.exec_at, su.n_exec);
+    cs.n_exec = su.n_exec;
+    cs.dev = setup_list(strings, su.strings_size, su.dev_at, su.n_dev);
+    cs.n_dev = su.n_dev;
     cs.opt.config = cs.config;
-    if (!cs.preload || !cs.read)
+    if (!cs.preload || !cs.read || !cs.exec || !cs.dev)
         _exit(CHILD_EXIT_SETUP);
     child_main(&cs, b);
 }
@@ -543,11 +548,17 @@ void child_main(const child_setup *cs, ctl_block *b)
     uint32_t inner = child_isolate(cs); /* the keeper stays inside; Landlock */
     /* Its /proc/self as any process's. */
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-    child_limits(o, cs->page);
+    child_limits(o, cs->page, cs->grant_flags);
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    /* A zygote keeps fork and kill; each runner takes them (zygote.c). */
+    /* A zygote keeps fork and kill; each runner takes them (zygote.c). A
+     * grant's exec during open(): neither exec nor processes refused until
+     * open() returns (child_confine_after_open). */
     int zygote = !o->no_zygote;
-    if (o->confine && !child_confine(zygote ? CONFINE_BASE : CONFINE_ALL, (uint32_t)cs->mode))
+    int open_stage = (cs->grant_flags & GRANT_EXEC_IN_OPEN) != 0;
+    if (o->confine && !child_confine(open_stage ? CONFINE_OPEN
+                                     : zygote   ? CONFINE_BASE
+                                                : CONFINE_ALL,
+                                     (uint32_t)cs->mode))
         _exit(CHILD_EXIT_SETUP);
     int confined = o->confine != 0;
     /* Every layer is in place: here, and only here, an emulator would be
@@ -642,6 +653,11 @@ void child_main(const child_setup *cs, ctl_block *b)
         child_send_hello(sock, h);
         _exit(0);
     }
+    /* The grant's open stage is over: exec refused again (and processes,
+     * without a zygote) before any compute. */
+    if (o->confine && open_stage &&
+        !child_confine(CONFINE_EXEC | (zygote ? 0 : CONFINE_PROCS), (uint32_t)cs->mode))
+        _exit(CHILD_EXIT_SETUP);
     /* What every call starts from: the state loading and open() left. */
     call_base cb;
     child_take_fp(&cb.fp);

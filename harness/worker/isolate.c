@@ -185,8 +185,9 @@ static int apply_landlock(const child_setup *cs)
     int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
     if (rs < 0)
         return 0;
-    /* No execute right anywhere: the worker program never execs once it
-     * runs (its own filter refuses exec too). */
+    /* No execute right anywhere but on a grant's programs: the worker
+     * program never execs once it runs (its own filter refuses exec too,
+     * from the end of open() where a grant lets open() exec). */
     const uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
     const uint64_t dev_rw = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE;
     if (cs->mode == LAUNCH_FULL) {
@@ -203,6 +204,12 @@ static int apply_landlock(const child_setup *cs)
          * crashes without (a view has a machine-id that names none). */
         landlock_allow(rs, "/etc/machine-id", LANDLOCK_ACCESS_FS_READ_FILE);
     }
+    /* A grant's (grant.h): the execute right on its programs and their
+     * loaders only, its devices read-write. */
+    for (uint32_t i = 0; i < cs->n_exec; i++)
+        landlock_allow(rs, cs->exec[i], LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE);
+    for (uint32_t i = 0; i < cs->n_dev; i++)
+        landlock_allow(rs, cs->dev[i], dev_rw);
     landlock_allow(rs, "/dev/null", dev_rw);
     landlock_allow(rs, "/dev/zero", dev_rw);
     landlock_allow(rs, "/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE);

@@ -183,6 +183,9 @@ static int build_env(worker *w)
     if (w->mode == LAUNCH_FULL &&
         (env_put(&env, &n, &cap, "HOME=/tmp") != 0 || env_put(&env, &n, &cap, "TMPDIR=/tmp") != 0))
         goto done;
+    for (uint32_t i = 0; i < w->grant.n_env; i++)
+        if (env_put(&env, &n, &cap, w->grant.env[i]) != 0)
+            goto done;
     for (uint32_t i = 0; w->opt.env && i < w->opt.n_env; i++)
         if (w->opt.env[i] && env_put(&env, &n, &cap, w->opt.env[i]) != 0)
             goto done;
@@ -343,6 +346,53 @@ static int place_copy(worker *w)
 }
 
 /* ------------------------------------------------------------------------
+ * Grants (grant.h)
+ * ---------------------------------------------------------------------- */
+
+/* Resolves what w->opt.grants add on this host into w->grant (the test
+ * hook DIVERGENCE_TEST_GRANT_ROOT: the devices under that folder). 0, or
+ * -1 with worker_errmsg. */
+static int plan_grants(worker *w)
+{
+    char err[256];
+    const char *root = getenv("DIVERGENCE_TEST_GRANT_ROOT");
+    if (!w->opt.grants)
+        return 0;
+    if (grant_plan_build(&w->grant, w->opt.grants, root ? root : "", err, sizeof err) != 0) {
+        worker_set_err(w, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* The grant's objects and programs with their closure, and its files, into
+ * the view (its folders and devices are bound by bwrap_args). 0, or -1
+ * with worker_errmsg. */
+static int view_grants(worker *w)
+{
+    const char *paths[64];
+    uint32_t n = 0;
+    char err[256];
+    for (uint32_t i = 0; i < w->grant.n && n < 64; i++) {
+        const grant_bind *b = &w->grant.b[i];
+        struct stat st;
+        if (b->kind == GRANT_OBJECT || b->kind == GRANT_PROGRAM)
+            paths[n++] = b->src;
+        else if (b->kind == GRANT_RO && stat(b->src, &st) == 0 && !S_ISDIR(st.st_mode) &&
+                 view_add_file(&w->view, b->src) != 0) {
+            worker_set_err(w, "cannot add %s to the worker's view: %s", b->src, strerror(errno));
+            return -1;
+        }
+    }
+    if (n && view_add_objects(&w->view, paths, n, env_get(w->envp, "LD_LIBRARY_PATH"), err,
+                              sizeof err) != 0) {
+        worker_set_err(w, "cannot grant %s: %s", paths[0], err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
  * launch_prepare
  * ---------------------------------------------------------------------- */
 
@@ -386,6 +436,20 @@ int launch_prepare(worker *w, worker_result *r)
         snprintf(why, sizeof why, "this host refuses user namespaces to uid %u", w->uid);
     else
         w->mode = LAUNCH_FULL;
+    if (w->mode == LAUNCH_REDUCED && (grant_flags(w->opt.grants) & GRANT_NEEDS_VIEW)) {
+        char named[WORKER_SANDBOX_TEXT] = "";
+        worker_reset_result(r);
+        r->outcome = WORKER_OUT_LOAD_ERROR;
+        r->load_error = WORKER_LOAD_SETUP;
+        r->stage = WORKER_STAGE_LOAD;
+        worker_describe_grants(w->opt.grants, named, sizeof named);
+        worker_set_msg(r, "a grant needs the full sandbox (bubblewrap's view), and this host "
+                          "runs reduced (%s):%.300s", why, named);
+        launch_free(w);
+        return 1;
+    }
+    if (plan_grants(w) != 0)
+        goto fail;
     if (datadir_find_program(LAUNCH_WORKER_PROGRAM, w->program, sizeof w->program, why,
                              sizeof why) != 0) {
         worker_set_err(w, "cannot start a worker: %s", why);
@@ -402,6 +466,8 @@ int launch_prepare(worker *w, worker_result *r)
             worker_set_err(w, "cannot start a worker for %s: %s", w->path, err);
             goto fail;
         }
+        if (view_grants(w) != 0)
+            goto fail;
         if (w->uid != (unsigned)geteuid() && view_reachable(&w->view, w->uid, w->gid) != 0) {
             worker_set_err(w, "cannot tell what uid %u can read: %s", w->uid, strerror(errno));
             goto fail;
@@ -724,6 +790,16 @@ static int bwrap_args(worker *w, arglist *a, spawn_plan *p, int *infofd)
         arg_fd(a, fd);
         arg(a, e->dst);
     }
+    /* A grant's folders, read-only, and its devices, read-write. */
+    for (uint32_t i = 0; i < w->grant.n; i++) {
+        const grant_bind *g = &w->grant.b[i];
+        if (g->kind == GRANT_DEV || (g->kind == GRANT_RO && stat(g->src, &st) == 0 &&
+                                     S_ISDIR(st.st_mode))) {
+            arg(a, g->kind == GRANT_DEV ? "--dev-bind" : "--ro-bind");
+            arg(a, g->src);
+            arg(a, g->dst);
+        }
+    }
     arg(a, "--remount-ro");
     arg(a, "/");
     arg(a, "--chdir");
@@ -903,6 +979,7 @@ void launch_end_life(worker *w)
 void launch_free(worker *w)
 {
     view_free(&w->view);
+    grant_plan_free(&w->grant);
     for (char **e = w->envp; e && *e; e++)
         dvg_free(*e);
     dvg_free(w->envp);

@@ -274,12 +274,17 @@ static int take_hello(worker *w, worker_result *r)
         goto done;
     }
     text_sanitize_inplace(h->message, sizeof h->message);
+    int open_failed = 0;
     if (h->load_error != WORKER_LOAD_NONE) {
         r->outcome = WORKER_OUT_LOAD_ERROR;
         r->load_error = h->load_error < WORKER_LOAD_COUNT_ ? h->load_error : WORKER_LOAD_SETUP;
         r->stage = h->load_stage == WORKER_STAGE_OPEN ? WORKER_STAGE_OPEN : WORKER_STAGE_LOAD;
         wire_copy_text(r->message, sizeof r->message, h->message);
-        goto done;
+        /* open() failed after the descriptor passed its checks: what it
+         * said is kept (worker_get_descriptor). */
+        if (h->load_error != WORKER_LOAD_OPEN)
+            goto done;
+        open_failed = 1;
     }
     const char *bad = NULL;
     if (memchr(h->name, 0, sizeof h->name) == NULL || !h->name[0])
@@ -296,6 +301,8 @@ static int take_hello(worker *w, worker_result *r)
         if (!memchr(h->isa_name[i], 0, sizeof h->isa_name[i]) || !h->isa_name[i][0] ||
             !memchr(h->isa_x86[i], 0, sizeof h->isa_x86[i]))
             bad = "ISA level";
+    if (bad && open_failed)
+        goto done;
     if (bad) {
         r->outcome = WORKER_OUT_PROTOCOL;
         r->stage = WORKER_STAGE_LOAD;
@@ -305,6 +312,8 @@ static int take_hello(worker *w, worker_result *r)
     /* Checked again here: the plugin shares the memory the hello was in. */
     char why[WORKER_MESSAGE_MAX - 32];
     if (wire_check_claims(h->claims, h->n_claims, why, sizeof why) != 0) {
+        if (open_failed)
+            goto done;
         r->outcome = WORKER_OUT_LOAD_ERROR;
         r->load_error = WORKER_LOAD_DESCRIPTOR;
         r->stage = WORKER_STAGE_LOAD;
@@ -313,9 +322,13 @@ static int take_hello(worker *w, worker_result *r)
     }
     worker_info *info = &w->info;
     memset(info, 0, sizeof *info);
-    memcpy(info->name, h->name, sizeof info->name);
     memcpy(info->version, h->version, sizeof info->version);
-    text_sanitize_inplace(info->name, sizeof info->name);
+    {
+        char name[WORKER_NAME_MAX];
+        memcpy(name, h->name, sizeof name);
+        text_sanitize_inplace(name, sizeof name);
+        worker_implementation_name(name, w->config, info->name, sizeof info->name);
+    }
     text_sanitize_inplace(info->version, sizeof info->version);
     info->descriptor_size = h->descriptor_size;
     info->abi_major = h->abi_major;
@@ -327,6 +340,7 @@ static int take_hello(worker *w, worker_result *r)
      * both from what the harness saw from outside. */
     info->confined = w->opt.confine && (w->layers & WORKER_LAYER_SECCOMP);
     info->layers = w->layers;
+    info->grants = w->opt.grants;
     info->fp_at_open = h->fp_at_open & (WORKER_FP_OTHER * 2 - 1);
     info->zygote = h->zygote == 1;
     memcpy(info->claims, h->claims, h->n_claims * sizeof h->claims[0]);
@@ -339,8 +353,8 @@ static int take_hello(worker *w, worker_result *r)
         text_sanitize_inplace(info->isa_levels[i].name, sizeof info->isa_levels[i].name);
         text_sanitize_inplace(info->isa_levels[i].x86_level, sizeof info->isa_levels[i].x86_level);
     }
-    w->has_info = 1;
-    rc = 0;
+    w->has_info = open_failed ? 2 : 1;
+    rc = open_failed ? -1 : 0;
 done:
     dvg_free(h);
     return rc;
@@ -369,6 +383,8 @@ static int make_ctl(worker *w, int *ctlfd)
     for (uint32_t i = 0; i < n_preload; i++)
         strings += 2 * (strlen(w->view.preload[i]) + 1); /* loaded first, and read */
     strings += strlen(plugin) + 1;
+    for (uint32_t i = 0; i < w->grant.n; i++)
+        strings += strlen(w->grant.b[i].dst) + 1;
     size_t off = (sizeof(ctl_block) + 63) / 64 * 64;
     w->ctl_size = (off + strings + w->page - 1) / w->page * w->page;
     int fd = memfd_create("", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -415,6 +431,20 @@ static int make_ctl(worker *w, int *ctlfd)
         for (uint32_t i = 0; i < n_preload; i++)
             put_string(str, &at, w->view.preload[i]);
     }
+    /* A grant's: Landlock's execute right, its devices. */
+    su->grant_flags = grant_flags(w->opt.grants);
+    su->exec_at = (uint32_t)at;
+    for (uint32_t i = 0; i < w->grant.n; i++)
+        if (w->grant.b[i].kind == GRANT_PROGRAM || w->grant.b[i].kind == GRANT_LOADER) {
+            put_string(str, &at, w->grant.b[i].dst);
+            su->n_exec++;
+        }
+    su->dev_at = (uint32_t)at;
+    for (uint32_t i = 0; i < w->grant.n; i++)
+        if (w->grant.b[i].kind == GRANT_DEV) {
+            put_string(str, &at, w->grant.b[i].dst);
+            su->n_dev++;
+        }
     su->strings_off = off;
     su->strings_size = at;
     *ctlfd = fd;
@@ -713,6 +743,9 @@ int worker_new(const char *plugin_path, const worker_options *o, worker **out)
     const char *nz = getenv("DIVERGENCE_NO_ZYGOTE");
     if (nz && nz[0] && strcmp(nz, "0") != 0)
         w->opt.no_zygote = 1;
+    /* A grant whose state does not survive fork (a CUDA context). */
+    if (grant_flags(w->opt.grants) & GRANT_ONE_PROCESS)
+        w->opt.no_zygote = 1;
     if (!w->opt.max_bytes)
         w->opt.max_bytes = WORKER_DEFAULT_MAX_BYTES;
     w->path = absolute_path(plugin_path);
@@ -771,6 +804,11 @@ void worker_free(worker *w)
 }
 
 const worker_info *worker_get_info(const worker *w)
+{
+    return w->has_info == 1 ? &w->info : NULL;
+}
+
+const worker_info *worker_get_descriptor(const worker *w)
 {
     return w->has_info ? &w->info : NULL;
 }

@@ -105,11 +105,11 @@ void child_cpu_budget(uint32_t budget)
     setrlimit(RLIMIT_CPU, &rl);
 }
 
-void child_limits(const worker_options *o, size_t page)
+void child_limits(const worker_options *o, size_t page, uint32_t grant_flags)
 {
     struct rlimit rl = {0, 0};
     setrlimit(RLIMIT_CORE, &rl);
-    if (o->limit_as_bytes) {
+    if (o->limit_as_bytes && !(grant_flags & GRANT_NO_AS_LIMIT)) {
         /* Relative to what the worker has: under ASan that is terabytes
          * of shadow, reserved before the plugin comes. */
         uint64_t have = child_vm_bytes(page);
@@ -199,15 +199,17 @@ static int deny_calls(scmp_filter_ctx ctx, const denied_call *d, size_t n)
 }
 
 /* CONFINE_BASE: what no worker process needs once it runs, a zygote
- * included: exec, and with --sandbox off every socket but AF_UNIX (in
- * reduced mode the outer filter refuses them all). 0 or -1. */
-static int add_base(scmp_filter_ctx ctx, uint32_t mode)
+ * included: exec (unless `exec` is 0: CONFINE_OPEN), and with --sandbox off
+ * every socket but AF_UNIX (in reduced mode the outer filter refuses them
+ * all). 0 or -1. */
+static const denied_call exec_denied[] = {
+    {SCMP_SYS(execve), EACCES},
+    {SCMP_SYS(execveat), EACCES},
+};
+
+static int add_base(scmp_filter_ctx ctx, uint32_t mode, int exec)
 {
-    static const denied_call denied[] = {
-        {SCMP_SYS(execve), EACCES},
-        {SCMP_SYS(execveat), EACCES},
-    };
-    if (deny_calls(ctx, denied, sizeof denied / sizeof denied[0]))
+    if (exec && deny_calls(ctx, exec_denied, sizeof exec_denied / sizeof exec_denied[0]))
         return -1;
     if (mode == LAUNCH_OFF &&
         seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
@@ -267,7 +269,10 @@ int child_confine(int parts, uint32_t mode)
     if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM)) != 0 ||
         seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0)
         goto done;
-    if ((parts & CONFINE_BASE) && add_base(ctx, mode))
+    if ((parts & (CONFINE_BASE | CONFINE_OPEN)) && add_base(ctx, mode, !(parts & CONFINE_OPEN)))
+        goto done;
+    if ((parts & CONFINE_EXEC) &&
+        deny_calls(ctx, exec_denied, sizeof exec_denied / sizeof exec_denied[0]))
         goto done;
     if ((parts & CONFINE_PROCS) && add_procs(ctx))
         goto done;

@@ -547,6 +547,62 @@ done:
     return rc;
 }
 
+int view_add_objects(view *v, const char *const *paths, uint32_t n, const char *ld_library_path,
+                     char *err, size_t errlen)
+{
+    resolver rs;
+    int rc = -1;
+    memset(&rs, 0, sizeof rs);
+    rs.v = v;
+    rs.ld_library_path = ld_library_path;
+    elf_cache_load(VIEW_CACHE, &rs.cache);
+    for (uint32_t k = 0; k < n && !rs.failed; k++) {
+        /* A bare name as the program's dlopen finds it; none: not added. */
+        int bare = !strchr(paths[k], '/');
+        int i = bare ? resolve(&rs, paths[k], -1, 0) : try_library(&rs, paths[k], -1, 0);
+        if (i < 0 && bare)
+            continue;
+        if (i < 0 && !rs.failed) {
+            snprintf(err, errlen, "%s is not an ELF shared object or program for this machine",
+                     paths[k]);
+            goto done;
+        }
+        /* A program's loader, at its place (the worker program's, as a rule). */
+        const char *interp = i >= 0 ? rs.o[i].elf.interp : "";
+        char canon[PATH_MAX], real[PATH_MAX];
+        struct stat st;
+        if (interp[0] && (mirror(v, interp, canon) != 0 || !realpath(interp, real) ||
+                          stat(real, &st) != 0 || add_entry(v, VIEW_BIND, canon, real, &st) != 0)) {
+            snprintf(err, errlen, "the loader %s of %s cannot be found", interp, paths[k]);
+            goto done;
+        }
+    }
+    resolve_all(&rs, 0);
+    if (rs.failed) {
+        snprintf(err, errlen, "out of memory resolving the grant's libraries");
+        goto done;
+    }
+    rc = 0;
+done:
+    for (uint32_t i = 0; rs.o && i < rs.n; i++) {
+        dvg_free(rs.o[i].path);
+        elf_info_free(&rs.o[i].elf);
+    }
+    dvg_free(rs.o);
+    elf_cache_free(&rs.cache);
+    return rc;
+}
+
+int view_add_file(view *v, const char *path)
+{
+    char canon[PATH_MAX], real[PATH_MAX];
+    struct stat st;
+    if (virtual_path(path) || mirror(v, path, canon) != 0 || !realpath(path, real) ||
+        stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    return add_entry(v, VIEW_BIND, canon, real, &st);
+}
+
 void view_free(view *v)
 {
     if (!v)

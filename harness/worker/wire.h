@@ -146,6 +146,11 @@ typedef struct ctl_setup {
     uint32_t plugin_at, config_at;
     uint32_t n_preload, preload_at;
     uint32_t n_read, read_at;
+    /* Grants (grant.h): GRANT_* flags of the process; the programs Landlock
+     * lets it execute (with their loaders) and the devices it may write. */
+    uint32_t grant_flags;
+    uint32_t n_exec, exec_at;
+    uint32_t n_dev, dev_at;
     uint32_t threads;        /* worker_options.threads */
     char isa[WORKER_ISA_NAME_MAX]; /* worker_options.isa */
 } ctl_setup;

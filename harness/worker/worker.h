@@ -89,6 +89,7 @@
 #include "divergence/iut.h"
 #include "harness/cases/divcase.h"
 #include "oracle/shape.h"
+#include "harness/worker/grant.h"
 
 #define WORKER_MESSAGE_MAX 512   /* bytes of worker_result.message, NUL included */
 #define WORKER_NAME_MAX 256      /* bytes of a plugin's name or version, NUL included */
@@ -322,6 +323,10 @@ typedef struct worker_options {
      * worker's life; 0: WORKER_OUTPUT_TOTAL. A run of several workers
      * shares WORKER_OUTPUT_TOTAL among them. */
     uint64_t output_total;
+    /* WORKER_GRANT_* bits (grant.h): what the plugin is granted beyond the
+     * sandbox, each named in worker_info.grants and the sandbox line;
+     * 0 (the default): nothing. */
+    uint32_t grants;
     /* What open_with (ABI 1.1) receives in dvg_open_options: `threads`
      * (0, the default: the plugin's own choice; N: at most N threads) and
      * `isa` ("" the default: the plugin's own choice; else one of the
@@ -373,6 +378,13 @@ typedef struct worker_options {
 #define WORKER_LAYERS_TEXT 160
 const char *worker_describe_layers(uint32_t layers, char *buf, size_t cap);
 
+/* The whole sandbox line of a worker: its layers (worker_describe_layers)
+ * then " + grant NAME: WHAT" for each grant in force
+ * (worker_describe_grants), both computed by the harness. buf: cap bytes,
+ * WORKER_SANDBOX_TEXT is enough. Returns buf. */
+#define WORKER_SANDBOX_TEXT 1024
+const char *worker_describe_sandbox(uint32_t layers, uint32_t grants, char *buf, size_t cap);
+
 #define WORKER_OUTPUT_SHOW  4096u            /* bytes shown per request */
 #define WORKER_OUTPUT_TOTAL (UINT64_C(1) << 20) /* bytes shown per worker */
 
@@ -398,7 +410,10 @@ uint32_t worker_limit_pids(void);
 
 /* What a loaded plugin said about itself (validated). */
 typedef struct worker_info {
-    char name[WORKER_NAME_MAX];        /* NUL-terminated, non-empty */
+    char name[WORKER_NAME_MAX];        /* NUL-terminated, non-empty: the
+                                          descriptor's name, " [CONFIG]"
+                                          after it under a config
+                                          (worker_implementation_name) */
     char version[WORKER_NAME_MAX];     /* NUL-terminated */
     uint32_t descriptor_size;          /* dvg_descriptor.size as compiled */
     uint16_t abi_major, abi_minor;
@@ -415,6 +430,9 @@ typedef struct worker_info {
                                           open() left the FP environment
                                           (0: the default). Every call starts
                                           from that environment. */
+    uint32_t grants;                   /* WORKER_GRANT_* in force (the
+                                          harness's options, not the
+                                          worker's word) */
     int32_t zygote;                    /* 1: runners are forked from a
                                           loaded zygote; 0: a plugin that
                                           left threads running after open()
@@ -542,6 +560,27 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect,
 /* The loaded plugin's description, or NULL before a successful start.
  * Owned by w; valid until the next start or worker_free. */
 const worker_info *worker_get_info(const worker *w);
+
+/* An implementation is a plugin under one config: its identity in the
+ * store (builds, findings, certificates) and in every certificate is the
+ * descriptor's name, then " [CONFIG]" when open()'s config is not empty
+ * (sanitized; a config too long for WORKER_NAME_MAX, or one that is not
+ * plain text, as " [config sha256:16 hex digits]"), so that two configs of
+ * one plugin file are two implementations. worker_info.name holds it
+ * (harness-computed from the descriptor and the worker's options).
+ * worker_implementation_config finds the config back in such a name into
+ * out (cap bytes): 0 ("" when it names none), -1 when it holds only the
+ * config's hash or out is too small. */
+const char *worker_implementation_name(const char *name, const char *config, char *out,
+                                       size_t cap);
+int worker_implementation_config(const char *implementation, char *out, size_t cap);
+
+/* As worker_get_info, and also after a start that failed in open()
+ * (WORKER_LOAD_OPEN) once the descriptor had passed its checks: what the
+ * plugin said of itself (its claims; layers and grants as seen), so that
+ * `divergence plugins` can show a plugin whose device is missing. NULL
+ * before any such start. */
+const worker_info *worker_get_descriptor(const worker *w);
 
 /* 1 when a child is running and ready for requests. */
 int worker_alive(const worker *w);

@@ -40,6 +40,8 @@
  *   run.c           worker_run: one case, two computes, element flags
  *   batch.c         the batch API (batch.h)
  *   result.c        worker_result: names, reset, free, descriptions
+ *   grant.c         the grants' table and their plan on this host
+ *   identity.c      an implementation's name: the plugin under its config
  *
  * The order of a worker's layers, and the one place an emulator goes.
  * A start (launch_spawn, then child_main) puts the layers in place in
@@ -67,15 +69,22 @@
  * CONFINE_PROCS (the pids cgroup still bounds them). The attestation is
  * unchanged: it reads /proc of the same process, which the exec keeps.
  *
- * Grants (issues 28, 29; not built). A plugin that needs more than a
- * division kernel (PoCL execs /usr/bin/ld from open(); CUDA opens device
- * nodes) gets it as data, never as code of its own: a grant adds entries
- * to the view (view_entry: a program and its closure resolved by
- * view_build, a device bound with bubblewrap's --dev-bind), rules to
- * Landlock (read, or execute for a program), and takes rows out of the
- * filters' tables (sandbox.c: outer_denied, add_base's and add_procs'
- * lists, each a denied_call row or one rule); the certificate's line
- * would name every grant in force.
+ * Grants (issues 28, 29; grant.h, grant.c). A plugin that needs more than
+ * a division kernel (PoCL execs /usr/bin/ld from open(); CUDA opens device
+ * nodes) gets it as data, never as code of its own, and only when the
+ * caller names it (--grant NAME, worker_options.grants): launch_prepare
+ * resolves the grant's table row on this host (grant_plan_build) and adds
+ * its objects and programs with their closure and its files to the view
+ * (view_add_objects, view_add_file), its folders and devices to
+ * bubblewrap's arguments (--ro-bind, --dev-bind), its variables to the
+ * environment; the control block carries its process flags and the paths
+ * Landlock gives the execute right (a program and its loader) or write
+ * access (a device) to (child_isolate). Exec during open() only: the
+ * worker installs CONFINE_OPEN (no exec or process rule) instead of its
+ * first filter and adds CONFINE_EXEC when open() returns, before any
+ * compute (runners inherit it). A grant needs the view: reduced mode
+ * refuses it. The sandbox line names every grant and what it added
+ * (worker_describe_sandbox), from the table, not from the worker.
  *
  * The worker program never allocates through dvg_malloc (an injected
  * failure must not leak into it) and never returns: it leaves through
@@ -95,6 +104,7 @@
 #include <time.h>
 
 #include "harness/cases/divcase.h"
+#include "harness/worker/grant.h"
 #include "harness/worker/wire.h"
 #include "harness/worker/worker.h"
 #include "oracle/shape.h"
@@ -202,6 +212,17 @@ typedef struct view {
 int view_build(view *v, const char *program, const char *plugin, const char *ld_library_path,
                char *err, size_t errlen);
 void view_free(view *v);
+
+/* A grant's additions (grant.h): the ELF objects at `paths` (n; shared
+ * objects or programs; a bare name as dlopen finds it, skipped when it
+ * finds none) with their DT_NEEDED closure and a program's loader,
+ * resolved as view_build resolves the plugin's (not preloaded); 0, or -1
+ * with err. view_add_file: the regular file at `path`, read-only at its
+ * place (the symbolic links on its way recreated); 0, or -1 when it is no
+ * regular file outside /proc, /sys and /dev. */
+int view_add_objects(view *v, const char *const *paths, uint32_t n, const char *ld_library_path,
+                     char *err, size_t errlen);
+int view_add_file(view *v, const char *path);
 
 /* Opens entry e's file again by its real path, checked to be the inode
  * resolved: an O_PATH descriptor (BIND) or a readable one (COPY, or a BIND
@@ -324,6 +345,7 @@ struct worker {
     cgroup cg;              /* the worker's groups (cg.have 0: none) */
     int setupfd;            /* what bubblewrap or the launch says, -1 */
     int infofd;             /* bubblewrap's --info-fd, read end, -1 */
+    grant_plan grant;       /* what opt.grants add (grant.h) */
 
     /* attest.c */
     uint32_t layers;        /* attested for the current life */
@@ -561,6 +583,11 @@ typedef struct child_setup {
     uint32_t n_preload;
     const char **read;       /* LAUNCH_REDUCED: what Landlock lets it read */
     uint32_t n_read;
+    uint32_t grant_flags;    /* GRANT_* (grant.h) */
+    const char **exec;       /* Landlock's execute right (a grant's programs) */
+    uint32_t n_exec;
+    const char **dev;        /* devices it may read and write (a grant's) */
+    uint32_t n_dev;
 } child_setup;
 
 /* The worker program: reads its set-up from the control block on
@@ -606,8 +633,9 @@ void child_serve_forks(int sock, int confined, int mode);
  * from WORKER_FD_COUNT on. */
 void child_fds(void);
 
-/* RLIMIT_CORE 0 and the limits of o (worker_options.limit_*). */
-void child_limits(const worker_options *o, size_t page);
+/* RLIMIT_CORE 0 and the limits of o (worker_options.limit_*); no
+ * RLIMIT_AS where grant_flags has GRANT_NO_AS_LIMIT. */
+void child_limits(const worker_options *o, size_t page, uint32_t grant_flags);
 
 
 /* Moves the RLIMIT_CPU soft limit to `budget` seconds past what the child
@@ -627,6 +655,14 @@ void child_cpu_budget(uint32_t budget);
 #define CONFINE_BASE 1
 #define CONFINE_PROCS 2
 #define CONFINE_ALL (CONFINE_BASE | CONFINE_PROCS)
+/* A grant's two stages (grant.h, GRANT_EXEC_IN_OPEN): CONFINE_OPEN is
+ * CONFINE_BASE without the exec rules and without CONFINE_PROCS (a
+ * posix_spawn is a clone without CLONE_THREAD), in force while the plugin
+ * loads and opens; CONFINE_EXEC, the exec rules alone, is added when open()
+ * returns, before any compute (and CONFINE_PROCS with it where no zygote
+ * forks runners). */
+#define CONFINE_OPEN 4
+#define CONFINE_EXEC 8
 int child_confine(int parts, uint32_t mode);
 
 /* The outer filter (see sandbox.c) for a worker of `mode` (LAUNCH_*),

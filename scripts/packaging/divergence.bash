@@ -27,6 +27,7 @@ _divergence()
     --order) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --profile) COMPREPLY=($(compgen -W "exact ftz daz ftz+daz ulp: exact+no-refusals" -- "$cur")); return ;;
     --sandbox) COMPREPLY=($(compgen -W "auto strict off" -- "$cur")); return ;;
+    --grant) COMPREPLY=($(compgen -W "pocl cuda" -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "html junit md json" -- "$cur")); return ;;
     --variant)
         COMPREPLY=($(compgen -W "onnx-div-1 onnx-div-6 onnx-div-7 onnx-div-13 onnx-div-14
@@ -45,20 +46,22 @@ _divergence()
     case $cmd in
     certify) flags="--plugin --variant --dtype --profile --seed --db --cases --random
         --max-elements --shape-tier --timeout --config --shard --no-progress --memory-limit
-        --cpu-limit --resume --sandbox --env --jobs --pin --no-pin --no-probes
+        --cpu-limit --resume --sandbox --env --grant --jobs --pin --no-pin --no-probes
         --no-thread-counts" ;;
     diff) flags="--plugin --variant --dtype --profile --seed --db --cases --random
-        --max-elements --timeout --partial --sandbox --env --jobs --pin --no-pin" ;;
+        --max-elements --timeout --memory-limit --config --partial --sandbox --env --grant --jobs
+        --pin --no-pin" ;;
     sweep) flags="--plugin --dtype --variant --attr --jobs --shard --db --resume --profile
         --random --seed --timeout --config --max-failures --batch-pairs --nondet-every --pin
-        --shape-tier --no-progress --sandbox --env" ;;
+        --shape-tier --no-progress --memory-limit --sandbox --env --grant" ;;
     fuzz) flags="--plugin --seconds --cases --jobs --seed --shard --db --corpus --max-elements
         --timeout --profile --stop-on-finding --no-progress --memory-limit --cpu-limit --resume
-        --pin --no-pin --sandbox --env" ;;
+        --pin --no-pin --sandbox --env --grant" ;;
     import) flags="--plugin --db --config --max-elements --timeout --memory-limit --cpu-limit
         --no-progress --sandbox --env" ;;
-    replay) flags="--db --plugin --write-case" ;;
-    bisect) flags="--db --plugin --builds --order --seen --all --since" ;;
+    replay) flags="--db --plugin --write-case --config --grant --timeout --memory-limit" ;;
+    bisect) flags="--db --plugin --builds --order --seen --all --since --config --grant --timeout
+        --memory-limit" ;;
     report) flags="--db --run --runs --plugin --latest --latest-per-plugin --format -o
         --output" ;;
     query)

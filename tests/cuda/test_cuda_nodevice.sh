@@ -4,9 +4,14 @@
 # instance (certify, sweep, diff, plugins) ends with exit 2 and the plugin's
 # own line naming the missing device and why (cudaGetDeviceCount's error:
 # cudaErrorInsufficientDriver (35): no driver in the worker's view, even
-# with the toolkit's stub libcuda on the library path), no crash, and
+# with the toolkit's stub libcuda on the library path; cudaErrorStubLibrary
+# (34) with the stub and --grant cuda), no crash, and
 # nothing stored: no database file is created, and an existing one is left
-# byte for byte as it was.
+# byte for byte as it was. `plugins` shows the descriptor all the same.
+# The stub is reached only with --grant cuda (libcuda.so.1 in the worker's
+# view, found as the plugin's dlopen finds it: LD_LIBRARY_PATH first);
+# without the grant the worker's view holds no libcuda and the runtime says
+# cudaErrorInsufficientDriver (35), as on a machine without a driver.
 #
 # usage: test_cuda_nodevice.sh DIVERGENCE PLUGIN_DIR STUB_DIR
 #   STUB_DIR: a folder holding libcuda.so.1 -> the toolkit's stub, or "-"
@@ -46,29 +51,33 @@ run "reference certify" 0 "$D" certify --plugin "$P/reference.so" --variant sonn
     --random 20 --shape-tier 0 --db "$tmp/kept.db" --no-progress
 sum_before=$(cat "$tmp"/kept.db* | sha256sum)
 
+# check_plugin NAME WHY [--grant cuda]
 check_plugin() {
     name=$1 why=$2
+    shift 2
     so=$P/$name.so
     line="$name: no CUDA device: cudaGetDeviceCount: $why"
 
-    run "$name certify (new db)" 2 "$D" certify --plugin "$so" --db "$tmp/new.db" --no-progress
+    run "$name certify (new db)" 2 "$D" certify --plugin "$so" --db "$tmp/new.db" --no-progress "$@"
     says "$name certify" "^plugin $name.so: $line"
     says "$name certify" "cannot load plugin $so: .*open failed"
     [ ! -e "$tmp/new.db" ] || fail "$name certify created $tmp/new.db"
 
-    run "$name certify (kept db)" 2 "$D" certify --plugin "$so" --db "$tmp/kept.db" --no-progress
+    run "$name certify (kept db)" 2 "$D" certify --plugin "$so" --db "$tmp/kept.db" --no-progress "$@"
     says "$name certify" "$line"
 
-    run "$name sweep" 2 "$D" sweep --plugin "$so" --dtype f16 --db "$tmp/new.db" --no-progress
+    run "$name sweep" 2 "$D" sweep --plugin "$so" --dtype f16 --db "$tmp/new.db" --no-progress "$@"
     says "$name sweep" "cannot load plugin $so: .*open failed"
     [ ! -e "$tmp/new.db" ] || fail "$name sweep created $tmp/new.db"
 
     run "$name diff" 2 "$D" diff --plugin "$P/reference.so" --plugin "$so" --db "$tmp/kept.db" \
-        --random 1
+        --random 1 "$@"
     says "$name diff" "$line"
 
-    run "$name plugins" 2 "$D" plugins "$so"
+    run "$name plugins" 2 "$D" plugins "$@" "$so"
     says "$name plugins" "$line"
+    says "$name plugins" "^  name        $name$"
+    says "$name plugins" "^  claims      [1-9]"
 }
 
 for name in cuda cuda-intrinsic cuda-fast-math; do
@@ -78,13 +87,15 @@ done
 # the toolkit and no GPU has): cudart dlopens libcuda.so.1, which is not in
 # the plugin's DT_NEEDED closure, so the sandbox's view does not hold it and
 # the worker sees no driver at all, as above; nothing of the caller's
-# library path leaks in. (With the stub reachable, cudaGetDeviceCount fails
-# with cudaErrorStubLibrary (34) and leaves its count as it was; that path
-# needs a sandbox grant that brings the driver's libraries into the view.)
+# library path leaks in. With --grant cuda the stub is reached (the grant
+# finds libcuda.so.1 as the plugin's dlopen does, LD_LIBRARY_PATH first):
+# cudaGetDeviceCount fails with cudaErrorStubLibrary (34) and leaves its
+# count as it was, which the plugin must not read.
 if [ "$STUB" != "-" ]; then
     LD_LIBRARY_PATH=$STUB
     export LD_LIBRARY_PATH
     check_plugin cuda "cudaErrorInsufficientDriver (35)"
+    check_plugin cuda "cudaErrorStubLibrary (34)" --grant cuda
     unset LD_LIBRARY_PATH
 fi
 

@@ -63,6 +63,15 @@ certify attackparent 0 '^2 of 2 claims hold'
 grep -q 'kill([0-9]*): Operation not permitted; ptrace: Operation not permitted' "$tmp/attackparent.err" && ok || bad "attackparent: not refused"
 certify exec 0 '^2 of 2 claims hold'
 grep -q 'hostile-exec: Permission denied' "$tmp/exec.err" && ok || bad "exec: not refused"
+# Given --grant pocl (the exec of /usr/bin/ld allowed while open() runs), a
+# plugin that execs in compute is refused all the same, the linker included:
+# the runners' filter refuses exec again before any compute.
+certify exec 0 '^2 of 2 claims hold' --grant pocl
+if grep -q 'hostile-exec: /usr/bin/ld: Permission denied' "$tmp/exec.err" &&
+    grep -q 'hostile-exec: Permission denied' "$tmp/exec.err" &&
+    grep -q '^  sandbox: .* + grant pocl: exec /usr/bin/ld during open() only' "$tmp/exec.out"; then ok; else
+    bad "exec --grant pocl: an exec in compute not refused, or the grant not named"
+    head -c 3000 "$tmp/exec.out" "$tmp/exec.err" >&2; fi
 certify cpu 1 '^    hang .*CPU time' --cpu-limit 1 --timeout 30000
 certify sleep 1 '^    hang ' --timeout 500
 certify rank1000 1 '^    wrong-output-shape .*rank 1000'

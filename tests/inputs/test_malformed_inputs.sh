@@ -61,6 +61,9 @@ input "unexpected argument 'stray'" certify --plugin "$P" stray
 input "unknown variant 'onnx-div-99'" certify --plugin "$P" --variant onnx-div-99
 input "unknown dtype 'f8'" certify --plugin "$P" --dtype f8
 input "\-\-random '-3'" certify --plugin "$P" --random -3
+input "\-\-grant 'root': expected one of pocl, cuda" certify --plugin "$P" --grant root
+input "\-\-grant 'POCL': expected one of pocl, cuda" sweep --plugin "$P" --dtype f16 --grant POCL
+input "\-\-grant '': expected one of pocl, cuda" plugins --grant '' "$P"
 input "\-\-jobs '0'" fuzz --plugin "$P" --jobs 0
 input "\-\-jobs '65'" fuzz --plugin "$P" --jobs 65
 input "\-\-seconds 0 needs --cases" fuzz --plugin "$P" --seconds 0

@@ -11,47 +11,44 @@
 #                the NaNs still depart;
 #   bad-option   a config whose build fails (an unknown option, a kernel that
 #                does not compile, an unknown key) is a clear error, exit 2,
-#                and nothing is stored: the database keeps what it had.
+#                and nothing is stored: the database keeps what it had;
+#                without --grant pocl the plugin cannot open (no OpenCL
+#                platform in the worker's view), a clear error, exit 2.
 # Exit 77 (skipped) only when the adapter was not built (no OpenCL headers
 # or ICD loader); an adapter without an OpenCL platform fails.
 #
-# --sandbox off, and the kernels built first by opencl-prebuild into a
-# private PoCL cache: PoCL links each kernel by running /usr/bin/ld, which
-# the worker's seccomp filter refuses (with --sandbox off too); with the
-# kernels cached, open() runs no linker. The follow-up of issue 28 (the
-# worker grants the linker during open()) removes both.
+# Under the default sandbox with --grant pocl (harness/worker/grant.h):
+# PoCL's files in the worker's view, its ICD by OCL_ICD_VENDORS, a private
+# kernel cache in the scratch, and /usr/bin/ld exec'd only while open()
+# builds and links the kernels.
 # Usage: test_opencl.sh MODE DIVERGENCE PLUGIN_DIR CASE_FILE
 set -u
-MODE=$1 D=$2 P=$3/opencl.so PRE=$3/opencl-prebuild CASES=$4
+MODE=$1 D=$2 P=$3/opencl.so CASES=$4
 if [ ! -f "$P" ]; then
     echo "SKIP: $P was not built (needs ocl-icd-opencl-dev and opencl-headers: scripts/setup.sh)"
     exit 77
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-export POCL_CACHE_DIR="$tmp/pocl-cache"
-mkdir -p "$POCL_CACHE_DIR"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-TIMEOUT=20000
+TIMEOUT=60000 # open() builds and links every kernel: seconds on a loaded machine
 
-# certify CONFIG DB [FLAGS...]: certify with --sandbox off; output in $tmp/out,
-# exit status in $rc.
+# certify CONFIG DB [FLAGS...]: certify under the default sandbox with
+# --grant pocl; output in $tmp/out, exit status in $rc.
 certify() {
     config=$1 db=$2; shift 2
     rc=0
-    "$D" certify --plugin "$P" --sandbox off --config "$config" --timeout "$TIMEOUT" \
+    "$D" certify --plugin "$P" --grant pocl --config "$config" --timeout "$TIMEOUT" \
         --db "$db" --no-progress "$@" >"$tmp/out" 2>&1 || rc=$?
 }
 
-# prebuild CONFIG: the kernels of CONFIG into the cache; fails the test when
-# the build fails. Under ASan, PoCL's own allocations kept until exit are
-# not leaks of the adapter (lsan.supp).
-prebuild() {
-    if LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(dirname "$CASES")/lsan.supp" \
-        "$PRE" "$1" >"$tmp/pre.out" 2>&1; then ok; else
-        bad "opencl-prebuild '$1' failed"; cat "$tmp/pre.out"; fi
+# granted WHAT: the sandbox line of $tmp/out is the full sandbox's and
+# names the grant and what it added.
+granted() {
+    if grep -q '^  sandbox: user,pid,net,mount,ipc,uts ns + .* + grant pocl: exec /usr/bin/ld during open() only' "$tmp/out"; then ok; else
+        bad "$1: the sandbox line does not name the grant"; sed -n 1,3p "$tmp/out"; fi
 }
 
 # one_case NAME: the case NAME of $CASES alone, in $tmp/NAME.case.
@@ -78,7 +75,6 @@ CASE_NAMES=$(sed -n 's/^case //p' "$CASES")
 
 case $MODE in
 default)
-    prebuild ""
     # Every claim, with fewer random cases and shape paths up to 2^10 + 1
     # elements than certify's default (the cases/ conformance files and
     # the edge-value cross product in full).
@@ -88,6 +84,7 @@ default)
         bad "default build: exit $rc, claims held/made '$n', want all of at least 50"
         grep -v " CONFORMANT " "$tmp/out" | head -30
     fi
+    granted "default build"
     # The claims: f32 and bf16 (through f32) under every variant, f64 with
     # cl_khr_fp64 (PoCL has it), integers with both roundings, i4/u4.
     for claim in "onnx-div-1  *f32" "onnx-div-13  *bf16" "onnx-div-7  *f64" \
@@ -101,7 +98,6 @@ default)
         bad "default build on $CASES: exit $rc, want CONFORMANT"; cat "$tmp/out"; fi
     ;;
 fast)
-    prebuild "-cl-fast-relaxed-math"
     # case  class  actual bits (a prefix of the store's 'actual' text)
     while read -r name cls actual; do
         db="$tmp/$(echo "$name" | tr / _).db"
@@ -130,6 +126,34 @@ opencl/max-by-max x
 opencl/seven-by-seven x
 EOF
     done
+    # Both option sets in one database: two implementations ("opencl" and
+    # "opencl [-cl-fast-relaxed-math]"), the default build's certificate
+    # untouched by the other's findings; replay without --config replays
+    # with the config the finding was recorded with (1/0 still NaN), and
+    # with --config "" on the default build (conforms).
+    db="$tmp/both.db"
+    one=$(one_case opencl/one-by-zero)
+    certify_f32 "" "$db" --cases "$one"
+    rc_default=$rc
+    certify_f32 "-cl-fast-relaxed-math" "$db" --cases "$one"
+    impls=$(sqlite3 "$db" "SELECT group_concat(name, '|') FROM (SELECT name FROM plugin_builds ORDER BY name)")
+    sig=$(sqlite3 "$db" "SELECT s.id FROM signatures s JOIN reproducers r ON r.signature_id = s.id
+                         WHERE r.case_id = 'opencl/one-by-zero' AND s.class = 'nan-unexpected'
+                           AND s.implementation = 'opencl [-cl-fast-relaxed-math]' LIMIT 1")
+    others=$(sqlite3 "$db" "SELECT count(*) FROM signatures WHERE implementation = 'opencl'")
+    if [ "$rc_default" -eq 0 ] && [ "$rc" -eq 1 ] && [ "$impls" = "opencl|opencl [-cl-fast-relaxed-math]" ] &&
+        [ -n "$sig" ] && [ "$others" = 0 ]; then ok; else
+        bad "both configs in one database: exits $rc_default/$rc, builds '$impls', signature '$sig'," \
+            "$others findings of the default build"; fi
+    rc=0
+    "$D" replay --db "$db" "sig:${sig:-0}" --grant pocl --timeout "$TIMEOUT" >"$tmp/out" 2>&1 || rc=$?
+    if [ "$rc" -eq 1 ] && grep -q "with --config -cl-fast-relaxed-math" "$tmp/out" &&
+        grep -q "got -nan" "$tmp/out"; then ok; else
+        bad "replay of sig:$sig without --config: exit $rc, want 1 on the recorded config"; cat "$tmp/out"; fi
+    rc=0
+    "$D" replay --db "$db" "sig:${sig:-0}" --grant pocl --timeout "$TIMEOUT" --config "" >"$tmp/out" 2>&1 || rc=$?
+    if [ "$rc" -eq 0 ] && grep -q "now: conforms" "$tmp/out"; then ok; else
+        bad "replay of sig:$sig with --config '': exit $rc, want 0 (the default build conforms)"; cat "$tmp/out"; fi
     # ulp:2 accepts 7/7 (1 ulp) but not a NaN for 1/0 or 0 for 2^20/2^127.
     certify_f32 "-cl-fast-relaxed-math" "$tmp/ulp2.db" --profile ulp:2 --cases "$CASES"
     if [ "$rc" -eq 1 ] && grep -q "^  onnx-div-7  *f32  *NONCONFORMANT" "$tmp/out" &&
@@ -140,7 +164,6 @@ EOF
     ;;
 bad-option)
     db="$tmp/keep.db"
-    prebuild ""
     certify_f32 "" "$db"
     if [ "$rc" -eq 0 ]; then ok; else bad "a good certify into $db: exit $rc"; cat "$tmp/out"; fi
     before=$(sqlite3 "$db" "SELECT (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM certificates)")
@@ -159,6 +182,28 @@ flavour=fast|flavour 'fast': expected a/b, native_divide or half_divide
 speed=11|unknown key 'speed'
 platform=7|platform 7: there are
 EOF
+    # Without the grant: no OpenCL platform in the worker's view (the ICD
+    # loader finds no vendor), a clear error naming why, exit 2, nothing
+    # stored; and no hang.
+    rc=0
+    "$D" certify --plugin "$P" --timeout "$TIMEOUT" --db "$db" --no-progress --variant onnx-div-7 \
+        --dtype f32 --random 0 --shape-tier 0 >"$tmp/out" 2>&1 || rc=$?
+    after=$(sqlite3 "$db" "SELECT (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM certificates)")
+    if [ "$rc" -eq 2 ] && grep -q "cannot load plugin" "$tmp/out" &&
+        grep -q "no OpenCL platform: clGetPlatformIDs .*CL_PLATFORM_NOT_FOUND_KHR (-1001)" "$tmp/out" &&
+        [ "$after" = "$before" ]; then ok; else
+        bad "without --grant pocl: exit $rc, runs/certificates $before -> $after, want exit 2," \
+            "nothing stored and 'no OpenCL platform'"; cat "$tmp/out"; fi
+    # plugins: the same reason without the grant; with it, the plugin and
+    # the grant named.
+    rc=0
+    "$D" plugins --timeout "$TIMEOUT" "$P" >"$tmp/out" 2>&1 || rc=$?
+    if [ "$rc" -eq 2 ] && grep -q "no OpenCL platform" "$tmp/out"; then ok; else
+        bad "plugins without --grant pocl: exit $rc"; cat "$tmp/out"; fi
+    rc=0
+    "$D" plugins --grant pocl --timeout "$TIMEOUT" "$P" >"$tmp/out" 2>&1 || rc=$?
+    if [ "$rc" -eq 0 ] && grep -q "grant pocl" "$tmp/out"; then ok; else
+        bad "plugins --grant pocl: exit $rc"; cat "$tmp/out"; fi
     ;;
 *)
     echo "test_opencl.sh: unknown mode '$MODE'"

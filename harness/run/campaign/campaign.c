@@ -184,8 +184,8 @@ int campaign_open_run(shared *sh)
         sh->first_case = sh->resumed_from;
         return 0;
     }
-    char sandbox[160];
-    isolation_report_sandbox(kind, sh->info[0]->layers, NULL, sh->err, sandbox, sizeof sandbox);
+    char sandbox[WORKER_SANDBOX_TEXT];
+    isolation_report_sandbox(kind, sh->info[0], NULL, sh->err, sandbox, sizeof sandbox);
     store_run_info ri = {.kind = kind, .profile = o->profile.name, .args = o->args,
                          .sandbox = sandbox, .seed = o->seed, .has_seed = 1,
                          .shard_index = o->shard_index,
@@ -369,8 +369,8 @@ void campaign_print_summary(shared *sh, double secs)
     for (uint32_t p = 0; p < sh->n_plugins && sh->n_plugins > 1; p++)
         fprintf(sh->out, "  plugin %u: %s %s (%s)\n", p + 1, sh->info[p]->name,
                 sh->info[p]->version, sh->o->plugin_paths[p]);
-    char sandbox[160];
-    isolation_report_sandbox(kind, sh->info[0]->layers, sh->out, NULL, sandbox, sizeof sandbox);
+    char sandbox[WORKER_SANDBOX_TEXT];
+    isolation_report_sandbox(kind, sh->info[0], sh->out, NULL, sandbox, sizeof sandbox);
     fprintf(sh->out, "  cases %" PRIu64 ", elements %" PRIu64 " in %.1f s: %.0f cases/s, %.0f elements/s\n",
             sh->cases, sh->elements, secs, secs > 0 ? (double)sh->cases / secs : 0,
             secs > 0 ? (double)sh->elements / secs : 0);

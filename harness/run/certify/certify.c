@@ -103,8 +103,8 @@ static int open_run(certify *cf)
         fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
         return -1;
     }
-    char sandbox[160];
-    worker_describe_layers(cf->info->layers, sandbox, sizeof sandbox);
+    char sandbox[WORKER_SANDBOX_TEXT];
+    worker_describe_sandbox(cf->info->layers, cf->info->grants, sandbox, sizeof sandbox);
     store_run_info ri = {.kind = "certify", .profile = o->profile.name, .args = o->args,
                          .sandbox = sandbox, .seed = o->seed, .has_seed = 1,
                          .shard_index = o->shard_index, .shard_count = o->shard_count};
@@ -118,14 +118,14 @@ static int open_run(certify *cf)
 static void print_header(certify *cf)
 {
     const certify_options *o = cf->o;
-    char shard[48] = "", sandbox[160];
+    char shard[48] = "", sandbox[WORKER_SANDBOX_TEXT];
     if (o->shard_count > 1)
         snprintf(shard, sizeof shard, ", shard %u/%u", o->shard_index, o->shard_count);
     fprintf(cf->out, "Certificate: %s %s (%s), profile %s, seed %" PRIu64 "%s, run %" PRId64
                      " in %s%s\n",
             cf->info->name, cf->info->version, o->plugin_path, o->profile.name, o->seed, shard,
             cf->run_id, cf->session.db_path, cf->session.resumed ? " (resumed)" : "");
-    isolation_report_sandbox("certify", cf->info->layers, cf->out, cf->err, sandbox,
+    isolation_report_sandbox("certify", cf->info, cf->out, cf->err, sandbox,
                              sizeof sandbox);
     if (cf->info->fp_at_open) {
         char fp[128];

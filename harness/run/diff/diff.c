@@ -36,8 +36,8 @@ int diff_start_worker(diff *d, uint32_t k, int cpu, worker **w)
 {
     const char *path = d->o->plugins[k];
     worker_options wo;
-    isolation_worker_options(&d->o->iso, 2000, NULL, (isolation_place){cpu, d->jobs * d->n}, 0,
-                             &wo);
+    isolation_worker_options(&d->o->iso, 2000, d->o->config,
+                             (isolation_place){cpu, d->jobs * d->n}, 0, &wo);
     if (worker_new(path, &wo, w)) {
         fprintf(d->err, "divergence diff: cannot create a worker for %s\n", path);
         return -1;
@@ -138,8 +138,8 @@ static int open_run(diff *d)
                      d->info[0]->version, d->err))
         return -1;
     d->db = d->session.db;
-    char sandbox[160];
-    worker_describe_layers(d->info[0]->layers, sandbox, sizeof sandbox);
+    char sandbox[WORKER_SANDBOX_TEXT];
+    worker_describe_sandbox(d->info[0]->layers, d->info[0]->grants, sandbox, sizeof sandbox);
     store_run_info ri = {.kind = "diff", .profile = o->profile.name, .args = o->args,
                          .sandbox = sandbox, .seed = o->seed, .has_seed = 1};
     if (session_begin(&d->session, &ri))
@@ -242,14 +242,14 @@ static int commit_pair(void *ctx, uint64_t u, void *result)
 static int compare_pairs(diff *d, double t0)
 {
     const diff_options *o = d->o;
-    char sandbox[160];
+    char sandbox[WORKER_SANDBOX_TEXT];
     fprintf(d->out, "Diff: %s, profile %s, seed %" PRIu64 ", %u shared pairs, run %" PRId64
                     " in %s\n",
             d->set_name, o->profile.name, o->seed, d->n_pairs, d->run_id, d->session.db_path);
     for (uint32_t k = 0; k < d->n; k++)
         fprintf(d->out, "  plugin %u: %s %s (%s)\n", k + 1, d->info[k]->name, d->info[k]->version,
                 o->plugins[k]);
-    isolation_report_sandbox("diff", d->info[0]->layers, d->out, d->err, sandbox, sizeof sandbox);
+    isolation_report_sandbox("diff", d->info[0], d->out, d->err, sandbox, sizeof sandbox);
     engine_policy p = {.ctx = d, .jobs = d->jobs, .pin = d->pinned, .units = d->n_pairs,
                        .ordered = 1, .job_start = diff_job_start, .job_free = diff_job_free,
                        .run = diff_pair_run, .commit = commit_pair,

@@ -44,6 +44,9 @@ typedef struct diff_options {
                                       least two) claim, each compared among
                                       those; its hazards are findings of
                                       that subset */
+    const char *config;            /* open()'s string for every plugin (--config;
+                                      NULL: ""): each one's implementation is
+                                      named with it (worker_implementation_name) */
     run_isolation iso;             /* the workers' timeout, limits, sandbox,
                                       environment */
     uint32_t jobs;                 /* jobs, each with a worker per plugin

@@ -31,12 +31,14 @@ void isolation_worker_options(const run_isolation *iso, uint32_t default_timeout
     wo->sandbox = iso->sandbox;
     wo->env = iso->env;
     wo->n_env = iso->n_env;
+    wo->grants = iso->grants;
 }
 
-const char *isolation_report_sandbox(const char *cmd, uint32_t layers, FILE *out, FILE *err,
-                                     char *buf, size_t cap)
+const char *isolation_report_sandbox(const char *cmd, const worker_info *in, FILE *out,
+                                     FILE *err, char *buf, size_t cap)
 {
-    worker_describe_layers(layers, buf, cap);
+    uint32_t layers = in->layers;
+    worker_describe_sandbox(layers, in->grants, buf, cap);
     if (out)
         fprintf(out, "  sandbox: %s%s\n", buf,
                 layers & WORKER_LAYER_OFF ? "  *** THE PLUGIN RAN UNCONFINED ***" : "");

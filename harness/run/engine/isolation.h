@@ -2,7 +2,7 @@
 /*
  * harness/run/engine/isolation.h: how a run confines its plugin's workers,
  * the options every command shares (--timeout, --memory-limit,
- * --cpu-limit, --sandbox, --env) in one struct that each command's options
+ * --cpu-limit, --sandbox, --env, --grant) in one struct that each command's options
  * embed, their translation into worker_options, and the sandbox line a
  * run's header prints.
  */
@@ -23,6 +23,7 @@ typedef struct run_isolation {
     const char *const *env;    /* --env K=V for the plugin, n_env of them
                                   (borrowed: they outlive the run) */
     uint32_t n_env;
+    uint32_t grants;           /* --grant NAME: WORKER_GRANT_* bits */
 } run_isolation;
 
 /* The defaults: timeout_ms, the worker's limits (WORKER_LIMIT_AS of
@@ -49,12 +50,14 @@ void isolation_worker_options(const run_isolation *iso, uint32_t default_timeout
                               worker_options *wo);
 
 /*
- * The sandbox line of a run's header, "  sandbox: <layers>\n", on `out`
- * (and the layers as text into buf, cap bytes, for the run record); with
- * WORKER_LAYER_OFF also a warning on `err` ("divergence CMD: WARNING:
- * ..."). out and err may be NULL. Returns buf.
+ * The sandbox line of a run's header, "  sandbox: <layers>[ + grant NAME:
+ * WHAT]...\n" (worker_describe_sandbox of the layers and grants of the
+ * run's worker, `in`), on `out` (and the line as text into buf, cap bytes,
+ * WORKER_SANDBOX_TEXT, for the run record); with WORKER_LAYER_OFF also a
+ * warning on `err` ("divergence CMD: WARNING: ..."). out and err may be
+ * NULL. Returns buf.
  */
-const char *isolation_report_sandbox(const char *cmd, uint32_t layers, FILE *out, FILE *err,
-                                     char *buf, size_t cap);
+const char *isolation_report_sandbox(const char *cmd, const worker_info *in, FILE *out,
+                                     FILE *err, char *buf, size_t cap);
 
 #endif /* HARNESS_RUN_ISOLATION_H */

@@ -344,6 +344,7 @@ typedef struct build_slot {
     char sha256[SHA256_HEX_CHARS]; /* "" until hashed */
     replay r;
     int opened;
+    char config[WORKER_NAME_MAX]; /* what r was opened with */
 } build_slot;
 
 struct bisect_session {
@@ -352,7 +353,15 @@ struct bisect_session {
     FILE *out, *err;
     build_slot *slots;
     uint32_t n_slots, cap;
+    const char *config; /* bisect_plugin_options */
+    const run_isolation *iso;
 };
+
+void bisect_plugin_options(bisect_session *bs, const char *config, const run_isolation *iso)
+{
+    bs->config = config;
+    bs->iso = iso;
+}
 
 int bisect_open(bisect_session **out_session, store *db, int all, FILE *out, FILE *err)
 {
@@ -464,8 +473,22 @@ static int probe_build(void *ctx, uint32_t i, int *present)
         fprintf(bs->err, "divergence bisect: out of memory\n");
         return -1;
     }
+    /* The config of the signature's implementation, unless the session
+     * names one; a build opened under another is opened again. */
+    char cfg[WORKER_NAME_MAX];
+    if (!bs->config && worker_implementation_config(p->sig->implementation, cfg, sizeof cfg)) {
+        fprintf(bs->err, "divergence bisect: the config of %s is recorded only as its hash: "
+                         "pass --config\n", p->sig->implementation);
+        return -1;
+    }
+    const char *config = bs->config ? bs->config : cfg;
+    if (b->opened && strcmp(b->config, config)) {
+        replay_close(&b->r);
+        b->opened = 0;
+    }
     if (!b->opened) {
-        if (replay_open(&b->r, b->path)) {
+        snprintf(b->config, sizeof b->config, "%s", config);
+        if (replay_open(&b->r, b->path, config, bs->iso)) {
             fprintf(bs->err, "divergence bisect: %s\n", b->r.error);
             return -1;
         }

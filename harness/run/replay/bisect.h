@@ -35,6 +35,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "harness/run/engine/isolation.h"
 #include "harness/store/store.h"
 
 /* The most builds in one series. */
@@ -115,6 +116,12 @@ typedef struct bisect_session bisect_session;
  * session). all: replay every build (see above). Messages go to out
  * (what was found) and err (problems). Returns 0, or -1 (out of memory). */
 int bisect_open(bisect_session **out_session, store *db, int all, FILE *out, FILE *err);
+
+/* How the session's builds are opened: open()'s `config` (NULL: the
+ * config of each signature's implementation) and the isolation options
+ * `iso` (NULL: the defaults), both borrowed (they must outlive the
+ * session), for every build replayed from now on (replay_open). */
+void bisect_plugin_options(bisect_session *bs, const char *config, const run_isolation *iso);
 
 /*
  * Bisects signature `signature_id` over `series` (NULL: the builds of its

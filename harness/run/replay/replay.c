@@ -8,14 +8,21 @@
 #include <stdio.h>
 #include <string.h>
 
-int replay_open(replay *r, const char *path)
+int replay_open(replay *r, const char *path, const char *config, const run_isolation *iso)
 {
     char msg[256];
     memset(r, 0, sizeof *r);
     r->path = path;
     verdict_profile_parse("exact", &r->profile, msg, sizeof msg);
     worker_options wo;
-    worker_options_limited(&wo); /* as certify runs it */
+    run_isolation def;
+    if (!iso) {
+        isolation_default(&def, 0);
+        iso = &def;
+    }
+    /* As certify runs it. */
+    isolation_worker_options(iso, WORKER_DEFAULT_TIMEOUT_MS, config, (isolation_place){-1, 1}, 0,
+                             &wo);
     if (worker_new(path, &wo, &r->w)) {
         snprintf(r->error, sizeof r->error, "cannot create a worker for %s", path);
         r->w = NULL;

@@ -17,6 +17,7 @@
 
 #include "harness/cases/divcase.h"
 #include "harness/judge/verdict.h"
+#include "harness/run/engine/isolation.h"
 #include "harness/run/engine/trial.h"
 #include "harness/worker/worker.h"
 
@@ -35,11 +36,13 @@ typedef struct replay {
 
 /*
  * Sets up a replay of the plugin at `path` (kept: it must outlive the
- * replay): its worker, not started (the first replay_run loads the
- * plugin). Returns 0, or -1 with the reason in r->error; replay_close
- * follows either way.
+ * replay) opened with `config` (open()'s string, the one the finding was
+ * recorded with; NULL: ""; copied) under `iso` (the run's isolation
+ * options: timeout, limits, sandbox, --env, grants; NULL: the defaults):
+ * its worker, not started (the first replay_run loads the plugin). Returns
+ * 0, or -1 with the reason in r->error; replay_close follows either way.
  */
-int replay_open(replay *r, const char *path);
+int replay_open(replay *r, const char *path, const char *config, const run_isolation *iso);
 
 /*
  * Runs `in` on the replay's build and judges it (harness/run/engine/trial.h),

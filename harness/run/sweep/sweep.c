@@ -355,8 +355,8 @@ static int open_run(shared *sh, int *resumed, FILE *err)
         fprintf(err, "divergence sweep: no unfinished sweep with these settings and this "
                      "plugin build in %s: starting one\n", sh->session.db_path);
     }
-    char sandbox[160];
-    worker_describe_layers(sh->info->layers, sandbox, sizeof sandbox);
+    char sandbox[WORKER_SANDBOX_TEXT];
+    worker_describe_sandbox(sh->info->layers, sh->info->grants, sandbox, sizeof sandbox);
     store_run_info ri = {.kind = "sweep", .profile = o->profile.name, .args = o->args,
                          .sandbox = sandbox, .seed = sh->sp.structured ? o->seed : 0,
                          .has_seed = sh->sp.structured, .shard_index = o->shard_index,
@@ -385,7 +385,7 @@ static int open_run(shared *sh, int *resumed, FILE *err)
 /* What is swept, on out (and the warning of --sandbox off on err). */
 static void print_header(const shared *sh, int resumed, FILE *out, FILE *err)
 {
-    char sandbox[160];
+    char sandbox[WORKER_SANDBOX_TEXT];
     const sweep_options *o = sh->o;
     const oracle_dtype_info *d = oracle_dtype(o->dtype);
     char shard[48] = "";
@@ -394,7 +394,7 @@ static void print_header(const shared *sh, int resumed, FILE *out, FILE *err)
     fprintf(out, "Sweep: %s %s (%s), %s %s [%s]%s, run %" PRId64 " in %s%s\n", sh->info->name,
             sh->info->version, o->plugin_path, oracle_variant_get(sh->variant)->name, d->tag,
             sh->attrs_text, shard, sh->run_id, sh->session.db_path, resumed ? " (resumed)" : "");
-    isolation_report_sandbox("sweep", sh->info->layers, out, err, sandbox, sizeof sandbox);
+    isolation_report_sandbox("sweep", sh->info, out, err, sandbox, sizeof sandbox);
     if (!sh->sp.structured)
         fprintf(out, "  space: exhaustive, every %s pair: %" PRIu64 " pairs%s\n", d->tag,
                 (uint64_t)sh->sp.n * sh->sp.n_rows, o->shard_count > 1 ? "" : "");
