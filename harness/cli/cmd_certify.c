@@ -27,7 +27,7 @@ static int usage(FILE *to)
             "         [--shape-tier K] [--timeout MS] [--config TEXT] [--shard I/N]\n"
             "         [--no-progress] [--memory-limit MIB] [--cpu-limit S] [--resume]\n"
             "         [--sandbox auto|strict|off] [--env K=V ...] [--grant pocl|cuda ...]\n"
-            "         [--jobs N] [--pin|--no-pin]\n"
+            "         [--jobs N] [--pin|--no-pin] [--no-probes] [--no-thread-counts]\n"
             "--shape-tier K: shape-path cases up to 2^K + 1 elements (default 24; 0: none)\n"
             "--shard I/N judges the selected claims k with k %% N == I (0 <= I < N): the N\n"
             "shards of one seed, merged with 'divergence db merge', equal the unsharded run\n"
@@ -41,6 +41,9 @@ static int usage(FILE *to)
             "this process may use); the certificates and ids are the same for any N;\n"
             "--pin / --no-pin: each job and its worker on one CPU (default: when the jobs\n"
             "are as many as the CPUs)\n"
+            "--no-probes, --no-thread-counts: leave out the calling contexts of a sample\n"
+            "of cases (two instances at once, in place) or the thread counts 1, 2, 3, CPUs+1\n"
+            "of the largest (docs/contexts.md)\n"
             "--resume continues the latest incomplete run of this command line and plugin\n"
             "build in the database (claims already certified are kept); none: a new run\n"
             "exit: 0 every claim holds, 1 a claim does not, 2 usage or environment error\n");
@@ -65,6 +68,8 @@ int cmd_certify(int argc, char **argv)
         CLI_FLAG_SWITCH("--resume", &o.resume, 1),
         CLI_FLAG_SWITCH("--pin", &o.pin, 1),
         CLI_FLAG_SWITCH("--no-pin", &o.pin, 0),
+        CLI_FLAG_SWITCH("--no-probes", &o.probes, 0),
+        CLI_FLAG_SWITCH("--no-thread-counts", &o.thread_counts, 0),
         CLI_FLAG_U32("--jobs", &o.jobs, 1, 64),
         CLI_FLAG_TEXT("--plugin", &o.plugin_path),
         CLI_FLAG_TEXT("--db", &o.db_path),

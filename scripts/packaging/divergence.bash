@@ -46,7 +46,8 @@ _divergence()
     case $cmd in
     certify) flags="--plugin --variant --dtype --profile --seed --db --cases --random
         --max-elements --shape-tier --timeout --config --shard --no-progress --memory-limit
-        --cpu-limit --resume --sandbox --env --grant --jobs --pin --no-pin" ;;
+        --cpu-limit --resume --sandbox --env --grant --jobs --pin --no-pin --no-probes
+        --no-thread-counts" ;;
     diff) flags="--plugin --variant --dtype --profile --seed --db --cases --random
         --max-elements --timeout --memory-limit --config --partial --sandbox --env --grant --jobs
         --pin --no-pin" ;;

@@ -57,10 +57,18 @@
 #define MUTANT_REFUSES_UNDEFINED 31  /* DVG_FAILURE; correct elsewhere: CONFORMANT */
 #define MUTANT_SIGFPE_UNDEFINED  32  /* raises SIGFPE: CRASHED */
 #define MUTANT_REFUSES_AND_FLOORS 33 /* refuses, and floors where truncation is due */
+/* Calling contexts (issue 25, ABI 1.1 capabilities): right in the one
+ * call the judge makes, wrong as its users call it. */
+#define MUTANT_STATIC_SCRATCH    34  /* computes through a static buffer; declares
+                                        two instances usable at once */
+#define MUTANT_STATIC_SCRATCH_UNDECLARED 35 /* the same, declaring nothing */
+#define MUTANT_IN_PLACE_A        36  /* clears C before it reads A; declares in place on A */
+#define MUTANT_SPLIT_3           37  /* with 3 or more threads the middle parts end
+                                        one grain early; declares threads */
 /* State kept between calls (issue 26): right alone, wrong after a call. */
-#define MUTANT_CACHE_SHAPES      34  /* kernel cache keyed by the shapes only, not the dtype */
-#define MUTANT_CACHE_ATTR        35  /* cache keyed by shapes and dtype, not the rounding attribute */
-#define MUTANT_LEAK_256K         36  /* every compute leaks a 256 KiB workspace it wrote */
+#define MUTANT_CACHE_SHAPES      44  /* kernel cache keyed by the shapes only, not the dtype */
+#define MUTANT_CACHE_ATTR        45  /* cache keyed by shapes and dtype, not the rounding attribute */
+#define MUTANT_LEAK_256K         46  /* every compute leaks a 256 KiB workspace it wrote */
 /* Shape families of issue 26 (numbered apart from the other mutants of that issue). */
 #define MUTANT_TILE_8X8          50  /* 8x8 tiles: last two dims >= 16, rows not a multiple of 8 */
 #define MUTANT_FLOAT_4MI         51  /* claims onnx-div-14 f32, i32 only; floats above 4 Mi wrong */
@@ -517,6 +525,41 @@ static inline void mutant_shift(uint32_t variant, int trunc, const dvg_tensor *a
 /* floors() is the reference's, visible where the hook expands (compute). */
 #define MUTANT_AFTER_ATTRS(variant, at, a, b, c, count) \
     mutant_shift((variant), !floors((variant), (at)), (a), (b), (c), (count))
+#elif DVG_MUTANT == MUTANT_STATIC_SCRATCH || DVG_MUTANT == MUTANT_STATIC_SCRATCH_UNDECLARED
+/* A file-scope scratch array, as kernels that stage their output do: C is
+ * computed into it and copied out, so two calls at once (two instances,
+ * each on its own thread) read each other's elements. One call at a time
+ * it is right, in place too. The first build declares what it breaks
+ * (NONCONFORMANT: instances-not-concurrent); the second declares nothing
+ * (CONFORMANT, with the row "re-entrant: no"). */
+#define MUTANT_SCRATCH 1
+#if DVG_MUTANT == MUTANT_STATIC_SCRATCH
+#define MUTANT_CAPABILITIES \
+    (DVG_CAP_INSTANCES_CONCURRENT | DVG_CAP_IN_PLACE_A | DVG_CAP_IN_PLACE_B | DVG_CAP_THREADS)
+#else
+#define MUTANT_CAPABILITIES 0
+#endif
+
+#elif DVG_MUTANT == MUTANT_IN_PLACE_A
+/* Clears C (its whole elements) before computing, as a kernel that
+ * zero-fills its output first, unless C is B's buffer: its author checked
+ * the aliasing of one operand and not the other. Harmless unless C is A's
+ * buffer, as ONNX Runtime's memory planner and PyTorch's div_ make it.
+ * Declares in place on A (every capability, as the reference). */
+static inline int32_t mutant_clear_c(const dvg_tensor *b, dvg_tensor *c, int64_t count)
+{
+    if (c->data != b->data)
+        memset(c->data, 0, (size_t)((uint64_t)count * dtype_bits[c->dtype] / 8));
+    return DVG_OK;
+}
+#define MUTANT_BEFORE(variant, a, b, c, count) mutant_clear_c((b), (c), (count))
+
+#elif DVG_MUTANT == MUTANT_SPLIT_3
+/* A work split whose middle parts (there are some from 3 threads on) end
+ * one grain before the next part starts: with open_with's threads at 3 or
+ * more, 64 elements per middle part are never written. One and two
+ * threads are right; it declares DVG_CAP_THREADS. */
+#define MUTANT_SPLIT_END(k, t, next) ((k) > 0 ? (next) - SPLIT_GRAIN : (next))
 
 #elif DVG_MUTANT == MUTANT_REFUSES_UNDEFINED || DVG_MUTANT == MUTANT_SIGFPE_UNDEFINED || \
     DVG_MUTANT == MUTANT_REFUSES_AND_FLOORS

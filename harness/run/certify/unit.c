@@ -38,6 +38,7 @@ typedef struct certify_job {
     size_t n_pending, cap_pending;
     uint64_t shows_alone;
     uint8_t unexplained[64]; /* per class: probes that found no cause */
+    certify_contexts cx;     /* the calling contexts' workers (contexts.c) */
 } certify_job;
 
 int certify_job_start(void *ctx, engine_job *j)
@@ -89,6 +90,7 @@ void certify_job_free(void *ctx, engine_job *j)
     trial_free(&js->t);
     trial_free(&js->probe);
     dvg_free(js->pending);
+    contexts_free(&js->cx);
     divcase_pool_free(&js->pool);
     if (js->own_worker)
         worker_free(js->w);
@@ -392,6 +394,11 @@ static int run_case(certify_job *js, const certify_claim *cl, const certify_slot
         uint32_t judged = js->t.out.outcome; /* a refusal of undefined elements completes */
         rec->incomplete = s->stage == STAGE_SHAPES && judged != VERDICT_OUT_OK &&
                           judged != VERDICT_OUT_INVALID_INPUT && judged != VERDICT_OUT_UNSUPPORTED;
+        res->rec.tag = (uint32_t)(2 * k);
+        if (!rec->narrow && !js->sink_failed &&
+            contexts_case(js->cf, &js->cx, js->w, cl, s, c, &js->t, rec, sink, js) != 0 &&
+            !js->sink_failed)
+            v = -1;
     }
     if (c == &built)
         divcase_free_pooled(&built, &js->pool);
