@@ -185,8 +185,9 @@ static int apply_landlock(const child_setup *cs)
     int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
     if (rs < 0)
         return 0;
-    /* No execute right anywhere: the worker program never execs once it
-     * runs (its own filter refuses exec too). */
+    /* No execute right anywhere but on an emulated worker's emulator:
+     * the worker program never execs once it runs, but for that one
+     * (its own filter refuses every other exec too). */
     const uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
     const uint64_t dev_rw = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE;
     if (cs->mode == LAUNCH_FULL) {
@@ -203,6 +204,11 @@ static int apply_landlock(const child_setup *cs)
          * crashes without (a view has a machine-id that names none). */
         landlock_allow(rs, "/etc/machine-id", LANDLOCK_ACCESS_FS_READ_FILE);
     }
+    /* An emulated worker: execute on the emulator's file alone (the
+     * worker program's one exec, which its filter names too). */
+    if (cs->emulator[0])
+        landlock_allow(rs, cs->emulator,
+                       LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE);
     landlock_allow(rs, "/dev/null", dev_rw);
     landlock_allow(rs, "/dev/zero", dev_rw);
     landlock_allow(rs, "/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE);

@@ -53,6 +53,7 @@
 
 #include "harness/base/affinity.h"
 #include "harness/base/alloc.h"
+#include "harness/base/cpumodel.h"
 #include "harness/base/datadir.h"
 #include "harness/base/text.h"
 
@@ -391,6 +392,18 @@ int launch_prepare(worker *w, worker_result *r)
         worker_set_err(w, "cannot start a worker: %s", why);
         goto fail;
     }
+    if (w->emu_model != CPUM_NATIVE &&
+        cpum_emulator(w->emulator, sizeof w->emulator, NULL, 0) != 0) {
+        worker_reset_result(r);
+        r->outcome = WORKER_OUT_LOAD_ERROR;
+        r->load_error = WORKER_LOAD_SETUP;
+        r->stage = WORKER_STAGE_LOAD;
+        worker_set_msg(r, "cpu %s needs QEMU's user-mode emulator (qemu-x86_64-static, "
+                          "Debian's qemu-user-static), which is not installed",
+                       cpum_get(w->emu_model)->name);
+        launch_free(w);
+        return 1;
+    }
     if (build_env(w) != 0) {
         worker_set_err(w, "out of memory");
         goto fail;
@@ -400,6 +413,11 @@ int launch_prepare(worker *w, worker_result *r)
         if (view_build(&w->view, w->program, w->path, env_get(w->envp, "LD_LIBRARY_PATH"), err,
                        sizeof err) != 0) {
             worker_set_err(w, "cannot start a worker for %s: %s", w->path, err);
+            goto fail;
+        }
+        if (w->emu_model != CPUM_NATIVE && w->mode == LAUNCH_FULL &&
+            view_add_static(&w->view, VIEW_EMULATOR, w->emulator, err, sizeof err) != 0) {
+            worker_set_err(w, "cannot start an emulated worker: the emulator %s", err);
             goto fail;
         }
         if (w->uid != (unsigned)geteuid() && view_reachable(&w->view, w->uid, w->gid) != 0) {

@@ -201,13 +201,21 @@ static int deny_calls(scmp_filter_ctx ctx, const denied_call *d, size_t n)
 /* CONFINE_BASE: what no worker process needs once it runs, a zygote
  * included: exec, and with --sandbox off every socket but AF_UNIX (in
  * reduced mode the outer filter refuses them all). 0 or -1. */
-static int add_base(scmp_filter_ctx ctx, uint32_t mode)
+static int add_base(scmp_filter_ctx ctx, uint32_t mode, int emulator)
 {
     static const denied_call denied[] = {
         {SCMP_SYS(execve), EACCES},
         {SCMP_SYS(execveat), EACCES},
     };
-    if (deny_calls(ctx, denied, sizeof denied / sizeof denied[0]))
+    if (deny_calls(ctx, denied, emulator ? 1 : 2))
+        return -1;
+    /* CONFINE_EMULATOR: execveat only of WORKER_FD_EMULATOR, with
+     * AT_EMPTY_PATH and no other flag (each rule refuses the rest). */
+    if (emulator &&
+        (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(execveat), 1,
+                          SCMP_A0_32(SCMP_CMP_NE, WORKER_FD_EMULATOR, 0)) != 0 ||
+         seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(execveat), 1,
+                          SCMP_A4_32(SCMP_CMP_NE, AT_EMPTY_PATH, 0)) != 0))
         return -1;
     if (mode == LAUNCH_OFF &&
         seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
@@ -267,7 +275,7 @@ int child_confine(int parts, uint32_t mode)
     if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM)) != 0 ||
         seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0)
         goto done;
-    if ((parts & CONFINE_BASE) && add_base(ctx, mode))
+    if ((parts & CONFINE_BASE) && add_base(ctx, mode, (parts & CONFINE_EMULATOR) != 0))
         goto done;
     if ((parts & CONFINE_PROCS) && add_procs(ctx))
         goto done;

@@ -318,7 +318,23 @@ typedef struct worker_options {
      * worker's life; 0: WORKER_OUTPUT_TOTAL. A run of several workers
      * shares WORKER_OUTPUT_TOTAL among them. */
     uint64_t output_total;
+    /* The CPU the plugin sees (harness/base/cpumodel.h): "" (the default)
+     * or "native" the host's own; a model's name ("x86-64-v3", "haswell",
+     * "x86-64-v2", ...) runs the worker program under QEMU's user-mode
+     * emulator with that model (worker_internal.h: "the one place an
+     * emulator goes"): every layer of the sandbox in place and attested as
+     * natively, the plugin's CPUID showing the model. An emulated worker
+     * has no zygote (each start loads the plugin under the emulator), and
+     * its deadlines (timeout_ms, limit_cpu_s) are WORKER_EMULATION_SLOWDOWN
+     * times as long. A name the table does not know: worker_new fails; no
+     * emulator installed: worker_start gives a LOAD_ERROR (SETUP) naming
+     * it. */
+    char cpu_model[16];
 } worker_options;
+
+/* How much longer an emulated call may take (QEMU runs a kernel 6-26x
+ * slower than the CPU would; the deadlines are for hangs, not speed). */
+#define WORKER_EMULATION_SLOWDOWN 10
 
 #define WORKER_SANDBOX_AUTO   0
 #define WORKER_SANDBOX_STRICT 1
@@ -410,6 +426,8 @@ typedef struct worker_info {
                                           (or no_zygote, or no pidfds): each
                                           new child loads it again */
     dvg_claim claims[WORKER_MAX_CLAIMS]; /* variant and dtype each known */
+    char cpu_model[16];                /* the model the plugin ran under
+                                          (cpumodel.h's name), "native" */
 } worker_info;
 
 /*

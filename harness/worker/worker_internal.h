@@ -165,8 +165,10 @@ int elf_cache_lookup(const elf_cache *c, const char *name, char *out, size_t cap
  * view.c
  * ---------------------------------------------------------------------- */
 
-/* Where the worker program is inside the view. */
+/* Where the worker program is inside the view, and the emulator of an
+ * emulated worker (a static executable, bound alone). */
 #define VIEW_PROGRAM "/usr/libexec/worker"
+#define VIEW_EMULATOR "/usr/libexec/emulator"
 
 enum { VIEW_BIND = 1, /* the file src, bound read-only at dst */
        VIEW_COPY,     /* the plugin: a private copy of src's bytes at dst */
@@ -199,6 +201,10 @@ typedef struct view {
 int view_build(view *v, const char *program, const char *plugin, const char *ld_library_path,
                char *err, size_t errlen);
 void view_free(view *v);
+
+/* Adds the static executable at host path `src` (its real path) bound at
+ * `dst`. 0, or -1 with err. */
+int view_add_static(view *v, const char *dst, const char *src, char *err, size_t errlen);
 
 /* Opens entry e's file again by its real path, checked to be the inode
  * resolved: an O_PATH descriptor (BIND) or a readable one (COPY, or a BIND
@@ -309,6 +315,8 @@ struct worker {
     uint32_t planned;       /* WORKER_LAYER_* the launch sets up */
     int hook;               /* DIVERGENCE_TEST_SANDBOX (launch.c) */
     char program[PATH_MAX]; /* the worker program */
+    int emu_model;          /* cpumodel.h's index; CPUM_NATIVE: none */
+    char emulator[PATH_MAX]; /* emulated: the emulator's host path */
     view view;              /* LAUNCH_FULL, LAUNCH_REDUCED */
     char **envp;            /* the plugin's environment, NULL-terminated */
     int plugin_copy;        /* a sealed memfd of the plugin's bytes, -1 */
@@ -558,11 +566,25 @@ typedef struct child_setup {
     uint32_t n_preload;
     const char **read;       /* LAUNCH_REDUCED: what Landlock lets it read */
     uint32_t n_read;
+    const char *emulator;    /* the emulator to exec, "" native */
+    const char *program;     /* the worker program, as the worker sees it */
+    const char *emu_cpu;     /* QEMU's -cpu model */
+    int emulated;            /* 1: this is the worker program under the
+                                emulator, its layers set (CHILD_EMULATED) */
+    uint32_t inner;          /* then: the Landlock bit it was handed */
 } child_setup;
 
+/* The descriptor of the emulator the worker program execs (O_CLOEXEC,
+ * opened before Landlock), and the one argument the emulated worker
+ * program gets before the Landlock bit: the layers are in place. */
+#define WORKER_FD_EMULATOR WORKER_FD_COUNT
+#define CHILD_EMULATED "--emulated"
+
 /* The worker program: reads its set-up from the control block on
- * WORKER_FD_CTL, then child_main. */
-__attribute__((noreturn)) void child_program(void);
+ * WORKER_FD_CTL, then child_main. argv: none, or CHILD_EMULATED and the
+ * inner layer bits (decimal) when the worker program exec'd the emulator
+ * on itself. */
+__attribute__((noreturn)) void child_program(int argc, char **argv);
 
 /* The worker's life: set-up, loading, then requests until the parent
  * quits it or goes. */
@@ -608,6 +630,11 @@ void child_cpu_budget(uint32_t budget);
 #define CONFINE_BASE 1
 #define CONFINE_PROCS 2
 #define CONFINE_ALL (CONFINE_BASE | CONFINE_PROCS)
+/* With CONFINE_BASE: exec stays refused except execveat of the descriptor
+ * number WORKER_FD_EMULATOR with AT_EMPTY_PATH alone (seccomp compares the
+ * number and the flags, never a path): the one exec of an emulated worker
+ * (child_main), whose descriptor is close-on-exec. */
+#define CONFINE_EMULATOR 4
 int child_confine(int parts, uint32_t mode);
 
 /* The outer filter (see sandbox.c) for a worker of `mode` (LAUNCH_*),
