@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "harness/base/alloc.h"
+#include "harness/base/cpumodel.h"
 #include "harness/run/engine/resume.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
@@ -106,12 +107,13 @@ enum {
     SH_SHAPE_TIER,
     SH_SANDBOX,
     SH_ENV,
+    SH_CPUS,
     SH_COUNT
 };
 
 static const char *const shared_names[SH_COUNT] = {
     "--seed", "--shard", "--timeout", "--cpu-limit", "--memory-limit",
-    "--profile", "--shape-tier", "--sandbox", "--env"};
+    "--profile", "--shape-tier", "--sandbox", "--env", "--cpu"};
 
 /* 1 when s gives shared flag k a place. */
 static int shared_has(const cli_shared *s, int k)
@@ -133,6 +135,8 @@ static int shared_has(const cli_shared *s, int k)
         return s->shape_tier != NULL;
     case SH_SANDBOX:
         return s->sandbox != NULL;
+    case SH_CPUS:
+        return s->cpus && s->n_cpus;
     default:
         return s->env && s->n_env;
     }
@@ -178,9 +182,48 @@ static int shared_store(const char *cmd, const cli_shared *s, int k, const char 
         return parse_u32(cmd, flag, val, 0, SHAPES_MAX_TIER, s->shape_tier);
     case SH_SANDBOX:
         return parse_sandbox(cmd, val, s->sandbox);
+    case SH_CPUS:
+        return cli_parse_cpus(cmd, val, s->cpus, s->n_cpus);
     default:
         return parse_env(cmd, val, s->env, s->n_env);
     }
+}
+
+int cli_parse_cpus(const char *cmd, const char *text, uint8_t *cpus, uint32_t *n)
+{
+    uint32_t got = 0;
+    const char *p = text;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char name[32];
+        int k = -1;
+        if (len < sizeof name) {
+            memcpy(name, p, len);
+            name[len] = '\0';
+            k = cpum_find(name);
+        }
+        if (k < 0) {
+            fprintf(stderr, "divergence %s: --cpu '%s': unknown CPU '%.*s' (known:", cmd, text,
+                    (int)(len < 64 ? len : 64), p);
+            for (int i = 0; i < cpum_count(); i++)
+                fprintf(stderr, "%s %s%s%s%s", i ? "," : "", cpum_get(i)->name,
+                        cpum_get(i)->aliases[0] ? " (" : "", cpum_get(i)->aliases,
+                        cpum_get(i)->aliases[0] ? ")" : "");
+            fprintf(stderr, ")\n");
+            return -1;
+        }
+        int seen = 0;
+        for (uint32_t i = 0; i < got; i++)
+            seen |= cpus[i] == (uint8_t)k;
+        if (!seen && got < CLI_MAX_CPUS)
+            cpus[got++] = (uint8_t)k;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    *n = got;
+    return 0;
 }
 
 int cli_parse_shared(const char *cmd, const cli_shared *s, const char *flag, const char *val)

@@ -27,6 +27,7 @@ _divergence()
     --order) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --profile) COMPREPLY=($(compgen -W "exact ftz daz ftz+daz ulp:" -- "$cur")); return ;;
     --sandbox) COMPREPLY=($(compgen -W "auto strict off" -- "$cur")); return ;;
+    --cpu) COMPREPLY=($(compgen -W "native x86-64-v3 x86-64-v2 native,x86-64-v3 native,x86-64-v3,x86-64-v2" -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "html junit md json" -- "$cur")); return ;;
     --variant)
         COMPREPLY=($(compgen -W "onnx-div-1 onnx-div-6 onnx-div-7 onnx-div-13 onnx-div-14
@@ -45,7 +46,7 @@ _divergence()
     case $cmd in
     certify) flags="--plugin --variant --dtype --profile --seed --db --cases --random
         --max-elements --shape-tier --timeout --config --shard --no-progress --memory-limit
-        --cpu-limit --resume --sandbox --env --jobs --pin --no-pin" ;;
+        --cpu-limit --resume --sandbox --env --jobs --pin --no-pin --cpu" ;;
     diff) flags="--plugin --variant --dtype --profile --seed --db --cases --random
         --max-elements --timeout --partial --sandbox --env --jobs --pin --no-pin" ;;
     sweep) flags="--plugin --dtype --variant --attr --jobs --shard --db --resume --profile
@@ -53,7 +54,7 @@ _divergence()
         --shape-tier --no-progress --sandbox --env" ;;
     fuzz) flags="--plugin --seconds --cases --jobs --seed --shard --db --corpus --max-elements
         --timeout --profile --stop-on-finding --no-progress --memory-limit --cpu-limit --resume
-        --pin --no-pin --sandbox --env" ;;
+        --pin --no-pin --sandbox --env --cpu" ;;
     import) flags="--plugin --db --config --max-elements --timeout --memory-limit --cpu-limit
         --no-progress --sandbox --env" ;;
     replay) flags="--db --plugin --write-case" ;;

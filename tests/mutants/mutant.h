@@ -52,6 +52,8 @@
 #define MUTANT_BF16_TRUNCATES    28  /* bf16 quotients truncated, not rounded */
 #define MUTANT_WRITES_PADDING    29  /* odd i4/u4 count: writes the high nibble of C's last byte */
 #define MUTANT_OTHER_UNSPECIFIED 30  /* conformant, other unspecified choices (tests/diff) */
+/* ISA dispatch (issue 25): a path chosen from CPUID. */
+#define MUTANT_ISA_AVX2_TAIL     31  /* AVX2 without AVX-512: f32 remainder of the 8-wide loop 1 ULP up */
 
 /* Raw bits of element i of a tensor whose elements are `bits` wide. */
 static inline uint64_t mutant_elem_get(uint32_t bits, const uint8_t *p, int64_t i)
@@ -444,6 +446,26 @@ static inline uint64_t mutant_negative_nan(uint64_t bits, int frac, int ebits)
     return bits;
 }
 #define MUTANT_FBITS(bits, frac, ebits) mutant_negative_nan((bits), (frac), (ebits))
+
+#elif DVG_MUTANT == MUTANT_ISA_AVX2_TAIL
+/* Dispatches on CPUID as real kernels do (__builtin_cpu_supports reads
+ * it): the AVX-512 path and the SSE one are right; the AVX2 path (AVX2
+ * without AVX-512F, an x86-64-v3 machine) rounds the remainder of its
+ * 8-wide loop wrong, the last count % 8 f32 quotients one ULP up. An
+ * AVX-512 host never takes that path. */
+static inline void mutant_isa_tail(dvg_tensor *c, int64_t count)
+{
+    __builtin_cpu_init();
+    if (c->dtype != DVG_DTYPE_F32 || !__builtin_cpu_supports("avx2") ||
+        __builtin_cpu_supports("avx512f"))
+        return;
+    for (int64_t i = count - count % 8; i < count; i++) {
+        uint64_t bits = mutant_elem_get(32, c->data, i);
+        if ((bits & 0x7f800000u) != 0x7f800000u && (bits & 0x7fffffffu) != 0)
+            mutant_elem_set(32, c->data, i, bits + 1);
+    }
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_isa_tail((c), (count))
 
 #else
 #error "unknown DVG_MUTANT"
