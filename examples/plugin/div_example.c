@@ -14,7 +14,9 @@
  * byte offset: load and store through memcpy), and never crashes: integer
  * x / 0 and INT_MIN / -1 are unspecified (any value conforms), so they are
  * answered without dividing. Only dvg_iut_descriptor is exported (the
- * build hides everything else).
+ * build hides everything else). The descriptor's capabilities (ABI 1.1)
+ * say which calling patterns the kernel is safe under: declare only what
+ * holds, the harness checks each one.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -180,6 +182,13 @@ static const dvg_descriptor descriptor = {
     .compute = example_compute,
     .last_error = example_last_error,
     .close = example_close,
+    /* ABI 1.1: what the harness may do with it, and holds it to. The kernel
+     * keeps no state between calls (two instances, or one from two
+     * threads, at once) and reads A[i] and B[i] before it writes C[i] (C
+     * may be A's or B's buffer). It runs on the caller's thread alone, so
+     * it declares no thread count (DVG_CAP_THREADS) and no open_with. */
+    .capabilities = DVG_CAP_INSTANCES_CONCURRENT | DVG_CAP_INSTANCE_CONCURRENT |
+                    DVG_CAP_IN_PLACE_A | DVG_CAP_IN_PLACE_B,
 };
 
 EXAMPLE_EXPORT const dvg_descriptor *dvg_iut_descriptor(void)

@@ -37,6 +37,16 @@ static void show(const char *path, const worker_info *in)
                "call starts from it\n",
                worker_fp_describe(in->fp_at_open, fp, sizeof fp));
     }
+    char caps[160];
+    printf("  capabilities %s\n", worker_caps_describe(in->capabilities, caps, sizeof caps));
+    printf("  isa levels ");
+    if (!in->n_isa_levels)
+        printf(" none declared");
+    for (uint32_t i = 0; i < in->n_isa_levels; i++)
+        printf("%s %s%s%s%s", i ? "," : "", in->isa_levels[i].name,
+               in->isa_levels[i].x86_level[0] ? " (x86-64-" : "", in->isa_levels[i].x86_level,
+               in->isa_levels[i].x86_level[0] ? ")" : "");
+    printf("\n");
     printf("  claims      %u\n", in->n_claims);
     for (uint32_t v = 1; v < DVG_VARIANT_COUNT; v++) {
         char line[256] = "";

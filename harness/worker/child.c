@@ -47,8 +47,11 @@
 
 #include "harness/base/affinity.h"
 
-/* Descriptor size of ABI 1.0: everything up to and including `close`. */
+/* Descriptor size of ABI 1.0: everything up to and including `close`;
+ * of ABI 1.1: up to and including `open_with`. A size between the two is
+ * refused; a larger one (a later minor) is read as 1.1. */
 #define DESCRIPTOR_V1_0_SIZE (offsetof(dvg_descriptor, close) + sizeof(void (*)(void)))
+#define DESCRIPTOR_V1_1_SIZE (offsetof(dvg_descriptor, open_with) + sizeof(void (*)(void)))
 
 static ctl_block *child_ctl; /* the child's view, for its handlers */
 
@@ -164,6 +167,59 @@ static int child_copy_string(char *dst, size_t cap, const char *src)
     return 0;
 }
 
+/* The fields of ABI 1.1 (d->size is above 1.0's): capabilities, ISA
+ * levels, open_with; fills the hello or fails it. 0 when valid. */
+static int child_check_v1_1(const dvg_descriptor *d, ctl_hello *h)
+{
+    if (d->size < DESCRIPTOR_V1_1_SIZE) {
+        hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                   "descriptor size %u is between ABI 1.0's %u and 1.1's %u bytes", d->size,
+                   (unsigned)DESCRIPTOR_V1_0_SIZE, (unsigned)DESCRIPTOR_V1_1_SIZE);
+        return -1;
+    }
+    const uint64_t known = DVG_CAP_INSTANCES_CONCURRENT | DVG_CAP_INSTANCE_CONCURRENT |
+                           DVG_CAP_IN_PLACE_A | DVG_CAP_IN_PLACE_B | DVG_CAP_THREADS;
+    if ((d->capabilities & ~known) && d->abi_minor <= DVG_ABI_MINOR) {
+        hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                   "descriptor capabilities has unknown bits 0x%llx",
+                   (unsigned long long)(d->capabilities & ~known));
+        return -1;
+    }
+    if (d->n_isa_levels > WORKER_MAX_ISA_LEVELS || (d->n_isa_levels && !d->isa_levels)) {
+        hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                   "descriptor n_isa_levels %u %s", d->n_isa_levels,
+                   d->n_isa_levels > WORKER_MAX_ISA_LEVELS ? "exceeds the maximum of 16"
+                                                           : "with isa_levels NULL");
+        return -1;
+    }
+    for (uint32_t i = 0; i < d->n_isa_levels; i++) {
+        const dvg_isa_level *l = &d->isa_levels[i];
+        const char *bad = NULL;
+        if (l->size < sizeof *l)
+            bad = "a size below ABI 1.1's";
+        else if (!l->name || !l->name[0] ||
+                 child_copy_string(h->isa_name[i], sizeof h->isa_name[i], l->name) != 0)
+            bad = "a name that is NULL, empty or longer than 31 bytes";
+        else if (!l->x86_level ||
+                 child_copy_string(h->isa_x86[i], sizeof h->isa_x86[i], l->x86_level) != 0 ||
+                 (h->isa_x86[i][0] && !(h->isa_x86[i][0] == 'v' && h->isa_x86[i][1] >= '1' &&
+                                        h->isa_x86[i][1] <= '4' && !h->isa_x86[i][2])))
+            bad = "an x86_level that is not \"v1\"..\"v4\" or \"\"";
+        for (uint32_t k = 0; !bad && k < i; k++)
+            if (!strcmp(h->isa_name[k], h->isa_name[i]))
+                bad = "the name of an earlier level";
+        if (bad) {
+            hello_fail(h, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+                       "descriptor isa_levels[%u] has %s", i, bad);
+            return -1;
+        }
+    }
+    h->capabilities = d->capabilities;
+    h->n_isa_levels = d->n_isa_levels;
+    h->open_with = d->open_with != NULL;
+    return 0;
+}
+
 /* Validates a descriptor; fills the hello or fails it. Returns 0 when valid. */
 static int child_check_descriptor(const dvg_descriptor *d, ctl_hello *h)
 {
@@ -249,7 +305,7 @@ static int child_check_descriptor(const dvg_descriptor *d, ctl_hello *h)
     }
     h->deviations = d->deviations;
     h->int_div_zero_value = d->int_div_zero_value;
-    return 0;
+    return d->size > DESCRIPTOR_V1_0_SIZE ? child_check_v1_1(d, h) : 0;
 }
 
 /* Why a file the loader refused is no plugin for this machine, as far as
@@ -401,6 +457,21 @@ static const char **setup_list(const char *strings, uint64_t n, uint32_t at, uin
     return list;
 }
 
+/* Opens an instance: open_with (ABI 1.1, when the descriptor has it)
+ * with the set-up's threads and ISA, else open. */
+static int32_t child_open(const dvg_descriptor *d, const child_setup *cs, dvg_iut **out)
+{
+    if (d->size >= DESCRIPTOR_V1_1_SIZE && d->open_with) {
+        dvg_open_options oo;
+        memset(&oo, 0, sizeof oo);
+        oo.size = sizeof oo;
+        oo.threads = cs->opt.threads;
+        oo.isa = cs->opt.isa[0] ? cs->opt.isa : NULL;
+        return d->open_with(cs->config, &oo, out);
+    }
+    return d->open(cs->config, out);
+}
+
 void child_program(int argc, char **argv)
 {
     static child_setup cs;
@@ -442,6 +513,9 @@ void child_program(int argc, char **argv)
     cs.opt.limit_cpu_s = su.limit_cpu_s;
     cs.opt.limit_nproc = su.limit_nproc;
     cs.opt.limit_fsize_bytes = su.limit_fsize_bytes;
+    cs.opt.threads = su.threads;
+    memcpy(cs.opt.isa, su.isa, sizeof cs.opt.isa);
+    cs.opt.isa[sizeof cs.opt.isa - 1] = '\0';
     cs.page = su.page ? su.page : 4096;
     cs.mode = (int)su.mode;
     cs.keeper = su.keeper;
@@ -604,7 +678,7 @@ void child_main(const child_setup *cs, ctl_block *b)
     }
     child_stage(b, 0, WORKER_STAGE_OPEN);
     dvg_iut *iut = NULL;
-    int32_t st = d->open(cs->config, &iut);
+    int32_t st = child_open(d, cs, &iut);
     child_stage(b, 0, WORKER_STAGE_IDLE);
     if (st != DVG_OK) {
         hello_fail(h, WORKER_LOAD_OPEN, WORKER_STAGE_OPEN, "open(\"%.200s\") returned %d",

@@ -291,6 +291,12 @@ static int take_hello(worker *w, worker_result *r)
         bad = "n_claims";
     else if (h->abi_major != DVG_ABI_MAJOR)
         bad = "abi_major";
+    else if (h->n_isa_levels > WORKER_MAX_ISA_LEVELS)
+        bad = "n_isa_levels";
+    for (uint32_t i = 0; !bad && i < h->n_isa_levels; i++)
+        if (!memchr(h->isa_name[i], 0, sizeof h->isa_name[i]) || !h->isa_name[i][0] ||
+            !memchr(h->isa_x86[i], 0, sizeof h->isa_x86[i]))
+            bad = "ISA level";
     if (bad) {
         r->outcome = WORKER_OUT_PROTOCOL;
         r->stage = WORKER_STAGE_LOAD;
@@ -326,6 +332,15 @@ static int take_hello(worker *w, worker_result *r)
     info->zygote = h->zygote == 1;
     snprintf(info->cpu_model, sizeof info->cpu_model, "%s", cpum_get(w->emu_model)->name);
     memcpy(info->claims, h->claims, h->n_claims * sizeof h->claims[0]);
+    info->capabilities = h->capabilities;
+    info->open_with = h->open_with == 1;
+    info->n_isa_levels = h->n_isa_levels;
+    for (uint32_t i = 0; i < h->n_isa_levels; i++) {
+        memcpy(info->isa_levels[i].name, h->isa_name[i], sizeof info->isa_levels[i].name);
+        memcpy(info->isa_levels[i].x86_level, h->isa_x86[i], sizeof info->isa_levels[i].x86_level);
+        text_sanitize_inplace(info->isa_levels[i].name, sizeof info->isa_levels[i].name);
+        text_sanitize_inplace(info->isa_levels[i].x86_level, sizeof info->isa_levels[i].x86_level);
+    }
     w->has_info = 1;
     rc = 0;
 done:
@@ -399,6 +414,9 @@ static int make_ctl(worker *w, int *ctlfd)
     su->limit_nproc = w->opt.limit_nproc;
     su->limit_as_bytes = w->opt.limit_as_bytes;
     su->limit_fsize_bytes = w->opt.limit_fsize_bytes;
+    su->threads = w->opt.threads;
+    memcpy(su->isa, w->opt.isa, sizeof su->isa);
+    su->isa[sizeof su->isa - 1] = '\0';
     su->plugin_at = put_string(str, &at, plugin);
     su->config_at = put_string(str, &at, w->config);
     su->n_preload = n_preload;
@@ -685,7 +703,8 @@ int worker_new(const char *plugin_path, const worker_options *o, worker **out)
         o = &def;
     }
     const char *config = o->config ? o->config : "";
-    if (!plugin_path || o->timeout_ms == 0 || strlen(config) > WORKER_CONFIG_MAX)
+    if (!plugin_path || o->timeout_ms == 0 || strlen(config) > WORKER_CONFIG_MAX ||
+        !memchr(o->isa, 0, sizeof o->isa))
         return -1;
     /* No process of the same user (a plugin's, in reduced mode) may read
      * or write the harness's memory through /proc or ptrace. */

@@ -116,6 +116,29 @@ char *worker_fp_describe(uint32_t fp, char *buf, size_t len)
     return buf;
 }
 
+char *worker_caps_describe(uint64_t caps, char *buf, size_t len)
+{
+    static const struct {
+        uint64_t bit;
+        const char *name;
+    } names[] = {
+        {DVG_CAP_INSTANCES_CONCURRENT, "instances-concurrent"},
+        {DVG_CAP_INSTANCE_CONCURRENT, "instance-concurrent"},
+        {DVG_CAP_IN_PLACE_A, "in-place-a"},
+        {DVG_CAP_IN_PLACE_B, "in-place-b"},
+        {DVG_CAP_THREADS, "threads"},
+    };
+    size_t used = 0;
+    if (!len)
+        return buf;
+    snprintf(buf, len, "none");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if ((caps & names[i].bit) && used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+                                     names[i].name);
+    return buf;
+}
+
 char *worker_leak_describe(const worker_result *r, char *buf, size_t len)
 {
     char fp[128];

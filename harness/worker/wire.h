@@ -95,6 +95,10 @@ typedef struct ctl_hello {
     char name[WORKER_NAME_MAX];
     char version[WORKER_NAME_MAX];
     char message[WORKER_MESSAGE_MAX];
+    uint64_t capabilities;   /* ABI 1.1: DVG_CAP_*; 0 for 1.0 */
+    uint32_t n_isa_levels, open_with;
+    char isa_name[WORKER_MAX_ISA_LEVELS][WORKER_ISA_NAME_MAX];
+    char isa_x86[WORKER_MAX_ISA_LEVELS][WORKER_ISA_X86_MAX];
     dvg_claim claims[WORKER_MAX_CLAIMS];
 } ctl_hello;
 
@@ -133,6 +137,8 @@ typedef struct ctl_setup {
     uint32_t plugin_at, config_at;
     uint32_t n_preload, preload_at;
     uint32_t n_read, read_at;
+    uint32_t threads;        /* worker_options.threads */
+    char isa[WORKER_ISA_NAME_MAX]; /* worker_options.isa */
     /* An emulated worker (worker_options.cpu): the emulator's path and the
      * worker program's, as the worker sees them, and QEMU's -cpu model;
      * emulator_at's string "" when native. */

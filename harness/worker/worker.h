@@ -94,6 +94,9 @@
 #define WORKER_NAME_MAX 256      /* bytes of a plugin's name or version, NUL included */
 #define WORKER_MAX_CLAIMS 4096   /* a descriptor claiming more is refused */
 #define WORKER_CONFIG_MAX 4096   /* bytes of the open() config string, NUL excluded */
+#define WORKER_ISA_NAME_MAX 32   /* bytes of an ISA level's name, NUL included */
+#define WORKER_ISA_X86_MAX 8     /* bytes of its x86-64 level ("v3"), NUL included */
+#define WORKER_MAX_ISA_LEVELS 16 /* a descriptor naming more is refused */
 
 /* The poison patterns. A worker fills the output (and the rest of its
  * pages) of run 1 with a pattern of WORKER_POISON_BYTES random bytes, drawn
@@ -318,6 +321,13 @@ typedef struct worker_options {
      * worker's life; 0: WORKER_OUTPUT_TOTAL. A run of several workers
      * shares WORKER_OUTPUT_TOTAL among them. */
     uint64_t output_total;
+    /* What open_with (ABI 1.1) receives in dvg_open_options: `threads`
+     * (0, the default: the plugin's own choice; N: at most N threads) and
+     * `isa` ("" the default: the plugin's own choice; else one of the
+     * names of worker_info.isa_levels). A 1.0 plugin, or one without
+     * open_with, is opened with open() and gets neither. */
+    uint32_t threads;
+    char isa[WORKER_ISA_NAME_MAX];
     /* The CPU the plugin sees (harness/base/cpumodel.h): "" (the default)
      * or "native" the host's own; a model's name ("x86-64-v3", "haswell",
      * "x86-64-v2", ...) runs the worker program under QEMU's user-mode
@@ -425,10 +435,22 @@ typedef struct worker_info {
                                           left threads running after open()
                                           (or no_zygote, or no pidfds): each
                                           new child loads it again */
+    /* Since ABI 1.1 (0 and none for a 1.0 plugin). */
+    uint64_t capabilities;             /* DVG_CAP_* bits declared */
+    uint32_t n_isa_levels;             /* <= WORKER_MAX_ISA_LEVELS */
+    int32_t open_with;                 /* 1: it was opened with open_with */
+    struct {
+        char name[WORKER_ISA_NAME_MAX];      /* non-empty, sanitized */
+        char x86_level[WORKER_ISA_X86_MAX];  /* "v1".."v4" or "" */
+    } isa_levels[WORKER_MAX_ISA_LEVELS];     /* best first, as declared */
     dvg_claim claims[WORKER_MAX_CLAIMS]; /* variant and dtype each known */
     char cpu_model[16];                /* the model the plugin ran under
                                           (cpumodel.h's name), "native" */
 } worker_info;
+
+/* The words for capability bits: "instances-concurrent, in-place-a, ..."
+ * ("none" for 0) into buf; returns buf. */
+char *worker_caps_describe(uint64_t caps, char *buf, size_t len);
 
 /*
  * The result of worker_start() or worker_run(). Zero it (or use

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * divergence/iut.h: the plugin ABI of Divergence, version 1.0.
+ * divergence/iut.h: the plugin ABI of Divergence, version 1.1.
  *
  * This is the only header a kernel vendor needs. An "implementation under
  * test" (IUT) is a shared object that exports one C function,
@@ -9,8 +9,12 @@
  *
  * returning a pointer to a constant descriptor that lives as long as the
  * shared object is loaded. The harness loads the object in a worker process,
- * never in its own, calls `open` once, then `output_shape` and `compute` any
- * number of times from one thread, then `close`.
+ * never in its own, calls `open` (or, since 1.1, `open_with`) once, then
+ * `output_shape` and `compute` any number of times, then `close`. Calls
+ * come from one thread at a time unless the plugin declares otherwise
+ * (DVG_CAP_*, since 1.1); the harness also probes what it does not declare
+ * (two instances at once, C aliasing A or B) and reports what it saw
+ * without holding it against the plugin.
  *
  * Rules of the ABI
  *  - Fixed-width integer types only; no enums, no bool, no long, no size_t
@@ -40,7 +44,7 @@ extern "C" {
 #endif
 
 #define DVG_ABI_MAJOR 1
-#define DVG_ABI_MINOR 0
+#define DVG_ABI_MINOR 1
 
 /* Name of the one symbol a plugin exports. */
 #define DVG_ENTRY_SYMBOL "dvg_iut_descriptor"
@@ -197,6 +201,41 @@ typedef struct dvg_claim {
 /* Opaque instance of an implementation; the plugin allocates and frees it. */
 typedef struct dvg_iut dvg_iut;
 
+/*
+ * Capabilities: bits of dvg_descriptor.capabilities (since 1.1). What a
+ * plugin declares is a promise the harness holds it to: a declared
+ * capability that fails is a finding of its own class (NONCONFORMANT).
+ * What it does not declare the harness still probes, and reports as a
+ * capability of the build ("re-entrant: no"), not as a departure.
+ */
+#define DVG_CAP_INSTANCES_CONCURRENT (1ull << 0) /* two instances, each from its own thread, at once */
+#define DVG_CAP_INSTANCE_CONCURRENT  (1ull << 1) /* one instance from several threads at once */
+#define DVG_CAP_IN_PLACE_A           (1ull << 2) /* c->data may equal a->data (same shape and dtype) */
+#define DVG_CAP_IN_PLACE_B           (1ull << 3) /* c->data may equal b->data */
+#define DVG_CAP_THREADS              (1ull << 4) /* honours dvg_open_options.threads */
+
+/*
+ * One ISA level a plugin can be forced to (since 1.1): the host passes its
+ * name in dvg_open_options.isa. Owner: plugin; lifetime: while loaded.
+ */
+typedef struct dvg_isa_level {
+    uint32_t size;      /* sizeof(dvg_isa_level) */
+    uint32_t reserved0; /* zero */
+    const char *name;   /* "avx512", "avx2", "sse4.1", "scalar", ... as the plugin names it */
+    const char *x86_level; /* the x86-64 psABI level it needs: "v4", "v3", "v2", "v1", or "" */
+} dvg_isa_level;
+
+/*
+ * What the host asks of an instance (since 1.1), given to open_with.
+ * Owner: host; valid during the call only. A plugin reads only the fields
+ * that `size` covers.
+ */
+typedef struct dvg_open_options {
+    uint32_t size;      /* sizeof(dvg_open_options) as the host compiled it */
+    uint32_t threads;   /* 0: the plugin's default; N: use at most N threads */
+    const char *isa;    /* NULL: the plugin's own choice; else one of its isa_levels' names */
+} dvg_open_options;
+
 typedef struct dvg_descriptor {
     uint32_t size;         /* sizeof(dvg_descriptor) as the plugin compiled it */
     uint16_t abi_major;    /* DVG_ABI_MAJOR; a different major is refused */
@@ -254,6 +293,15 @@ typedef struct dvg_descriptor {
 
     /* Frees the instance. Accepts NULL. */
     void (*close)(dvg_iut *iut);
+
+    /* Since 1.1. */
+    uint64_t capabilities;          /* DVG_CAP_* bits the plugin declares */
+    uint32_t n_isa_levels;          /* entries of isa_levels */
+    uint32_t reserved1;             /* zero */
+    const dvg_isa_level *isa_levels; /* the ISA levels it can be forced to, best first */
+    /* Like open, with host options (may be NULL: as open). When present the host calls it
+       instead of open. */
+    int32_t (*open_with)(const char *config, const dvg_open_options *options, dvg_iut **out);
 } dvg_descriptor;
 
 /* The entry point a plugin defines and exports. */

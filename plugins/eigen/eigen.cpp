@@ -163,6 +163,7 @@ dvg_descriptor descriptor = {
     0, 0, claims,
     0, 0, /* no deviations */
     eigen_open, eigen_output_shape, eigen_compute, eigen_last_error, eigen_close,
+    0, 0, 0, nullptr, nullptr, /* ABI 1.1: no capability declared, no open_with */
 };
 
 } // namespace

@@ -148,6 +148,7 @@ dvg_descriptor descriptor = {
     0, 0, claims,
     0, 0, /* no deviations */
     torch_open, torch_output_shape, torch_compute, torch_last_error, torch_close,
+    0, 0, 0, nullptr, nullptr, /* ABI 1.1: no capability declared, no open_with */
 };
 
 } // namespace

@@ -196,6 +196,7 @@ dvg_descriptor descriptor = {
     0, 0, claims,
     0, 0, /* no deviations */
     dnnl_open, dnnl_output_shape, dnnl_compute, dnnl_last_error, dnnl_close,
+    0, 0, 0, nullptr, nullptr, /* ABI 1.1: no capability declared, no open_with */
 };
 
 } // namespace

@@ -354,6 +354,7 @@ static dvg_descriptor descriptor = {
     0, 0, claims,
     0, 0, /* no deviations */
     ort_open, ort_output_shape, ort_compute, ort_last_error, ort_close,
+    0, 0, 0, NULL, NULL, /* ABI 1.1: no capability declared, no open_with */
 };
 
 __attribute__((visibility("default"))) const dvg_descriptor *dvg_iut_descriptor(void)

@@ -42,6 +42,7 @@
  */
 #include <fenv.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -204,6 +205,17 @@ static int shape_count(uint32_t rank, const int64_t *dims, int64_t *n)
 #endif
 #ifndef MUTANT_IUT_NAME /* descriptor.name */
 #define MUTANT_IUT_NAME "divergence-reference"
+#endif
+#ifndef MUTANT_CAPABILITIES /* descriptor.capabilities (ABI 1.1) */
+#define MUTANT_CAPABILITIES                                                        \
+    (DVG_CAP_INSTANCES_CONCURRENT | DVG_CAP_INSTANCE_CONCURRENT | DVG_CAP_IN_PLACE_A | \
+     DVG_CAP_IN_PLACE_B | DVG_CAP_THREADS)
+#endif
+#ifndef MUTANT_SPLIT_END /* threads: where part k of t ends (`next`: where k + 1 starts) */
+#define MUTANT_SPLIT_END(k, t, next) (next)
+#endif
+#ifndef MUTANT_SCRATCH /* 1: compute through one static buffer (not re-entrant) */
+#define MUTANT_SCRATCH 0
 #endif
 
 /* ------------------------------------------------------------------------
@@ -777,6 +789,7 @@ static int floors(uint32_t variant, const dvg_attrs *at)
  * ---------------------------------------------------------------------- */
 struct dvg_iut {
     char error[256];
+    uint32_t threads; /* open_with's thread count; 0 and 1: the caller's thread only */
 };
 
 #if defined(__GNUC__)
@@ -1047,6 +1060,28 @@ static int32_t ref_open(const char *config, dvg_iut **out)
     return DVG_OK;
 }
 
+/* The one ISA level the reference has: portable C (its AVX2 runs are
+ * chosen at run time and give the same bits). */
+static const dvg_isa_level isa_levels[] = {
+#if defined(__x86_64__)
+    {sizeof(dvg_isa_level), 0, "scalar", "v1"},
+#else
+    {sizeof(dvg_isa_level), 0, "scalar", ""},
+#endif
+};
+
+static int32_t ref_open_with(const char *config, const dvg_open_options *options, dvg_iut **out)
+{
+    int32_t status;
+    if (options && options->size >= sizeof(dvg_open_options) && options->isa &&
+        strcmp(options->isa, isa_levels[0].name) != 0)
+        return DVG_UNSUPPORTED; /* no such level */
+    status = ref_open(config, out);
+    if (status == DVG_OK && options && options->size >= 2 * sizeof(uint32_t))
+        (*out)->threads = options->threads;
+    return status;
+}
+
 static int32_t ref_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,
                                 const dvg_tensor *a, const dvg_tensor *b, uint32_t *rank,
                                 int64_t *shape)
@@ -1066,13 +1101,116 @@ static int32_t ref_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs 
     return DVG_OK;
 }
 
+/* Output elements [from, to) of a collapsed plan (its last dimension the
+ * runs', the outer ones walked by an odometer). */
+static void run_range(run_fn *run, const plan *p, const uint8_t *a, const uint8_t *b,
+                      uint8_t *c, int64_t from, int64_t to)
+{
+    uint32_t n = p->rank;
+    int64_t inner = p->dims[n - 1], row = from / inner, off = from % inner;
+    int64_t idx[DVG_MAX_RANK] = {0}, ao = 0, bo = 0, co = from, len;
+    for (uint32_t k = n - 1; k-- > 0;) {
+        idx[k] = row % p->dims[k];
+        row /= p->dims[k];
+        ao += idx[k] * p->as[k];
+        bo += idx[k] * p->bs[k];
+    }
+    while (co < to) {
+        len = inner - off < to - co ? inner - off : to - co;
+        run(a, ao + off * p->as[n - 1], p->as[n - 1], b, bo + off * p->bs[n - 1], p->bs[n - 1],
+            c, co, len);
+        co += len;
+        off = 0;
+        for (uint32_t k = n - 1; k-- > 0;) { /* odometer over the outer dims */
+            ao += p->as[k];
+            bo += p->bs[k];
+            if (++idx[k] < p->dims[k])
+                break;
+            idx[k] = 0;
+            ao -= p->as[k] * p->dims[k];
+            bo -= p->bs[k] * p->dims[k];
+        }
+    }
+}
+
+/* One part of a split compute, on a thread of its own. */
+typedef struct part {
+    run_fn *run;
+    const plan *p;
+    const uint8_t *a, *b;
+    uint8_t *c;
+    int64_t from, to;
+    pthread_t thread;
+} part;
+
+static void *part_main(void *arg)
+{
+    part *t = arg;
+    fp_state fp;
+    fp_enter(&fp); /* a new thread's own FP environment */
+    run_range(t->run, t->p, t->a, t->b, t->c, t->from, t->to);
+    fp_leave(&fp);
+    return NULL;
+}
+
+/* Parts start at multiples of SPLIT_GRAIN elements (whole bytes of i4/u4:
+ * no two threads write one byte), at least two grains each. */
+#define SPLIT_GRAIN 64
+#define SPLIT_MAX 64
+
+/* Computes all nc elements: on the caller's thread, or split over
+ * iut->threads threads (the caller's one of them) where it asked for
+ * more than one and C is large enough. Bit-exact either way: each element
+ * is computed by the same run. (MUTANT_SCRATCH: through one static
+ * buffer, as a kernel with a file-scope scratch array would.) */
+static int32_t run_split(dvg_iut *iut, run_fn *run, const plan *p, const dvg_tensor *a,
+                         const dvg_tensor *b, dvg_tensor *c, int64_t nc)
+{
+    part parts[SPLIT_MAX];
+    int64_t t = iut->threads < SPLIT_MAX ? (int64_t)iut->threads : SPLIT_MAX, k, started;
+    if (MUTANT_SCRATCH) {
+        static uint8_t scratch[1 << 16];
+        size_t bytes = (size_t)c->nbytes;
+        if (bytes <= sizeof scratch) {
+            memcpy(scratch, c->data, bytes); /* the padding nibble as found */
+            run_range(run, p, a->data, b->data, scratch, 0, nc);
+            memcpy(c->data, scratch, bytes);
+            return DVG_OK;
+        }
+    }
+    if (t > nc / (2 * SPLIT_GRAIN))
+        t = nc / (2 * SPLIT_GRAIN);
+    if (t <= 1) {
+        run_range(run, p, a->data, b->data, c->data, 0, nc);
+        return DVG_OK;
+    }
+    for (k = 0; k < t; k++) {
+        parts[k].run = run;
+        parts[k].p = p;
+        parts[k].a = a->data;
+        parts[k].b = b->data;
+        parts[k].c = c->data;
+        parts[k].from = nc * k / t / SPLIT_GRAIN * SPLIT_GRAIN;
+    }
+    for (k = 0; k < t; k++)
+        parts[k].to = k + 1 < t ? MUTANT_SPLIT_END(k, t, parts[k + 1].from) : nc;
+    for (started = 1; started < t; started++)
+        if (pthread_create(&parts[started].thread, NULL, part_main, &parts[started]) != 0)
+            break;
+    run_range(run, p, a->data, b->data, c->data, parts[0].from, parts[0].to);
+    for (k = started; k < t; k++) /* no thread for these: the caller's */
+        run_range(run, p, a->data, b->data, c->data, parts[k].from, parts[k].to);
+    for (k = 1; k < started; k++)
+        pthread_join(parts[k].thread, NULL);
+    return DVG_OK;
+}
+
 static int32_t ref_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,
                            const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c)
 {
     dvg_attrs at;
     plan p;
-    int64_t na, nb, nc, idx[DVG_MAX_RANK] = {0};
-    int64_t ao = 0, bo = 0, co = 0, inner, ias, ibs;
+    int64_t na, nb, nc;
     uint32_t n = 0;
     run_fn *run;
     fp_state fp;
@@ -1120,24 +1258,13 @@ static int32_t ref_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attr
         n = 1;
     }
 
+    p.rank = n;
     run = pick_run(a->dtype, floors(variant, &at));
-    inner = p.dims[n - 1];
-    ias = p.as[n - 1];
-    ibs = p.bs[n - 1];
     fp_enter(&fp);
-    for (co = 0; co < nc; co += inner) {
-        run(a->data, ao, ias, b->data, bo, ibs, c->data, co, inner);
-        for (uint32_t k = n - 1; k-- > 0;) { /* odometer over the outer dims */
-            ao += p.as[k];
-            bo += p.bs[k];
-            if (++idx[k] < p.dims[k])
-                break;
-            idx[k] = 0;
-            ao -= p.as[k] * p.dims[k];
-            bo -= p.bs[k] * p.dims[k];
-        }
-    }
+    status = run_split(iut, run, &p, a, b, c, nc);
     fp_leave(&fp);
+    if (status != DVG_OK)
+        return status;
     MUTANT_AFTER(variant, a, b, c, nc);
     return DVG_OK;
 }
@@ -1168,6 +1295,11 @@ static const dvg_descriptor descriptor = {
     ref_compute,
     ref_last_error,
     ref_close,
+    MUTANT_CAPABILITIES,
+    sizeof isa_levels / sizeof isa_levels[0],
+    0,
+    isa_levels,
+    ref_open_with,
 };
 
 __attribute__((visibility("default"))) const dvg_descriptor *MUTANT_ENTRY(void)

@@ -175,6 +175,7 @@ static dvg_descriptor descriptor = {
     /* PTHREADPOOL_FLAG_DISABLE_DENORMALS: FTZ and DAZ during every run */
     DVG_DEV_FLUSH_SUBNORMAL_OUTPUT | DVG_DEV_SUBNORMAL_INPUT_ZERO, 0,
     xnn_open, xnn_output_shape, xnn_compute, xnn_last_error, xnn_close,
+    0, 0, 0, NULL, NULL, /* ABI 1.1: no capability declared, no open_with */
 };
 
 __attribute__((visibility("default"))) const dvg_descriptor *dvg_iut_descriptor(void)

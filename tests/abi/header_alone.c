@@ -33,10 +33,24 @@ static int32_t header_alone_open(const char *config, dvg_iut **out)
     return DVG_FAILURE;
 }
 
+static int32_t header_alone_open_with(const char *config, const dvg_open_options *options,
+                                      dvg_iut **out)
+{
+    (void)options;
+    return header_alone_open(config, out);
+}
+
+static const dvg_isa_level header_alone_levels[] = {
+    {sizeof(dvg_isa_level), 0, "avx2", "v3"},
+    {sizeof(dvg_isa_level), 0, "scalar", ""},
+};
+
 static const dvg_descriptor header_alone_descriptor = {
     sizeof(dvg_descriptor), DVG_ABI_MAJOR, DVG_ABI_MINOR, "header-alone", "0",
     2, 0, header_alone_claims, DVG_DEV_FLUSH_SUBNORMAL_OUTPUT, 0,
-    header_alone_open, 0, 0, 0, 0};
+    header_alone_open, 0, 0, 0, 0,
+    DVG_CAP_INSTANCES_CONCURRENT | DVG_CAP_IN_PLACE_A | DVG_CAP_THREADS, 2, 0,
+    header_alone_levels, header_alone_open_with};
 
 const dvg_descriptor *dvg_iut_descriptor(void)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/abi/test_abi_layout.c: pins the binary layout of the plugin ABI
- * (include/divergence/iut.h, version 1.0).
+ * (include/divergence/iut.h, version 1.1).
  *
  * Every struct's size and alignment and every field's offset and size is a
  * _Static_assert: reordering, resizing or inserting a field stops the build
@@ -58,7 +58,7 @@ _Static_assert(_Alignof(dvg_tensor) == 8, "dvg_tensor changed alignment");
 FIELD(dvg_tensor, data, 72, 8);
 FIELD(dvg_tensor, nbytes, 80, 8);
 
-_Static_assert(sizeof(dvg_descriptor) == 96, "dvg_descriptor changed size");
+_Static_assert(sizeof(dvg_descriptor) == 128, "dvg_descriptor changed size");
 _Static_assert(_Alignof(dvg_descriptor) == 8, "dvg_descriptor changed alignment");
 FIELD(dvg_descriptor, name, 8, 8);
 FIELD(dvg_descriptor, version, 16, 8);
@@ -72,6 +72,21 @@ FIELD(dvg_descriptor, output_shape, 64, 8);
 FIELD(dvg_descriptor, compute, 72, 8);
 FIELD(dvg_descriptor, last_error, 80, 8);
 FIELD(dvg_descriptor, close, 88, 8);
+/* Since 1.1: appended after close; a 1.0 plugin's size is 96. */
+FIELD(dvg_descriptor, capabilities, 96, 8);
+FIELD(dvg_descriptor, n_isa_levels, 104, 4);
+FIELD(dvg_descriptor, reserved1, 108, 4);
+FIELD(dvg_descriptor, isa_levels, 112, 8);
+FIELD(dvg_descriptor, open_with, 120, 8);
+_Static_assert(sizeof(dvg_isa_level) == 24, "dvg_isa_level changed size");
+FIELD(dvg_isa_level, size, 0, 4);
+FIELD(dvg_isa_level, reserved0, 4, 4);
+FIELD(dvg_isa_level, name, 8, 8);
+FIELD(dvg_isa_level, x86_level, 16, 8);
+_Static_assert(sizeof(dvg_open_options) == 16, "dvg_open_options changed size");
+FIELD(dvg_open_options, size, 0, 4);
+FIELD(dvg_open_options, threads, 4, 4);
+FIELD(dvg_open_options, isa, 8, 8);
 #define LAYOUT_PINNED "LP64"
 #else
 #define LAYOUT_PINNED "fixed-width fields only (not an LP64 target)"
@@ -130,7 +145,9 @@ static void constants(void)
     size_t i = 0;
 
     CHECK(DVG_ABI_MAJOR == 1);
-    CHECK(DVG_ABI_MINOR == 0);
+    CHECK(DVG_ABI_MINOR == 1);
+    CHECK(DVG_CAP_INSTANCES_CONCURRENT == 1 && DVG_CAP_INSTANCE_CONCURRENT == 2 &&
+          DVG_CAP_IN_PLACE_A == 4 && DVG_CAP_IN_PLACE_B == 8 && DVG_CAP_THREADS == 16);
     CHECK(strcmp(DVG_ENTRY_SYMBOL, "dvg_iut_descriptor") == 0);
     CHECK(DVG_MAX_RANK == 8);
 
@@ -190,10 +207,16 @@ static int32_t compute_fn(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs
 }
 static const char *error_fn(dvg_iut *iut) { return ""; }
 static void close_fn(dvg_iut *iut) {}
+static int32_t open_with_fn(const char *config, const dvg_open_options *options, dvg_iut **out)
+{
+    return DVG_FAILURE;
+}
 static const dvg_claim one_claim[] = {{DVG_VARIANT_ONNX_DIV_7, DVG_DTYPE_F32}};
+static const dvg_isa_level one_level[] = {{sizeof(dvg_isa_level), 0, "scalar", "v1"}};
 static const dvg_descriptor desc = {
     sizeof(dvg_descriptor), DVG_ABI_MAJOR, DVG_ABI_MINOR, "layout", "1", 1, 0, one_claim,
     0, 0, open_fn, shape_fn, compute_fn, error_fn, close_fn,
+    DVG_CAP_THREADS, 1, 0, one_level, open_with_fn,
 };
 static const dvg_descriptor *entry(void) { return &desc; }
 
@@ -202,8 +225,8 @@ static void signatures(void)
     dvg_entry_fn fn = entry;
     const dvg_descriptor *d = fn();
     /* Positional initialisation above lands in the named fields. */
-    CHECK(d->size == 96 || sizeof(void *) != 8);
-    CHECK(d->abi_major == 1 && d->abi_minor == 0);
+    CHECK(d->size == 128 || sizeof(void *) != 8);
+    CHECK(d->abi_major == 1 && d->abi_minor == 1);
     CHECK(!strcmp(d->name, "layout") && !strcmp(d->version, "1"));
     CHECK(d->n_claims == 1 && d->claims == one_claim);
     CHECK(d->open == open_fn && d->output_shape == shape_fn && d->compute == compute_fn &&

@@ -7,6 +7,7 @@
  * next, ordinary request on a restarted worker succeeds.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +41,9 @@
 #define MODE_LOADSEGV 18  /* the entry returns a wild pointer */
 #define MODE_BADSHAPE 19  /* output_shape: rank 9 under onnx-div-14, writes
                              shape[8] under onnx-div-7 */
+#define MODE_ABI10 20     /* an ABI 1.0 descriptor (its size ends at close) */
+#define MODE_ABI11 21     /* ABI 1.1: capabilities, two ISA levels, open_with */
+#define MODE_BADLEVEL 22  /* ABI 1.1 with an ISA level needing x86-64 "v9" */
 
 #ifndef TEST_PLUGIN_MODE
 #define TEST_PLUGIN_MODE MODE_GOOD
@@ -55,6 +59,9 @@
 #define TRIGGER_PRIVS 0x7E5A    /* every mode: C = PR_GET_NO_NEW_PRIVS */
 #define TRIGGER_ADDR 0x7E5B     /* every mode: C = the data pointers of A, B
                                    and C modulo 64, in bits 0, 8 and 16 */
+#define TRIGGER_OPTS 0x7E5C     /* every mode: C = what open_with got: threads
+                                   + 1000 * (its isa: 0 NULL, 1 "avx2", 2
+                                   "scalar", 3 other); -1 when open was called */
 
 #if defined(TEST_PLUGIN_DEP)
 int wp_dep_value(void);
@@ -63,6 +70,7 @@ int wp_dep_value(void);
 struct dvg_iut {
     char error[128];
     int calls;
+    int32_t opts; /* TRIGGER_OPTS's answer */
 };
 
 static void *tp_idle_thread(void *arg)
@@ -105,9 +113,25 @@ static int32_t tp_open(const char *config, dvg_iut **out)
 #if defined(TEST_PLUGIN_DEP)
     iut->calls = wp_dep_value() - 7;
 #endif
+    iut->opts = -1;
     *out = iut;
     return DVG_OK;
 }
+
+static int32_t tp_open_with(const char *config, const dvg_open_options *o, dvg_iut **out)
+{
+    int32_t st = tp_open(config, out);
+    if (st == DVG_OK && o) {
+        int isa = !o->isa ? 0 : !strcmp(o->isa, "avx2") ? 1 : !strcmp(o->isa, "scalar") ? 2 : 3;
+        (*out)->opts = (int32_t)o->threads + 1000 * isa;
+    }
+    return st;
+}
+
+static const dvg_isa_level levels[] = {
+    {sizeof(dvg_isa_level), 0, "avx2", MODE == MODE_BADLEVEL ? "v9" : "v3"},
+    {sizeof(dvg_isa_level), 0, "scalar", ""},
+};
 
 static void tp_close(dvg_iut *iut)
 {
@@ -219,6 +243,10 @@ static int32_t tp_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs
             z[i] = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
             continue;
         }
+        if (p == TRIGGER_OPTS) {
+            z[i] = iut->opts;
+            continue;
+        }
         if (p == TRIGGER_ADDR) {
             z[i] = (int32_t)(((uintptr_t)a->data & 63) | ((uintptr_t)b->data & 63) << 8 |
                              ((uintptr_t)c->data & 63) << 16);
@@ -269,9 +297,9 @@ static const dvg_claim claims[] = {
 };
 
 static const dvg_descriptor descriptor = {
-    .size = sizeof(dvg_descriptor),
+    .size = MODE == MODE_ABI10 ? offsetof(dvg_descriptor, capabilities) : sizeof(dvg_descriptor),
     .abi_major = MODE == MODE_ABI2 ? 2 : DVG_ABI_MAJOR,
-    .abi_minor = DVG_ABI_MINOR,
+    .abi_minor = MODE == MODE_ABI10 ? 0 : DVG_ABI_MINOR,
     .name = "test-" TEST_PLUGIN_NAME,
     .version = "1.0",
     .n_claims = MODE == MODE_MANYCLAIMS ? 5000u : 2u,
@@ -283,6 +311,12 @@ static const dvg_descriptor descriptor = {
     .compute = MODE == MODE_NULLFN ? NULL : tp_compute,
     .last_error = tp_last_error,
     .close = tp_close,
+    /* ABI 1.1 (MODE_ABI10's size leaves them out: never read) */
+    .capabilities = MODE == MODE_ABI11 || MODE == MODE_ABI10
+                        ? DVG_CAP_IN_PLACE_A | DVG_CAP_THREADS : 0,
+    .n_isa_levels = MODE == MODE_ABI11 || MODE == MODE_BADLEVEL || MODE == MODE_ABI10 ? 2u : 0u,
+    .isa_levels = levels,
+    .open_with = MODE == MODE_ABI11 || MODE == MODE_ABI10 ? tp_open_with : NULL,
 };
 
 #if MODE == MODE_NOENTRY

@@ -37,6 +37,7 @@
 #define TRIGGER_FDS 0x7E59
 #define TRIGGER_PRIVS 0x7E5A
 #define TRIGGER_ADDR 0x7E5B
+#define TRIGGER_OPTS 0x7E5C
 
 static const char *plugin_dir;
 static pid_t main_pid;
@@ -666,6 +667,8 @@ static void test_load_errors(void)
         {"openfail", WORKER_OUT_LOAD_ERROR, WORKER_LOAD_OPEN, WORKER_STAGE_OPEN,
          "returned 3"},
         {"loadsegv", WORKER_OUT_CRASH, WORKER_LOAD_NONE, WORKER_STAGE_LOAD, "SIGSEGV"},
+        {"badlevel", WORKER_OUT_LOAD_ERROR, WORKER_LOAD_DESCRIPTOR, WORKER_STAGE_LOAD,
+         "isa_levels[0] has an x86_level"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const load_case *t = &cases[k];
@@ -689,6 +692,59 @@ static void test_load_errors(void)
         worker_result_free(&r);
         worker_free(w);
     }
+}
+
+/* What open_with got (TRIGGER_OPTS), on a fresh worker of `mode`. */
+static int32_t opened_with(const char *mode, uint32_t threads, const char *isa,
+                           worker_info *info)
+{
+    worker_options o;
+    worker_options_default(&o);
+    o.quiet = 1;
+    o.threads = threads;
+    snprintf(o.isa, sizeof o.isa, "%s", isa);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/wp_%s.so", plugin_dir, mode);
+    worker *w = NULL;
+    CHECK(worker_new(path, &o, &w) == 0);
+    worker_result r = WORKER_RESULT_INIT;
+    divcase c;
+    make_i32(&c, 2);
+    set_i32(&c, 0, TRIGGER_OPTS, 1);
+    int32_t got = INT32_MIN;
+    if (w && run_case(w, &c, &r) == 0 && r.computed)
+        memcpy(&got, r.out1, 4);
+    if (w && worker_get_info(w))
+        *info = *worker_get_info(w);
+    divcase_free(&c);
+    worker_result_free(&r);
+    worker_free(w);
+    return got;
+}
+
+/* ABI 1.1: capabilities and ISA levels reach worker_info, threads and isa
+ * reach open_with; a 1.0 descriptor (smaller size) loads, its fields past
+ * close unread, and is opened with open(). */
+static void test_abi11(void)
+{
+    printf("ABI 1.1\n");
+    static worker_info info;
+    memset(&info, 0, sizeof info);
+    int32_t got = opened_with("abi11", 3, "avx2", &info);
+    CHECKF(got == 1003, "open_with got %d", got);
+    CHECK(info.capabilities == (DVG_CAP_IN_PLACE_A | DVG_CAP_THREADS) && info.open_with == 1);
+    CHECK(info.abi_minor == 1 && info.descriptor_size == sizeof(dvg_descriptor));
+    CHECK(info.n_isa_levels == 2 && !strcmp(info.isa_levels[0].name, "avx2") &&
+          !strcmp(info.isa_levels[0].x86_level, "v3") &&
+          !strcmp(info.isa_levels[1].name, "scalar") && !info.isa_levels[1].x86_level[0]);
+    got = opened_with("abi11", 0, "", &info);
+    CHECKF(got == 0, "open_with with defaults got %d", got);
+    got = opened_with("abi10", 5, "scalar", &info);
+    CHECKF(got == -1, "a 1.0 plugin got %d (open_with called?)", got);
+    CHECK(info.abi_minor == 0 && info.descriptor_size == offsetof(dvg_descriptor, capabilities));
+    CHECK(info.capabilities == 0 && info.n_isa_levels == 0 && info.open_with == 0);
+    got = opened_with("good", 2, "", &info);
+    CHECKF(got == -1, "a 1.1 plugin without open_with got %d", got);
 }
 
 static void test_narrow(void)
@@ -963,6 +1019,7 @@ int main(int argc, char **argv)
     test_elements();
     test_shape_lies();
     test_load_errors();
+    test_abi11();
     test_narrow();
     test_zygote();
     test_alloc_failures();
