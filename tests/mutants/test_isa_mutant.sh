@@ -10,7 +10,10 @@
 # CONFORMANT by default. Without the emulator the default says what it
 # could not cover and goes on; --cpu naming an emulated model is exit 2,
 # an unknown model too. fuzz --cpu x86-64-v3 finds the bug, fuzz natively
-# does not.
+# does not. mutant_isa_forcible, the same bug with its levels declared
+# (ABI 1.1), is run natively forced to avx2 instead of emulated;
+# mutant_isa_maskload (conformant, a masked tail load QEMU faults on) is
+# CONFORMANT with its emulated out-of-bounds reads noted unconfirmed.
 # Usage: test_isa_mutant.sh DIVERGENCE
 set -u
 D=$1
@@ -39,6 +42,13 @@ expect() {
 # shellcheck disable=SC2086 # $claim is two flags
 run() { n=$1 w=$2 p=$3; shift 3; expect "$n" "$w" "$p" certify --db "$tmp/isa.db" $claim "$@"; }
 
+# noted MUTANT NOTE_PREFIX: a reproducer of the mutant whose note starts so.
+noted() {
+    n=$(sqlite3 "$tmp/isa.db" "SELECT count(*) FROM reproducers r JOIN signatures s ON s.id = r.signature_id
+        WHERE s.implementation = 'divergence-mutant-$1' AND r.note LIKE '$2%'" 2>&1)
+    if [ "$n" -ge 1 ] 2>/dev/null; then ok; else bad "$1: no reproducer noted '$2' ($n)"; fi
+}
+
 run native 0 '^  onnx-div-14 *f32 *CONFORMANT' --plugin "$M" --cpu native
 run default 1 '^  onnx-div-14 *f32 *NONCONFORMANT' --plugin "$M"
 check "default: the cpus line names x86-64-v3 emulated" \
@@ -48,13 +58,30 @@ check "default: the finding is x86-64-v3's only" \
     grep -q '^    cpu x86-64-v3 *emulated *[0-9]* cases: [0-9]* with findings (wrong-value.*seen only under emulation' \
     "$tmp/default.out"
 check "default: native holds" grep -q '^    cpu native *[0-9]* cases: holds' "$tmp/default.out"
-n=$(sqlite3 "$tmp/isa.db" "SELECT count(*) FROM reproducers r JOIN signatures s ON s.id = r.signature_id
-    WHERE s.implementation = 'divergence-mutant-isa_avx2_tail'
-      AND r.note LIKE 'under x86-64-v3 (emulated)%'" 2>&1)
-if [ "$n" -ge 1 ] 2>/dev/null; then ok; else bad "no reproducer noted 'under x86-64-v3 (emulated)' ($n)"; fi
+noted isa_avx2_tail 'under x86-64-v3 (emulated)'
 run sse 0 '^  onnx-div-14 *f32 *CONFORMANT' --plugin "$M" --cpu x86-64-v2
 run control 0 '^  onnx-div-14 *f32 *CONFORMANT' --plugin "$PLUGINS/reference.so"
 check "control: the cpus line" grep -q 'x86-64-v3 emulated' "$tmp/control.out"
+
+# A plugin that declares its levels (ABI 1.1 isa_levels, avx2 at v3): the
+# level below runs natively, forced (open_with isa=avx2), emulator or not.
+F=$MUTANTS/mutant_isa_forcible.so
+run forcible 1 '^  onnx-div-14 *f32 *NONCONFORMANT' --plugin "$F"
+check "forcible: the cpus line says forced natively" \
+    grep -q 'x86-64-v3 natively, the plugin forced to its level avx2 (on the sample)' "$tmp/forcible.out"
+check "forcible: its cpu line" \
+    grep -q '^    cpu x86-64-v3 *forced *[0-9]* cases: [0-9]* with findings (wrong-value.*only at that level (native)' \
+    "$tmp/forcible.out"
+noted isa_forcible 'under x86-64-v3 (natively, isa=avx2)'
+DIVERGENCE_EMULATOR='' run forcible_noemu 1 'x86-64-v3 natively, the plugin forced' --plugin "$F" --cpu v3
+
+# A masked tail load (vmaskmovps): conformant on hardware; under QEMU the
+# masked-off lanes fault on the guard page. Noted, not counted.
+run maskload 0 '^  onnx-div-14 *f32 *CONFORMANT' --plugin "$MUTANTS/mutant_isa_maskload.so"
+check "maskload: the emulated faults are emulation-only, unconfirmed" \
+    grep -q '^    cpu x86-64-v3 *emulated .*[1-9][0-9]* emulation-only, unconfirmed (out-of-bounds-read: not counted)' \
+    "$tmp/maskload.out"
+noted isa_maskload 'emulation-only, unconfirmed: x86-64-v3 (emulated)'
 
 # No emulator (DIVERGENCE_EMULATOR="" hides it): said, not an error.
 DIVERGENCE_EMULATOR='' run noemu 0 'x86-64-v3 not covered: qemu-user-static' --plugin "$M"

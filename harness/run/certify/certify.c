@@ -118,8 +118,13 @@ const char *certify_describe_cpus(const certify *cf, char *buf, size_t cap)
     buf[0] = '\0';
     for (uint32_t k = 0; k < cf->n_cpu && at < cap; k++) {
         char one[320];
-        isolation_describe_cpu(cf->cpu[k], cf->sampled[k] ? cf->sample_cases : UINT64_MAX, one,
-                               sizeof one);
+        if (cf->forced[k][0])
+            snprintf(one, sizeof one, "%s natively, the plugin forced to its level %s%s",
+                     cpum_get(cf->cpu[k])->name, cf->forced[k],
+                     cf->sampled[k] ? " (on the sample)" : "");
+        else
+            isolation_describe_cpu(cf->cpu[k], cf->sampled[k] ? cf->sample_cases : UINT64_MAX,
+                                   one, sizeof one);
         at += (size_t)snprintf(buf + at, cap - at, "%s%s", k ? ", " : "", one);
     }
     if (cf->cpus_missing[0] && at < cap)

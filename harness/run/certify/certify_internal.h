@@ -160,6 +160,11 @@ typedef struct certify {
      * cover */
     uint8_t cpu[CERTIFY_MAX_CPUS];
     int sampled[CERTIFY_MAX_CPUS];
+    char forced[CERTIFY_MAX_CPUS][WORKER_ISA_NAME_MAX]; /* non-empty: an
+                                 emulated model the plugin declares an ISA
+                                 level for (ABI 1.1: its x86_level is the
+                                 model's), run natively forced to it
+                                 (open_with isa=NAME), not emulated */
     uint32_t n_cpu;
     uint64_t sample_cases;    /* emulated sample cases of all claims */
     char emu_version[32];

@@ -73,7 +73,8 @@ static int fold(certify *cf, unit_result *res, size_t k, size_t *at)
     /* Under an emulated CPU, findings of a class the emulator can fake
      * are not counted (their sightings say "emulation-only, unconfirmed"). */
     verdict_tally t = rec->tally, fake;
-    if (cpum_get(cf->cpu[rec->cpu])->qemu && verdict_take_emulation_fakes(&t, &fake)) {
+    if (cpum_get(cf->cpu[rec->cpu])->qemu && !cf->forced[rec->cpu][0] &&
+        verdict_take_emulation_fakes(&t, &fake)) {
         a->cpu_unconfirmed[rec->cpu]++;
         a->cpu_fake_classes[rec->cpu] |= class_bits(&fake);
     }
@@ -223,12 +224,15 @@ static void print_cpus(certify *cf)
     for (uint32_t k = 0; k < cf->n_cpu; k++) {
         const cpum_model *m = cpum_get(cf->cpu[k]);
         char classes[256];
+        int emulated = m->qemu && !cf->forced[k][0];
         fprintf(cf->out, "    cpu %-10s %-9s %6" PRIu64 " cases: ", m->name,
-                m->qemu ? "emulated" : "", a->cpu_cases[k]);
+                emulated ? "emulated" : m->qemu ? "forced" : "", a->cpu_cases[k]);
         if (a->cpu_failed[k])
             fprintf(cf->out, "%" PRIu64 " with findings (%s)%s", a->cpu_failed[k],
                     class_names(a->cpu_classes[k], classes, sizeof classes),
-                    k && !a->cpu_failed[0] && m->qemu ? ", seen only under emulation" : "");
+                    k && !a->cpu_failed[0] && emulated ? ", seen only under emulation"
+                    : k && !a->cpu_failed[0] && m->qemu ? ", seen only at that level (native)"
+                                                        : "");
         else
             fprintf(cf->out, "holds");
         if (a->cpu_unconfirmed[k])

@@ -38,6 +38,28 @@ static int add_slot(certify_claim *cl, size_t *cap, uint8_t stage, uint32_t inde
     return 0;
 }
 
+/* The name of the plugin's ISA level for model m's x86-64 level (the
+ * first it declares), or NULL. */
+static const char *forcible_level(const certify *cf, const cpum_model *m)
+{
+    char want[8];
+    snprintf(want, sizeof want, "v%d", m->level);
+    for (uint32_t i = 0; m->qemu && i < cf->info->n_isa_levels; i++)
+        if (!strcmp(cf->info->isa_levels[i].x86_level, want))
+            return cf->info->isa_levels[i].name;
+    return NULL;
+}
+
+/* Appends model k to cf's CPUs (sampled or not), forced natively where
+ * the plugin declares a level for it. */
+static void add_cpu(certify *cf, int k, int sampled)
+{
+    const char *level = forcible_level(cf, cpum_get(k));
+    cf->sampled[cf->n_cpu] = sampled;
+    snprintf(cf->forced[cf->n_cpu], sizeof cf->forced[cf->n_cpu], "%s", level ? level : "");
+    cf->cpu[cf->n_cpu++] = (uint8_t)k;
+}
+
 int certify_cpus(certify *cf)
 {
     const certify_options *o = cf->o;
@@ -47,31 +69,29 @@ int certify_cpus(certify *cf)
     if (o->n_cpus) {
         for (uint32_t i = 0; i < o->n_cpus && i < CERTIFY_MAX_CPUS; i++) {
             const cpum_model *m = cpum_get(o->cpus[i]);
-            if (m->qemu && (!have_emu || !cpum_host_level())) {
+            if (m->qemu && !forcible_level(cf, m) && (!have_emu || !cpum_host_level())) {
                 fprintf(cf->err, "divergence certify: --cpu %s needs QEMU's user-mode emulator "
                                  "on an x86-64 host (qemu-x86_64-static, Debian's "
                                  "qemu-user-static)%s\n",
                         m->name, cpum_host_level() ? ", which is not installed" : "");
                 return -1;
             }
-            cf->sampled[cf->n_cpu] = 0;
-            cf->cpu[cf->n_cpu++] = o->cpus[i];
+            add_cpu(cf, o->cpus[i], 0);
         }
         return 0;
     }
     /* The default: native, and the tier below on the sample. */
-    cf->cpu[cf->n_cpu++] = CPUM_NATIVE;
+    add_cpu(cf, CPUM_NATIVE, 0);
     int below = cpum_below_host();
     if (below < 0)
         return 0;
-    if (!have_emu) {
+    if (!have_emu && !forcible_level(cf, cpum_get(below))) {
         snprintf(cf->cpus_missing, sizeof cf->cpus_missing,
                  "%s not covered: qemu-user-static (qemu-x86_64-static) is not installed",
                  cpum_get(below)->name);
         return 0;
     }
-    cf->sampled[cf->n_cpu] = 1;
-    cf->cpu[cf->n_cpu++] = (uint8_t)below;
+    add_cpu(cf, below, 1);
     return 0;
 }
 
@@ -275,7 +295,8 @@ static int plan_units(certify *cf)
         for (size_t s = 0; s < cl->n_slots; s++) {
             /* An emulated case costs about WORKER_EMULATION_SLOWDOWN native ones. */
             uint64_t c = every ? 1 : slot_cost(cf, cl, &cl->slots[s]);
-            cost += cf->cpu[cl->slots[s].cpu] != CPUM_NATIVE && !every
+            cost += cf->cpu[cl->slots[s].cpu] != CPUM_NATIVE && !cf->forced[cl->slots[s].cpu][0] &&
+                            !every
                         ? c * WORKER_EMULATION_SLOWDOWN
                         : c;
             cf->sample_cases += (uint64_t)cf->sampled[cl->slots[s].cpu];

@@ -50,7 +50,12 @@ static int job_use_cpu(certify_job *js, engine_job *j, uint32_t k)
             worker_options wo;
             isolation_worker_options(&cf->o->iso, 5000, cf->o->config,
                                      (isolation_place){j->cpu, cf->jobs}, 0, &wo);
-            snprintf(wo.cpu_model, sizeof wo.cpu_model, "%s", cpum_get(cf->cpu[k])->name);
+            /* A model the plugin can be forced to: natively, forced. */
+            if (cf->forced[k][0])
+                snprintf(wo.isa, sizeof wo.isa, "%s", cf->forced[k]);
+            else
+                snprintf(wo.cpu_model, sizeof wo.cpu_model, "%s", cpum_get(cf->cpu[k])->name);
+            native = native || cf->forced[k][0];
             if (worker_new(cf->o->plugin_path, &wo, &js->ws[k])) {
                 fprintf(cf->err, "divergence certify: cannot create a worker for %s\n",
                         cf->o->plugin_path);
@@ -128,7 +133,12 @@ static int sink(void *ctx, const divcase *c, const verdict_example *ex)
     char note[sizeof ex->note + 96];
     const char *n = NULL;
     const cpum_model *m = cpum_get(js->cf->cpu[js->cpu]);
-    if (m->qemu) {
+    const char *forced = js->cf->forced[js->cpu];
+    if (m->qemu && forced[0]) {
+        snprintf(note, sizeof note, "under %s (natively, isa=%s)%s%s", m->name, forced,
+                 ex->note[0] ? ": " : "", ex->note);
+        n = note;
+    } else if (m->qemu) {
         snprintf(note, sizeof note, "%s%s (emulated)%s%s",
                  verdict_emulation_fakeable(ex->cls) ? "emulation-only, unconfirmed: " : "under ",
                  m->name, ex->note[0] ? ": " : "", ex->note);
