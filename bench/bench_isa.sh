@@ -67,6 +67,7 @@ if [ -n "$BASE" ]; then
     echo "| certify the reference, default flags: $dc cases; wall s (best of $REPS) | $dw | base build's default: $bc cases, $bw | $(ratio "$dw" "$bw"); goal <= 1.5x: $met |"
 fi
 echo "| the same, native part alone (--cpu native): $nc cases | $nw | | |"
-echo "| the emulated sample alone (default - native): $((dc - nc)) cases | $ew | native part $nw | $(ratio "$ew" "$nw") |"
+sc=$(sed -n 's/.*sample of \([0-9]*\) cases.*/\1/p' "$tmp/default.cpus")
+echo "| the emulated sample alone (default - native): ${sc:-0} cases under $(sed -n 's/.*, \(x86-64-v[0-9]\) emulated.*/\1/p' "$tmp/default.cpus") | $ew | native part $nw | $(ratio "$ew" "$nw") |"
 say "$(cat "$tmp/default.cpus")"
 say "load average $(load) at the end"

@@ -19,6 +19,9 @@
 #                 a minute)
 #   SKIP_DIFF=1   leave out bench_diff.sh (divergence diff of the six
 #                 implementations and its baselines: about 2 minutes)
+#   SKIP_ISA=1    leave out bench_isa.sh (the default certify of the reference,
+#                 with its emulated sample, and --cpu native, 3 of each: about
+#                 3 minutes)
 set -u
 B=${1:-build}
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
@@ -235,6 +238,13 @@ fi
 if [ "${SKIP_CERTIFY:-0}" != 1 ]; then
     say "certify the reference, default flags and --shape-tier 0, interleaved"
     sub_bench certify bench_certify.sh 'certify|the same'
+fi
+
+# 9. The default certify's emulated sample (issue 25): default flags against
+#    --cpu native (no base build here: bench_isa.sh BUILD BASE compares one)
+if [ "${SKIP_ISA:-0}" != 1 ]; then
+    say "certify the reference, default flags (the emulated sample) and --cpu native"
+    sub_bench isa bench_isa.sh 'certify|the same|the emulated'
 fi
 
 echo "(load average $(load) at the end: other work on the machine inflates the figures)"
