@@ -42,9 +42,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 say() { echo "bench_diff: $*" >&2; }
 load() { cut -d' ' -f1 /proc/loadavg; }
-faster() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
-add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a + b }'; }
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh" # faster, ratio, add
 
 # best NAME ARGS...: runs `divergence diff ARGS --db DB` REPS times (a fresh
 # database each); leaves the best wall time in $wall, that run's CPU time

@@ -35,9 +35,9 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 say() { echo "bench_zygote: $*" >&2; }
-faster() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
-# What must not differ between the runs: the verdict lines, without
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh" # faster, ratio, add
+# What must not differ between the two runs: the verdict lines, without
 # times, paths and fault addresses.
 verdicts() {
     grep -E 'CONFORMANT|CRASHED|HUNG|claims hold|pairs judged' "$1" |

@@ -19,6 +19,9 @@
 #                 a minute)
 #   SKIP_DIFF=1   leave out bench_diff.sh (divergence diff of the six
 #                 implementations and its baselines: about 2 minutes)
+#   SKIP_OPENCL=1 leave out bench_opencl.sh (certify of the OpenCL plugin on
+#                 PoCL, first build and warm cache, against the reference:
+#                 about 5 minutes)
 #   SKIP_ISA=1    leave out bench_isa.sh (the default certify of the reference,
 #                 with its emulated sample, and --cpu native, 3 of each: about
 #                 3 minutes)
@@ -60,7 +63,8 @@ best3() {
     done
     echo "$best $rssmax" >"$tmp/time"
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh" # faster, ratio, add
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 load() { cut -d' ' -f1 /proc/loadavg; }
@@ -240,7 +244,18 @@ if [ "${SKIP_CERTIFY:-0}" != 1 ]; then
     sub_bench certify bench_certify.sh 'certify|the same'
 fi
 
-# 9. The default certify's emulated sample (issue 25): default flags against
+# 8. A compiled kernel: the OpenCL plugin on PoCL (issue 28) ----------------------
+if [ "${SKIP_OPENCL:-0}" != 1 ]; then
+    if [ -e "$B/plugins/opencl.so" ]; then
+        say "certify of the OpenCL plugin, first build and warm cache, and the reference"
+        sh "$(dirname "$0")/bench_opencl.sh" "$B" 2>"$tmp/opencl.log" | grep -E '^\| (certify|the) ' |
+            sed 's/ *| */|/g' | while IFS='|' read -r _ fig m base rat _; do
+                row "$fig" "$m" "$base" "$rat"
+            done
+    else
+        row "certify of the OpenCL plugin" "not built (ocl-icd-opencl-dev, opencl-headers)" "" ""
+    fi
+# 10. The default certify's emulated sample (issue 25): default flags against
 #    --cpu native (no base build here: bench_isa.sh BUILD BASE compares one)
 if [ "${SKIP_ISA:-0}" != 1 ]; then
     say "certify the reference, default flags (the emulated sample) and --cpu native"

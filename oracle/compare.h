@@ -48,7 +48,9 @@
     X(SIGNAL_STATE_LEAKED, "signal-state-leaked",                                     \
       "a call left signal handlers, the signal mask or a timer (alarm) changed")       \
     X(PADDING_WRITTEN, "padding-written",                                             \
-      "the unused high nibble of an odd-length i4/u4 output's last byte was written")
+      "the unused high nibble of an odd-length i4/u4 output's last byte was written")  \
+    X(REFUSED_UNDEFINED, "refused-undefined",                                         \
+      "refuses: error status, on elements whose result the spec leaves undefined (accepted)")
 
 #define ORACLE_CLASS_ENUM_(ID, name, desc) ORACLE_CLASS_##ID,
 enum { ORACLE_CLASS_LIST(ORACLE_CLASS_ENUM_) ORACLE_CLASS_COUNT };

@@ -604,6 +604,34 @@ const report_coverage *report_claim_coverage(const report_model *m, const report
     return NULL;
 }
 
+const char *const report_coverage_names[REPORT_COVERAGE_LISTS] = {
+    "ranks", "inner sizes", "broadcast classes", "size tiers", "paths", "data offsets"};
+const char *const report_coverage_keys[REPORT_COVERAGE_LISTS] = {
+    "ranks", "inner_sizes", "broadcast_classes", "size_tiers", "paths", "alignments"};
+
+void report_coverage_lists(const report_coverage *c, const char **v)
+{
+    v[0] = c->ranks;
+    v[1] = c->inner_sizes;
+    v[2] = c->broadcast_classes;
+    v[3] = c->size_tiers;
+    v[4] = c->paths;
+    v[5] = c->alignments;
+}
+
+unsigned report_coverage_used(const report_model *m)
+{
+    unsigned used = 0;
+    for (size_t i = 0; i < m->n_coverage; i++) {
+        const char *v[REPORT_COVERAGE_LISTS];
+        report_coverage_lists(&m->coverage[i], v);
+        for (unsigned k = 0; k < REPORT_COVERAGE_LISTS; k++)
+            if (v[k][0])
+                used |= 1u << k;
+    }
+    return used;
+}
+
 const report_hist *report_claim_hist(const report_model *m, const report_key *k)
 {
     for (size_t i = 0; i < m->n_hists; i++)

@@ -180,6 +180,22 @@ const report_hist *report_claim_hist(const report_model *m, const report_key *k)
  * other than certify, or of an older schema). Points into m. */
 const report_coverage *report_claim_coverage(const report_model *m, const report_key *k);
 
+/* The lists of a claim's coverage, in the order every writer shows them:
+ * ranks, inner sizes, broadcast classes, size tiers, paths, data offsets.
+ * report_coverage_names[i] is list i's column name ("inner sizes"),
+ * report_coverage_keys[i] its JSON key ("inner_sizes");
+ * report_coverage_lists writes c's six lists (pointers into the model) to
+ * v[]. */
+#define REPORT_COVERAGE_LISTS 6
+extern const char *const report_coverage_names[REPORT_COVERAGE_LISTS];
+extern const char *const report_coverage_keys[REPORT_COVERAGE_LISTS];
+void report_coverage_lists(const report_coverage *c, const char **v);
+
+/* Bit i set when list i of some claim's coverage in m is not empty: the
+ * columns the HTML and Markdown certificates show (an empty column, such
+ * as the paths certify does not record, is left out). */
+unsigned report_coverage_used(const report_model *m);
+
 /* 1 when a and b name the same (implementation, variant, dtype). */
 int report_same_claim(const report_key *a, const report_key *b);
 

@@ -3,12 +3,13 @@
  * reports/report.h: reports of one run, for people and for CI.
  *
  *  - HTML: one self-contained page (no script, no network, no external
- *    asset; a Content-Security-Policy that forbids them): the certificate
- *    matrix (variant x dtype, with profile), counts per difference class,
- *    ULP-error histograms and the operand classes of findings as inline
- *    SVG, each finding with its reproducers and replay command, and the
- *    run's metadata (host, CPU features, plugin builds and hashes, seed,
- *    shards).
+ *    asset; a Content-Security-Policy that forbids them) that reads
+ *    top-down: the certificate matrix (variant x dtype, with profile), the
+ *    bugs with their signatures beneath, each finding with its reproducers
+ *    and replay command, counts per difference class, ULP-error histograms
+ *    and the operand classes of findings as inline SVG, the coverage of
+ *    each claim (folded), and the run's metadata (host, CPU features,
+ *    plugin builds and hashes, seed, shards).
  *  - JUnit XML: one testsuite per implementation, one testcase per
  *    claimed (variant, dtype); a claim that does not hold is a <failure>
  *    carrying the class counts, reproducers and replay commands.
@@ -67,11 +68,14 @@ int report_latest_runs(store *s, int64_t *runs, size_t max, size_t *n, char *err
 
 /*
  * Writes one report of the n runs runs[] (1 <= n <= REPORT_MAX_RUNS) in
- * format fmt (HTML, Markdown or JSON; JUnit is refused): the matrix of
- * implementations x (variant, dtype) with each certificate's verdict and
- * counts (a later run's certificate of a claim replaces an earlier one's),
- * what each plugin set does where the specs leave room (the findings of
- * the diff runs) and the command that renders each run's own report.
+ * format fmt (HTML, Markdown or JSON; JUnit is refused), summary first
+ * (reports/runs_model.h): the matrix of implementations x (variant,
+ * dtype) with each certificate's verdict and counts (a later run's
+ * certificate of a claim replaces an earlier one's), one row per hazard
+ * class, plugin set and dtype with what each implementation gives on an
+ * example, the departures by bug, every signature of the runs that
+ * compare plugins (folded) and the command that renders each run's own
+ * report.
  * Returns 0, or -1 with the reason in err.
  */
 int report_write_runs(store *s, const char *db_path, const int64_t *runs, size_t n,

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include "reports/model.h"
+#include "reports/runs_model.h"
 
 void report_html(const report_model *m, FILE *f);
 
@@ -18,11 +19,12 @@ void report_html(const report_model *m, FILE *f);
  * several runs (report_runs.c). */
 extern const char report_html_style[];
 
-/* The page of several runs (report_runs.c): models m[0..n), one per run,
- * in the order given; fmt REPORT_HTML, REPORT_MARKDOWN or REPORT_JSON. */
-void report_runs_html(const report_model *const *m, size_t n, FILE *f);
-void report_runs_markdown(const report_model *const *m, size_t n, FILE *f);
-void report_runs_json(const report_model *const *m, size_t n, FILE *f);
+/* The page of several runs (report_runs.c): its model (reports/runs_model.h,
+ * built from one report model per run, in the order given) in HTML,
+ * Markdown or JSON; `row` is the writers' scratch for one table row. */
+void report_runs_html(const runs_page *p, FILE *f, runs_row *row);
+void report_runs_markdown(const runs_page *p, FILE *f, runs_row *row);
+void report_runs_json(const runs_page *p, FILE *f, runs_row *row);
 int report_junit(const report_model *m, FILE *f);
 void report_markdown(const report_model *m, FILE *f);
 void report_json(const report_model *m, FILE *f);

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * This file contains the HTML report: one self-contained page, no
- * script: the certificate matrix, the coverage of each claim, counts per
- * class, ULP histograms, operand classes, the bugs with their signatures
- * underneath, each finding with its reproducers, and the run.
+ * script, read top-down: the certificate matrix, the bugs with their
+ * signatures underneath, each finding with its reproducers, counts per
+ * class, ULP histograms, operand classes, the coverage of each claim
+ * (folded, one per claim, without the lists no claim has), and the run.
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "harness/judge/verdict.h"
+#include "oracle/compare.h"
 #include "reports/escape.h"
 #include "reports/model.h"
 #include "reports/report_format.h"
@@ -26,7 +28,8 @@ const char report_html_style[] =
     "text-align:left;vertical-align:top}th{background:#f6f8fa}td.num{text-align:right;"
     "font-variant-numeric:tabular-nums}"
     ".matrix td{text-align:center;min-width:72px;font-size:12px}.matrix td .verdict{display:block;"
-    "font-weight:600}.matrix td .profile{display:block;color:#57606a;font-size:11px}"
+    "font-weight:600}.matrix td .profile,.matrix td .refusal{display:block;color:#57606a;"
+    "font-size:11px}"
     ".v-conformant{background:#dafbe1}.v-conformant-profile{background:#fff8c5}"
     ".v-nonconformant{background:#ffebe9}.v-crashed{background:#ff8182}.v-unsupported{"
     "background:#eaeef2}.v-other{background:#fbefff}.v-none{color:#8c959f}"
@@ -67,11 +70,36 @@ static void el(FILE *f, const char *tag, const char *cls, const char *text)
     fprintf(f, "</%s>", tag);
 }
 
+/* "implementation · variant dtype", escaped. */
+static void claim_label(FILE *f, const report_key *k)
+{
+    esc_html(f, k->implementation);
+    fputs(" &#183; ", f);
+    esc_html(f, k->variant);
+    fputc(' ', f);
+    esc_html(f, k->dtype);
+}
+
 static void dt_dd(FILE *f, const char *term, const char *text)
 {
     fprintf(f, "<dt>%s</dt><dd>", term);
     esc_html(f, text);
     fputs("</dd>\n", f);
+}
+
+/* The refusals of undefined input a claim accepted, named in its cell
+ * (docs/semantics.md, "Refusing undefined input"). */
+static void refusal_note(const report_model *m, const report_key *k, FILE *f)
+{
+    size_t first, n;
+    report_claim_counts(m, k, &first, &n);
+    for (size_t i = first; i < first + n; i++)
+        if (m->counts[i].cls_id == ORACLE_CLASS_REFUSED_UNDEFINED) {
+            char text[96];
+            snprintf(text, sizeof text, "%s (%" PRId64 " elements)", VERDICT_REFUSED_TEXT,
+                     m->counts[i].elements);
+            el(f, "span", "refusal", text);
+        }
 }
 
 static void matrix(const report_model *m, FILE *f, const char *impl)
@@ -117,6 +145,7 @@ static void matrix(const report_model *m, FILE *f, const char *impl)
                     c->elements);
             el(f, "span", "verdict", c->verdict);
             el(f, "span", "profile", c->profile);
+            refusal_note(m, &c->k, f);
             fputs("</td>", f);
         }
         fputs("</tr>\n", f);
@@ -241,11 +270,7 @@ static void histogram_svg(const report_hist *h, FILE *f)
     fprintf(f, "<text x=\"%d\" y=\"12\" text-anchor=\"end\">elements per ULP distance</text>\n",
             w - 4);
     fputs("</svg>\n<figcaption>", f);
-    esc_html(f, h->k.implementation);
-    fputs(" &#183; ", f);
-    esc_html(f, h->k.variant);
-    fputc(' ', f);
-    esc_html(f, h->k.dtype);
+    claim_label(f, &h->k);
     fprintf(f, " &#183; %" PRId64 " wrong values</figcaption></figure>\n", h->total);
 }
 
@@ -404,37 +429,39 @@ static void bugs(const report_model *m, FILE *f)
     fputs("</tbody></table>\n", f);
 }
 
-/* What each claim's cases exercised (docs/store.md, "coverage"). */
+/* What each claim's cases exercised (docs/store.md, "coverage"): one
+ * folded table per claim, without the lists no claim has. */
 static void coverage(const report_model *m, FILE *f)
 {
     if (!m->n_coverage) {
         fputs("<p>No coverage recorded for this run (certify records it).</p>\n", f);
         return;
     }
-    fputs("<table id=\"coverage\"><thead><tr><th>implementation</th><th>variant</th>"
-          "<th>dtype</th><th>cases</th><th>ranks</th><th>inner sizes</th>"
-          "<th>broadcast classes</th><th>size tiers</th><th>paths</th>"
-          "<th>data offsets</th></tr></thead><tbody>\n",
-          f);
+    unsigned used = report_coverage_used(m);
+    fputs("<div id=\"coverage\">\n", f);
     for (size_t i = 0; i < m->n_coverage; i++) {
         const report_coverage *c = &m->coverage[i];
-        fputs("<tr", f);
+        const char *v[REPORT_COVERAGE_LISTS];
+        report_coverage_lists(c, v);
+        fputs("<details class=\"claim-exercised\"", f);
+        attr(f, "data-claim-variant", c->k.variant);
+        attr(f, "data-claim-dtype", c->k.dtype);
+        fputs("><summary>", f);
+        claim_label(f, &c->k);
+        fprintf(f, ": %" PRId64 " cases</summary>\n<table><thead><tr><th>cases</th>", c->cases);
+        for (unsigned k = 0; k < REPORT_COVERAGE_LISTS; k++)
+            if (used & (1u << k))
+                fprintf(f, "<th>%s</th>", report_coverage_names[k]);
+        fputs("</tr></thead><tbody>\n<tr", f);
         attr(f, "data-variant", c->k.variant);
         attr(f, "data-dtype", c->k.dtype);
-        fputs(">", f);
-        el(f, "td", NULL, c->k.implementation);
-        el(f, "td", NULL, c->k.variant);
-        el(f, "td", NULL, c->k.dtype);
-        fprintf(f, "<td class=\"num\">%" PRId64 "</td>", c->cases);
-        el(f, "td", NULL, c->ranks);
-        el(f, "td", NULL, c->inner_sizes);
-        el(f, "td", NULL, c->broadcast_classes);
-        el(f, "td", NULL, c->size_tiers);
-        el(f, "td", NULL, c->paths);
-        el(f, "td", NULL, c->alignments);
-        fputs("</tr>\n", f);
+        fprintf(f, "><td class=\"num\">%" PRId64 "</td>", c->cases);
+        for (unsigned k = 0; k < REPORT_COVERAGE_LISTS; k++)
+            if (used & (1u << k))
+                el(f, "td", NULL, v[k]);
+        fputs("</tr>\n</tbody></table></details>\n", f);
     }
-    fputs("</tbody></table>\n", f);
+    fputs("</div>\n", f);
 }
 
 static void findings(const report_model *m, FILE *f)
@@ -610,9 +637,12 @@ void report_html(const report_model *m, FILE *f)
     }
     if (!n_impls)
         fputs("<p>No certificate in this run.</p>\n", f);
-    fputs("</section>\n<section id=\"coverage-section\">\n<h2>Coverage: what the cases exercised"
-          "</h2>\n", f);
-    coverage(m, f);
+    fprintf(f, "</section>\n<section id=\"bugs-section\">\n<h2>Bugs (%zu bugs, %zu signatures)"
+               "</h2>\n", m->n_bugs, m->n_findings);
+    bugs(m, f);
+    fprintf(f, "</section>\n<section id=\"findings\">\n<h2>Findings (%zu signatures)</h2>\n",
+            m->n_findings);
+    findings(m, f);
     fputs("</section>\n<section id=\"classes\">\n<h2>Counts per difference class</h2>\n", f);
     class_totals(m, f);
     fputs("<details><summary>per variant and dtype</summary>\n", f);
@@ -628,12 +658,9 @@ void report_html(const report_model *m, FILE *f)
         fputs("<p>No wrong value in this run.</p>\n", f);
     fputs("</section>\n<section id=\"operands\">\n<h2>Operand classes of findings</h2>\n", f);
     operands_svg(m, f);
-    fprintf(f, "</section>\n<section id=\"bugs-section\">\n<h2>Bugs (%zu bugs, %zu signatures)"
-               "</h2>\n", m->n_bugs, m->n_findings);
-    bugs(m, f);
-    fprintf(f, "</section>\n<section id=\"findings\">\n<h2>Findings (%zu signatures)</h2>\n",
-            m->n_findings);
-    findings(m, f);
+    fputs("</section>\n<section id=\"coverage-section\">\n<h2>Coverage: what the cases exercised"
+          "</h2>\n", f);
+    coverage(m, f);
     fputs("</section>\n<section id=\"run\">\n<h2>Run</h2>\n", f);
     run_metadata(m, f);
     fputs("</section>\n</main>\n<footer>Written by divergence " DVG_VERSION " from ", f);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * This file contains the JSON summary of a run: one object, schema
- * "divergence-report/1": the run, its plugins, the certificates (each
- * with the coverage of its claim), counts, ULP histograms, the bugs (each
- * with its signature ids) and the findings with their reproducers.
+ * "divergence-report/2", in the HTML report's order: the claims held,
+ * the certificates, the bugs (each with its signature ids), the findings
+ * with their reproducers, counts, ULP histograms, the coverage of each
+ * claim, the run and its plugins. (Schema 1 held each claim's coverage
+ * under its certificate, before the findings, and the run first.)
  */
 #include <inttypes.h>
 #include <string.h>
@@ -90,25 +92,6 @@ static void plugins(const report_model *m, FILE *f)
     }
 }
 
-/* ", "coverage": {...}" of a claim (v NULL: null). */
-static void coverage(FILE *f, const report_coverage *v)
-{
-    if (!v) {
-        fputs(", \"coverage\": null", f);
-        return;
-    }
-    int first = 1;
-    fputs(", \"coverage\": {", f);
-    num(f, &first, "cases", 1, v->cases);
-    str(f, &first, "ranks", v->ranks);
-    str(f, &first, "inner_sizes", v->inner_sizes);
-    str(f, &first, "broadcast_classes", v->broadcast_classes);
-    str(f, &first, "size_tiers", v->size_tiers);
-    str(f, &first, "paths", v->paths);
-    str(f, &first, "alignments", v->alignments);
-    fputc('}', f);
-}
-
 static void certificates(const report_model *m, FILE *f)
 {
     for (size_t i = 0; i < m->n_certs; i++) {
@@ -121,7 +104,23 @@ static void certificates(const report_model *m, FILE *f)
         fprintf(f, ", \"held\": %s", c->held ? "true" : "false");
         num(f, &first, "cases", 1, c->cases);
         num(f, &first, "elements", 1, c->elements);
-        coverage(f, report_claim_coverage(m, &c->k));
+        fputc('}', f);
+    }
+}
+
+/* What each claim's cases exercised, one object per claim. */
+static void coverage(const report_model *m, FILE *f)
+{
+    for (size_t i = 0; i < m->n_coverage; i++) {
+        const report_coverage *v = &m->coverage[i];
+        const char *lists[REPORT_COVERAGE_LISTS];
+        report_coverage_lists(v, lists);
+        int first = 1;
+        fputs(i ? ",\n  {" : "\n  {", f);
+        key(f, &first, &v->k);
+        num(f, &first, "cases", 1, v->cases);
+        for (unsigned k = 0; k < REPORT_COVERAGE_LISTS; k++)
+            str(f, &first, report_coverage_keys[k], lists[k]);
         fputc('}', f);
     }
 }
@@ -236,19 +235,22 @@ void report_json(const report_model *m, FILE *f)
 {
     size_t held, total;
     report_claim_totals(m, &held, &total);
-    fputs("{\"schema\": \"divergence-report/1\", \"run\": {", f);
-    run_fields(m, f);
-    fputs("},\n \"plugins\": [", f);
-    plugins(m, f);
-    fprintf(f, "],\n \"claims_held\": %zu, \"claims\": %zu,\n \"certificates\": [", held, total);
+    fprintf(f, "{\"schema\": \"divergence-report/2\", \"claims_held\": %zu, \"claims\": %zu,\n"
+               " \"certificates\": [", held, total);
     certificates(m, f);
-    fputs("],\n \"counts\": [", f);
-    counts(m, f);
-    fputs("],\n \"ulp_histograms\": [", f);
-    histograms(m, f);
     fputs("],\n \"bugs\": [", f);
     bugs(m, f);
     fputs("],\n \"findings\": [", f);
     findings(m, f);
+    fputs("],\n \"counts\": [", f);
+    counts(m, f);
+    fputs("],\n \"ulp_histograms\": [", f);
+    histograms(m, f);
+    fputs("],\n \"coverage\": [", f);
+    coverage(m, f);
+    fputs("],\n \"run\": {", f);
+    run_fields(m, f);
+    fputs("},\n \"plugins\": [", f);
+    plugins(m, f);
     fputs("]}\n", f);
 }

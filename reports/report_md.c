@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * This file contains the Markdown summary (CommonMark with GitHub
- * tables): the certificate matrix, the coverage of each claim, counts,
- * ULP histograms, the bugs with their signatures underneath, the findings
- * and the run.
+ * tables), in the HTML report's order: the certificate matrix, the bugs
+ * with their signatures underneath, the findings, counts, ULP histograms,
+ * the coverage of each claim (without the lists no claim has) and the
+ * run. No raw markup: Markdown folds nothing.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -143,23 +144,33 @@ static void header(const report_model *m, FILE *f, const char *const *impls, siz
 
 static void coverage(const report_model *m, FILE *f)
 {
-    fputs("## Coverage\n\n", f);
+    fputs("\n## Coverage\n\n", f);
     if (!m->n_coverage) {
         fputs("No coverage recorded for this run (certify records it).\n\n", f);
         return;
     }
-    fputs("| implementation | variant | dtype | cases | ranks | inner sizes | broadcast classes"
-          " | size tiers | paths | data offsets |\n"
-          "| --- | --- | --- | ---: | --- | --- | --- | --- | --- | --- |\n",
-          f);
+    /* One row per claim, without the lists no claim has (Markdown folds
+     * nothing: it holds no raw markup). */
+    unsigned used = report_coverage_used(m);
+    fputs("| implementation | variant | dtype | cases |", f);
+    for (unsigned k = 0; k < REPORT_COVERAGE_LISTS; k++)
+        if (used & (1u << k))
+            fprintf(f, " %s |", report_coverage_names[k]);
+    fputs("\n| --- | --- | --- | ---: |", f);
+    for (unsigned k = 0; k < REPORT_COVERAGE_LISTS; k++)
+        if (used & (1u << k))
+            fputs(" --- |", f);
+    fputc('\n', f);
     for (size_t i = 0; i < m->n_coverage; i++) {
         const report_coverage *c = &m->coverage[i];
         const char *keys[] = {c->k.implementation, c->k.variant, c->k.dtype};
         cells(f, keys, 3);
         fprintf(f, "| %" PRId64 " ", c->cases);
-        const char *lists[] = {c->ranks, c->inner_sizes, c->broadcast_classes, c->size_tiers,
-                               c->paths, c->alignments};
-        cells(f, lists, 6);
+        const char *lists[REPORT_COVERAGE_LISTS];
+        report_coverage_lists(c, lists);
+        for (unsigned k = 0; k < REPORT_COVERAGE_LISTS; k++)
+            if (used & (1u << k))
+                cells(f, &lists[k], 1);
         fputs("|\n", f);
     }
     fputc('\n', f);
@@ -167,7 +178,7 @@ static void coverage(const report_model *m, FILE *f)
 
 static void counts(const report_model *m, FILE *f)
 {
-    fputs("## Counts per difference class\n\n", f);
+    fputs("\n## Counts per difference class\n\n", f);
     if (!m->n_counts) {
         fputs("No counts.\n", f);
         return;
@@ -225,7 +236,7 @@ static void finding_key(FILE *f, const report_finding *x)
 
 static void bugs(const report_model *m, FILE *f)
 {
-    fprintf(f, "\n## Bugs (%zu bugs, %zu signatures)\n\n", m->n_bugs, m->n_findings);
+    fprintf(f, "## Bugs (%zu bugs, %zu signatures)\n\n", m->n_bugs, m->n_findings);
     if (!m->n_bugs)
         fputs("No bug in this run.\n", f);
     for (size_t i = 0; i < m->n_bugs; i++) {
@@ -360,10 +371,10 @@ void report_markdown(const report_model *m, FILE *f)
     const char *impls[64];
     size_t n_impls = report_implementations(m, impls, 64);
     header(m, f, impls, n_impls);
-    coverage(m, f);
-    counts(m, f);
-    histograms(m, f);
     bugs(m, f);
     findings(m, f);
+    counts(m, f);
+    histograms(m, f);
+    coverage(m, f);
     run_section(m, f);
 }

@@ -3,31 +3,31 @@
  * This file contains the report of several runs (`divergence report
  * --runs R1,R2,...` or `--latest-per-plugin`, reports/report.h): the run
  * choice of --latest-per-plugin, the loading of one report model per run
- * (reports/model.h), and the three forms of the one page - HTML (the
- * single-run page's style and Content-Security-Policy), Markdown and
- * JSON: the matrix of implementations x (variant, dtype) with each
- * certificate's verdict and counts, the table of what each plugin set of
- * the diff runs does where the specs leave room, each with the command
- * that replays its reproducer, and the command that renders each run's
- * own report. Every text from the store is escaped
+ * (reports/model.h) and of the page (reports/runs_model.h), and the three
+ * forms of the one page - HTML (the single-run page's style and
+ * Content-Security-Policy), Markdown and JSON - in the order a person
+ * reads it: the matrix of implementations x (variant, dtype) with each
+ * certificate's verdict and counts; one row per hazard class, plugin set
+ * and variant family with what each implementation gives on an example; the
+ * departures by bug; every signature with the command that replays its
+ * reproducer (folded in HTML); the command that renders each
+ * run's own report. Every text from the store is escaped
  * (reports/escape.h).
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "harness/base/alloc.h"
-#include "oracle/compare.h"
+#include "harness/judge/verdict.h"
 #include "reports/escape.h"
 #include "reports/model.h"
 #include "reports/report.h"
 #include "reports/report_format.h"
+#include "reports/runs_model.h"
 
 #ifndef DVG_VERSION
 #define DVG_VERSION "unknown"
 #endif
-
-/* Rows and columns of the matrix, at most this many each. */
-#define RUNS_MAX_AXIS 128
 
 typedef struct latest_ctx {
     int64_t *runs;
@@ -66,103 +66,6 @@ int report_latest_runs(store *s, int64_t *runs, size_t max, size_t *n, char *err
     return 0;
 }
 
-/* The page's axes: implementations with certificates (rows) and the
- * (variant, dtype) pairs (columns, in variant then dtype order). */
-typedef struct runs_axes {
-    const char *rows[RUNS_MAX_AXIS];
-    size_t nr;
-    const report_key *cols[RUNS_MAX_AXIS];
-    size_t nc;
-} runs_axes;
-
-static int key_before(const report_key *a, const report_key *b)
-{
-    if (a->variant_id != b->variant_id)
-        return a->variant_id < b->variant_id;
-    if (strcmp(a->variant, b->variant))
-        return strcmp(a->variant, b->variant) < 0;
-    if (a->dtype_id != b->dtype_id)
-        return a->dtype_id < b->dtype_id;
-    return strcmp(a->dtype, b->dtype) < 0;
-}
-
-static void axes_build(const report_model *const *m, size_t n, runs_axes *ax)
-{
-    ax->nr = ax->nc = 0;
-    for (size_t r = 0; r < n; r++)
-        for (size_t i = 0; i < m[r]->n_certs; i++) {
-            const report_key *k = &m[r]->certs[i].k;
-            size_t j = 0;
-            while (j < ax->nr && strcmp(ax->rows[j], k->implementation))
-                j++;
-            if (j == ax->nr && ax->nr < RUNS_MAX_AXIS)
-                ax->rows[ax->nr++] = k->implementation;
-            j = 0;
-            while (j < ax->nc && !(!strcmp(ax->cols[j]->variant, k->variant) &&
-                                   !strcmp(ax->cols[j]->dtype, k->dtype)))
-                j++;
-            if (j < ax->nc || ax->nc == RUNS_MAX_AXIS)
-                continue;
-            j = ax->nc++; /* insertion in order */
-            while (j > 0 && key_before(k, ax->cols[j - 1])) {
-                ax->cols[j] = ax->cols[j - 1];
-                j--;
-            }
-            ax->cols[j] = k;
-        }
-}
-
-/* The certificate of (impl, column) in the latest of the runs (the
- * highest id, whatever the order of --runs) that has one, with its run's
- * id; NULL when none. */
-static const report_cert *cert_of(const report_model *const *m, size_t n, const char *impl,
-                                  const report_key *col, int64_t *run)
-{
-    const report_cert *best = NULL;
-    for (size_t r = 0; r < n; r++)
-        for (size_t i = 0; i < m[r]->n_certs; i++) {
-            const report_cert *c = &m[r]->certs[i];
-            if (!strcmp(c->k.implementation, impl) && !strcmp(c->k.variant, col->variant) &&
-                !strcmp(c->k.dtype, col->dtype) && (!best || m[r]->run.id > *run)) {
-                *run = m[r]->run.id;
-                best = c;
-            }
-        }
-    return best;
-}
-
-/* 1 when the run compares plugins: a diff run, or a differential fuzz
- * (or import) run, whose hazards are findings of a plugin set ("a|b").
- * Its findings go into the table of what each implementation does. */
-static int compares_plugins(const report_model *m)
-{
-    if (!strcmp(m->run.kind, "diff"))
-        return 1;
-    for (size_t i = 0; i < m->n_findings; i++)
-        if (strchr(m->findings[i].k.implementation, '|'))
-            return 1;
-    return 0;
-}
-
-/* What the finding's first reproducer recorded each plugin giving, or
- * its expected text. */
-static const char *given_of(const report_finding *f)
-{
-    return f->n_repros && f->repros[0].actual ? f->repros[0].actual : "";
-}
-
-/* The replay command of the finding's first reproducer, or "" when it
- * has none. Writes buf (len bytes) and returns it. */
-static const char *replay_of(const report_model *m, const report_finding *g, char *buf,
-                             size_t len)
-{
-    if (!g->n_repros) {
-        buf[0] = '\0';
-        return buf;
-    }
-    return report_replay_command(m, g->repros[0].id, buf, len);
-}
-
 static void report_command(const report_model *m, int64_t run, FILE *f, void (*esc)(FILE *,
                                                                                       const char *))
 {
@@ -174,11 +77,35 @@ static void report_command(const report_model *m, int64_t run, FILE *f, void (*e
     esc(f, cmd);
 }
 
-void report_runs_html(const report_model *const *m, size_t n, FILE *f)
+static size_t signatures_shown(const runs_page *p)
 {
-    runs_axes ax;
+    size_t n = 0;
+    for (size_t r = 0; r < p->n; r++)
+        if (runs_compares_plugins(p->m[r]))
+            n += p->m[r]->n_findings;
+    return n;
+}
+
+/* The cells of a table row, escaped, each in <tag>; the last one (a
+ * reproducer's replay command) in <code class="replay"> for td. With
+ * `open` NULL the <tr> is opened here; "" it was opened by the caller. */
+static void html_row(FILE *f, const char *tag, const char *open, const char *const *cells,
+                     size_t n)
+{
+    if (!open)
+        fputs("<tr>", f);
+    for (size_t i = 0; i < n; i++) {
+        int code = i + 1 == n && !strcmp(tag, "td");
+        fprintf(f, "<%s>%s", tag, code ? "<code class=\"replay\">" : "");
+        esc_html(f, cells[i]);
+        fprintf(f, "%s</%s>", code ? "</code>" : "", tag);
+    }
+    fputs("</tr>\n", f);
+}
+
+void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
+{
     char buf[4400];
-    axes_build(m, n, &ax);
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'\">\n"
@@ -187,25 +114,28 @@ void report_runs_html(const report_model *const *m, size_t n, FILE *f)
           "<title>Divergence: every implementation side by side</title>\n", f);
     fprintf(f, "<style>%s</style>\n</head>\n<body>\n<header>\n<h1>Every implementation side by "
                "side</h1>\n<p class=\"summary\" id=\"runs\" data-runs=\"%zu\">%zu runs, %zu "
-               "implementations certified</p>\n</header>\n<main>\n",
-            report_html_style, n, n, ax.nr);
+               "implementations certified</p>\n<p>%zu kinds of portability hazard (%zu "
+               "signatures), %zu bugs that depart from the oracle (%zu signatures).</p>\n"
+               "</header>\n<main>\n",
+            report_html_style, p->n, p->n, p->nr, p->n_hazards, p->n_hazard_sigs,
+            p->n_departures, p->n_departure_sigs);
     fputs("<section id=\"matrix\">\n<h2>Certificates</h2>\n<table class=\"matrix\">\n<tr>"
           "<th>implementation</th>", f);
-    for (size_t c = 0; c < ax.nc; c++) {
+    for (size_t c = 0; c < p->nc; c++) {
         fputs("<th>", f);
-        esc_html(f, ax.cols[c]->variant);
+        esc_html(f, p->cols[c]->variant);
         fputs("<br>", f);
-        esc_html(f, ax.cols[c]->dtype);
+        esc_html(f, p->cols[c]->dtype);
         fputs("</th>", f);
     }
     fputs("</tr>\n", f);
-    for (size_t r = 0; r < ax.nr; r++) {
+    for (size_t r = 0; r < p->nr; r++) {
         fputs("<tr><th>", f);
-        esc_html(f, ax.rows[r]);
+        esc_html(f, p->rows[r]);
         fputs("</th>", f);
-        for (size_t c = 0; c < ax.nc; c++) {
+        for (size_t c = 0; c < p->nc; c++) {
             int64_t run = 0;
-            const report_cert *ce = cert_of(m, n, ax.rows[r], ax.cols[c], &run);
+            const report_cert *ce = runs_cert_of(p, p->rows[r], p->cols[c], &run);
             if (!ce) {
                 fputs("<td class=\"v-none\">-</td>", f);
                 continue;
@@ -219,19 +149,51 @@ void report_runs_html(const report_model *const *m, size_t n, FILE *f)
         }
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n</section>\n<section id=\"hazards\">\n<h2>Where the specs leave room"
-          "</h2>\n<p>What each implementation gives where every one of them conforms but their "
-          "bits differ (portability hazards), and where one departs, from the diff runs.</p>\n"
-          "<table>\n<tr><th>run</th><th>implementations</th><th>variant</th><th>dtype</th>"
-          "<th>class</th><th>operands</th><th>expected</th><th>what each gives</th>"
-          "<th>signature</th><th>reproducer</th></tr>\n", f);
-    for (size_t r = 0; r < n; r++) {
-        if (!compares_plugins(m[r]))
+    fputs("</table>\n</section>\n<section id=\"hazards\">\n<h2>Where the specs leave room</h2>\n"
+          "<p>Portability hazards: every implementation of the set conforms, but their bits "
+          "differ. One row per hazard class, plugin set and variant family, with the variants "
+          "and dtypes it spans, its signatures and one example: what each implementation gives "
+          "there (- : not in the set).</p>\n<table id=\"hazard-table\">\n", f);
+    const char *head[RUNS_ROW_MAX];
+    html_row(f, "th", NULL, head, runs_hazard_header(p, head));
+    for (size_t h = 0; h < p->n_hazards; h++) {
+        const runs_hazard *hz = &p->hazards[h];
+        runs_hazard_row(p, h, row);
+        fputs("<tr class=\"hazard-row\" data-set=\"", f);
+        esc_html(f, hz->set);
+        fputs("\" data-family=\"", f);
+        esc_html(f, hz->family);
+        fprintf(f, "\" data-signature=\"%" PRId64 "\">", p->hazard_sigs[hz->first].f->signature_id);
+        html_row(f, "td", "", row->cell, row->n);
+    }
+    if (!p->n_hazards)
+        fputs("<tr><td colspan=\"7\">No portability hazard in these runs.</td></tr>\n", f);
+    fputs("</table>\n</section>\n<section id=\"departures\">\n<h2>Departures from the oracle, "
+          "by bug</h2>\n<p>Where an implementation does not conform, in the runs that compare "
+          "plugins: one row per bug (its signatures share a fingerprint), with one example."
+          "</p>\n<table id=\"departure-table\">\n", f);
+    html_row(f, "th", NULL, runs_departure_header, RUNS_DEPARTURE_COLUMNS);
+    for (size_t d = 0; d < p->n_departures; d++) {
+        runs_departure_row(p, d, row);
+        fputs("<tr class=\"bug-row\">", f);
+        html_row(f, "td", "", row->cell, row->n);
+    }
+    if (!p->n_departures)
+        fputs("<tr><td colspan=\"10\">No implementation departs in these runs.</td></tr>\n", f);
+    fprintf(f, "</table>\n</section>\n<section id=\"signatures\">\n<h2>Every signature</h2>\n"
+               "<details><summary>%zu signatures of the runs that compare plugins, each with "
+               "what each plugin gives and the command that replays it</summary>\n"
+               "<table>\n<tr><th>run</th><th>implementations</th><th>variant</th><th>dtype</th>"
+               "<th>class</th><th>operands</th><th>expected</th><th>what each gives</th>"
+               "<th>signature</th><th>reproducer</th></tr>\n",
+            signatures_shown(p));
+    for (size_t r = 0; r < p->n; r++) {
+        if (!runs_compares_plugins(p->m[r]))
             continue;
-        for (size_t i = 0; i < m[r]->n_findings; i++) {
-            const report_finding *g = &m[r]->findings[i];
+        for (size_t i = 0; i < p->m[r]->n_findings; i++) {
+            const report_finding *g = &p->m[r]->findings[i];
             fprintf(f, "<tr class=\"%s\"><td class=\"num\">%" PRId64 "</td><td>",
-                    g->cls_id == ORACLE_CLASS_COUNT ? "hazard" : "departure", m[r]->run.id);
+                    runs_is_hazard(g) ? "hazard" : "departure", p->m[r]->run.id);
             esc_html(f, g->k.implementation);
             fputs("</td><td>", f);
             esc_html(f, g->k.variant);
@@ -242,25 +204,26 @@ void report_runs_html(const report_model *const *m, size_t n, FILE *f)
             fputs("</td><td>", f);
             esc_html(f, g->operand_class);
             fputs("</td><td>", f);
-            esc_html(f, g->n_repros && g->repros[0].expected ? g->repros[0].expected : "");
+            esc_html(f, runs_expected_text(g));
             fputs("</td><td>", f);
-            esc_html(f, given_of(g));
+            esc_html(f, runs_given_text(g));
             fprintf(f, "</td><td class=\"mono\">sig:%" PRId64 "</td><td><code class=\"replay\">",
                     g->signature_id);
-            esc_html(f, replay_of(m[r], g, buf, sizeof buf));
+            esc_html(f, runs_replay_text(p->m[r], g, buf, sizeof buf));
             fputs("</code></td></tr>\n", f);
         }
     }
-    fputs("</table>\n</section>\n<section id=\"runs-list\">\n<h2>Runs</h2>\n<table>\n<tr><th>run"
-          "</th><th>kind</th><th>status</th><th>implementations</th><th>its own report</th></tr>\n",
-          f);
-    for (size_t r = 0; r < n; r++) {
+    fputs("</table>\n</details>\n</section>\n<section id=\"runs-list\">\n<h2>Runs</h2>\n<table>\n"
+          "<tr><th>run</th><th>kind</th><th>status</th><th>implementations</th><th>its own "
+          "report</th></tr>\n", f);
+    for (size_t r = 0; r < p->n; r++) {
+        const report_model *m = p->m[r];
         const char *impls[64];
-        size_t ni = report_implementations(m[r], impls, 64);
-        fprintf(f, "<tr><td class=\"num\">%" PRId64 "</td><td>", m[r]->run.id);
-        esc_html(f, m[r]->run.kind);
+        size_t ni = report_implementations(m, impls, 64);
+        fprintf(f, "<tr><td class=\"num\">%" PRId64 "</td><td>", m->run.id);
+        esc_html(f, m->run.kind);
         fputs("</td><td>", f);
-        esc_html(f, m[r]->run.status);
+        esc_html(f, m->run.status);
         fputs("</td><td>", f);
         for (size_t i = 0; i < ni; i++) {
             if (i)
@@ -268,39 +231,56 @@ void report_runs_html(const report_model *const *m, size_t n, FILE *f)
             esc_html(f, impls[i]);
         }
         fputs("</td><td><code>", f);
-        report_command(m[r], m[r]->run.id, f, esc_html);
+        report_command(m, m->run.id, f, esc_html);
         fputs("</code></td></tr>\n", f);
     }
     fputs("</table>\n</section>\n</main>\n<footer>divergence " DVG_VERSION "</footer>\n"
           "</body>\n</html>\n", f);
 }
 
-void report_runs_markdown(const report_model *const *m, size_t n, FILE *f)
+/* "| a | b |" cells, escaped. */
+static void md_cells(FILE *f, const char *const *cells, size_t n)
 {
-    runs_axes ax;
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? " | " : "| ", f);
+        esc_md(f, cells[i]);
+    }
+    fputs(" |\n", f);
+}
+
+/* "| --- | --- |" for n columns. */
+static void md_rule(FILE *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fputs(i ? " --- |" : "| --- |", f);
+    fputc('\n', f);
+}
+
+void report_runs_markdown(const runs_page *p, FILE *f, runs_row *row)
+{
     char buf[4400];
-    axes_build(m, n, &ax);
     fprintf(f, "# Every implementation side by side\n\n%zu runs, %zu implementations "
-               "certified.\n\n## Certificates\n\n| implementation |",
-            n, ax.nr);
-    for (size_t c = 0; c < ax.nc; c++) {
+               "certified. %zu kinds of portability hazard (%zu signatures), %zu bugs that "
+               "depart from the oracle (%zu signatures).\n\n## Certificates\n\n| implementation |",
+            p->n, p->nr, p->n_hazards, p->n_hazard_sigs, p->n_departures, p->n_departure_sigs);
+    for (size_t c = 0; c < p->nc; c++) {
         fputc(' ', f);
-        esc_md(f, ax.cols[c]->variant);
+        esc_md(f, p->cols[c]->variant);
         fputc(' ', f);
-        esc_md(f, ax.cols[c]->dtype);
+        esc_md(f, p->cols[c]->dtype);
         fputs(" |", f);
     }
     fputs("\n| --- |", f);
-    for (size_t c = 0; c < ax.nc; c++)
+    for (size_t c = 0; c < p->nc; c++)
         fputs(" --- |", f);
     fputc('\n', f);
-    for (size_t r = 0; r < ax.nr; r++) {
+    for (size_t r = 0; r < p->nr; r++) {
         fputs("| ", f);
-        esc_md(f, ax.rows[r]);
+        esc_md(f, p->rows[r]);
         fputs(" |", f);
-        for (size_t c = 0; c < ax.nc; c++) {
+        for (size_t c = 0; c < p->nc; c++) {
             int64_t run = 0;
-            const report_cert *ce = cert_of(m, n, ax.rows[r], ax.cols[c], &run);
+            const report_cert *ce = runs_cert_of(p, p->rows[r], p->cols[c], &run);
             fputc(' ', f);
             if (ce) {
                 esc_md(f, ce->verdict);
@@ -312,59 +292,68 @@ void report_runs_markdown(const report_model *const *m, size_t n, FILE *f)
         }
         fputc('\n', f);
     }
-    fputs("\n## Where the specs leave room\n\n| run | implementations | variant | dtype | class "
-          "| operands | what each gives | signature | reproducer |\n| --- | --- | --- | --- | --- "
-          "| --- | --- | --- | --- |\n", f);
-    for (size_t r = 0; r < n; r++) {
-        if (!compares_plugins(m[r]))
+    fputs("\n## Where the specs leave room\n\nPortability hazards: every implementation of the "
+          "set conforms, but their bits differ. One row per hazard class, plugin set and variant "
+          "family; what each implementation gives on one example (- : not in the set).\n\n", f);
+    const char *head[RUNS_ROW_MAX];
+    size_t nh = runs_hazard_header(p, head);
+    md_cells(f, head, nh);
+    md_rule(f, nh);
+    for (size_t h = 0; h < p->n_hazards; h++) {
+        runs_hazard_row(p, h, row);
+        md_cells(f, row->cell, row->n);
+    }
+    if (!p->n_hazards)
+        fputs("\nNo portability hazard in these runs.\n", f);
+    fputs("\n## Departures from the oracle, by bug\n\n", f);
+    md_cells(f, runs_departure_header, RUNS_DEPARTURE_COLUMNS);
+    md_rule(f, RUNS_DEPARTURE_COLUMNS);
+    for (size_t d = 0; d < p->n_departures; d++) {
+        runs_departure_row(p, d, row);
+        md_cells(f, row->cell, row->n);
+    }
+    if (!p->n_departures)
+        fputs("\nNo implementation departs in these runs.\n", f);
+    fprintf(f, "\n## Every signature\n\n%zu signatures of the runs that compare plugins, "
+               "each with what each plugin gives and the command that replays it.\n\n"
+               "| run | implementations | variant | dtype | class "
+               "| operands | what each gives | signature | reproducer |\n",
+            signatures_shown(p));
+    md_rule(f, 9);
+    for (size_t r = 0; r < p->n; r++) {
+        if (!runs_compares_plugins(p->m[r]))
             continue;
-        for (size_t i = 0; i < m[r]->n_findings; i++) {
-            const report_finding *g = &m[r]->findings[i];
-            fprintf(f, "| %" PRId64 " | ", m[r]->run.id);
-            esc_md(f, g->k.implementation);
-            fputs(" | ", f);
-            esc_md(f, g->k.variant);
-            fputs(" | ", f);
-            esc_md(f, g->k.dtype);
-            fputs(" | ", f);
-            esc_md(f, g->cls);
-            fputs(" | ", f);
-            esc_md(f, g->operand_class);
-            fputs(" | ", f);
-            esc_md(f, given_of(g));
-            fprintf(f, " | sig:%" PRId64 " | ", g->signature_id);
-            esc_md(f, replay_of(m[r], g, buf, sizeof buf));
-            fputs(" |\n", f);
+        for (size_t i = 0; i < p->m[r]->n_findings; i++) {
+            const report_finding *g = &p->m[r]->findings[i];
+            char run[32], sig[32];
+            snprintf(run, sizeof run, "%" PRId64, p->m[r]->run.id);
+            snprintf(sig, sizeof sig, "sig:%" PRId64, g->signature_id);
+            const char *cells[] = {run, g->k.implementation, g->k.variant, g->k.dtype, g->cls,
+                                   g->operand_class, runs_given_text(g), sig,
+                                   runs_replay_text(p->m[r], g, buf, sizeof buf)};
+            md_cells(f, cells, 9);
         }
     }
     fputs("\n## Runs\n\n", f);
-    for (size_t r = 0; r < n; r++) {
-        fprintf(f, "- run %" PRId64 " (", m[r]->run.id);
-        esc_md(f, m[r]->run.kind);
+    for (size_t r = 0; r < p->n; r++) {
+        fprintf(f, "- run %" PRId64 " (", p->m[r]->run.id);
+        esc_md(f, p->m[r]->run.kind);
         fputs("): `", f);
-        report_command(m[r], m[r]->run.id, f, esc_plain);
+        report_command(p->m[r], p->m[r]->run.id, f, esc_plain);
         fputs("`\n", f);
     }
 }
 
-void report_runs_json(const report_model *const *m, size_t n, FILE *f)
+void report_runs_json(const runs_page *p, FILE *f, runs_row *row)
 {
     char buf[4400];
-    fputs("{\"runs\": [", f);
-    for (size_t r = 0; r < n; r++) {
-        fprintf(f, "%s{\"id\": %" PRId64 ", \"kind\": ", r ? ", " : "", m[r]->run.id);
-        esc_json(f, m[r]->run.kind);
-        fputs(", \"status\": ", f);
-        esc_json(f, m[r]->run.status);
-        fputs("}", f);
-    }
-    fputs("],\n \"certificates\": [", f);
+    fputs("{\"certificates\": [", f);
     int first = 1;
-    for (size_t r = 0; r < n; r++)
-        for (size_t i = 0; i < m[r]->n_certs; i++) {
-            const report_cert *c = &m[r]->certs[i];
+    for (size_t r = 0; r < p->n; r++)
+        for (size_t i = 0; i < p->m[r]->n_certs; i++) {
+            const report_cert *c = &p->m[r]->certs[i];
             fprintf(f, "%s\n  {\"run\": %" PRId64 ", \"implementation\": ", first ? "" : ",",
-                    m[r]->run.id);
+                    p->m[r]->run.id);
             first = 0;
             esc_json(f, c->k.implementation);
             fputs(", \"variant\": ", f);
@@ -376,17 +365,79 @@ void report_runs_json(const report_model *const *m, size_t n, FILE *f)
             fprintf(f, ", \"cases\": %" PRId64 ", \"elements\": %" PRId64 "}", c->cases,
                     c->elements);
         }
+    fputs("],\n \"hazards\": [", f);
+    for (size_t h = 0; h < p->n_hazards; h++) {
+        const runs_hazard *hz = &p->hazards[h];
+        const runs_finding *ex = &p->hazard_sigs[hz->first];
+        runs_hazard_row(p, h, row);
+        fputs(h ? ",\n  {\"class\": " : "\n  {\"class\": ", f);
+        esc_json(f, hz->cls);
+        fputs(", \"implementations\": ", f);
+        esc_json(f, hz->set);
+        fputs(", \"family\": ", f);
+        esc_json(f, hz->family);
+        fputs(", \"variants\": ", f);
+        esc_json(f, row->variants);
+        fputs(", \"dtypes\": ", f);
+        esc_json(f, row->dtypes);
+        fprintf(f, ", \"signatures\": %zu, \"signature_ids\": [", hz->n);
+        for (size_t i = 0; i < hz->n; i++)
+            fprintf(f, "%s%" PRId64, i ? ", " : "", p->hazard_sigs[hz->first + i].f->signature_id);
+        fprintf(f, "], \"example\": {\"run\": %" PRId64 ", \"signature\": %" PRId64
+                   ", \"variant\": ",
+                ex->m->run.id, ex->f->signature_id);
+        esc_json(f, ex->f->k.variant);
+        fputs(", \"dtype\": ", f);
+        esc_json(f, ex->f->k.dtype);
+        fputs(", \"operands\": ", f);
+        esc_json(f, runs_operands_text(ex->f, buf, sizeof buf));
+        fputs(", \"expected\": ", f);
+        esc_json(f, runs_expected_text(ex->f));
+        fputs(", \"given\": {", f);
+        for (size_t k = 0, n = 0; k < p->n_given; k++) {
+            if (!strcmp(row->given[k], "-"))
+                continue;
+            fputs(n++ ? ", " : "", f);
+            esc_json(f, p->given[k]);
+            fputs(": ", f);
+            esc_json(f, row->given[k]);
+        }
+        fputs("}, \"replay\": ", f);
+        esc_json(f, row->replay);
+        fputs("}}", f);
+    }
+    fputs("],\n \"departures\": [", f);
+    for (size_t d = 0; d < p->n_departures; d++) {
+        const runs_departure *dp = &p->departures[d];
+        runs_departure_row(p, d, row);
+        /* the table's cells under its column names; the bug a number or
+         * null, the signatures a count and their ids */
+        fputs(d ? ",\n  {" : "\n  {", f);
+        for (size_t i = 0; i < RUNS_DEPARTURE_COLUMNS; i++) {
+            fprintf(f, "%s\"%s\": ", i ? ", " : "",
+                    i + 1 == RUNS_DEPARTURE_COLUMNS ? "replay" : runs_departure_header[i]);
+            if (i == 1 || i == 5)
+                fputs(dp->bug || i == 5 ? row->cell[i] : "null", f);
+            else
+                esc_json(f, row->cell[i]);
+        }
+        fputs(", \"signature_ids\": [", f);
+        for (size_t i = 0; i < dp->n; i++)
+            fprintf(f, "%s%" PRId64, i ? ", " : "",
+                    p->departure_sigs[dp->first + i].f->signature_id);
+        fputs("]}", f);
+    }
     fputs("],\n \"diff\": [", f);
     first = 1;
-    for (size_t r = 0; r < n; r++) {
-        if (!compares_plugins(m[r]))
+    for (size_t r = 0; r < p->n; r++) {
+        if (!runs_compares_plugins(p->m[r]))
             continue;
-        for (size_t i = 0; i < m[r]->n_findings; i++) {
-            const report_finding *g = &m[r]->findings[i];
+        for (size_t i = 0; i < p->m[r]->n_findings; i++) {
+            const report_finding *g = &p->m[r]->findings[i];
             fprintf(f, "%s\n  {\"run\": %" PRId64 ", \"signature\": %" PRId64
                        ", \"hazard\": %s, \"implementation\": ",
-                    first ? "" : ",", m[r]->run.id, g->signature_id,
-                    g->cls_id == ORACLE_CLASS_COUNT ? "true" : "false");
+                    first ? "" : ",", p->m[r]->run.id, g->signature_id,
+                    runs_is_hazard(g) ? "true" : "false");
             first = 0;
             esc_json(f, g->k.implementation);
             fputs(", \"variant\": ", f);
@@ -398,11 +449,19 @@ void report_runs_json(const report_model *const *m, size_t n, FILE *f)
             fputs(", \"operand_class\": ", f);
             esc_json(f, g->operand_class);
             fputs(", \"given\": ", f);
-            esc_json(f, given_of(g));
+            esc_json(f, runs_given_text(g));
             fputs(", \"replay\": ", f);
-            esc_json(f, replay_of(m[r], g, buf, sizeof buf));
+            esc_json(f, runs_replay_text(p->m[r], g, buf, sizeof buf));
             fputs("}", f);
         }
+    }
+    fputs("],\n \"runs\": [", f);
+    for (size_t r = 0; r < p->n; r++) {
+        fprintf(f, "%s{\"id\": %" PRId64 ", \"kind\": ", r ? ", " : "", p->m[r]->run.id);
+        esc_json(f, p->m[r]->run.kind);
+        fputs(", \"status\": ", f);
+        esc_json(f, p->m[r]->run.status);
+        fputs("}", f);
     }
     fputs("]}\n", f);
 }
@@ -419,15 +478,21 @@ int report_write_runs(store *s, const char *db_path, const int64_t *runs, size_t
         return -1;
     }
     report_model *m[REPORT_MAX_RUNS] = {0};
+    runs_page *page = NULL;
+    runs_row *row = NULL;
     int rc = -1;
     for (size_t i = 0; i < n; i++)
         if (report_model_load(s, db_path, runs[i], NULL, &m[i], err, errlen))
             goto done;
-    const report_model *const *cm = (const report_model *const *)m;
+    if (!(page = dvg_calloc(1, sizeof *page)) || !(row = dvg_malloc(sizeof *row)) ||
+        runs_page_build((const report_model *const *)m, n, page)) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
     switch (fmt) {
-    case REPORT_HTML: report_runs_html(cm, n, out); break;
-    case REPORT_MARKDOWN: report_runs_markdown(cm, n, out); break;
-    default: report_runs_json(cm, n, out); break;
+    case REPORT_HTML: report_runs_html(page, out, row); break;
+    case REPORT_MARKDOWN: report_runs_markdown(page, out, row); break;
+    default: report_runs_json(page, out, row); break;
     }
     if (fflush(out) != 0 || ferror(out)) {
         snprintf(err, errlen, "write error");
@@ -435,6 +500,9 @@ int report_write_runs(store *s, const char *db_path, const int64_t *runs, size_t
     }
     rc = 0;
 done:
+    runs_page_free(page);
+    dvg_free(page);
+    dvg_free(row);
     for (size_t i = 0; i < n; i++)
         report_model_free(m[i]);
     return rc;

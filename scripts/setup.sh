@@ -25,6 +25,9 @@ PACKAGES="$PACKAGES clang-14 libfuzzer-14-dev afl++"
 # `divergence onnx-tests`: protobuf-c, ONNX's onnx.proto and its test data.
 PACKAGES="$PACKAGES libxnnpack-dev libpthreadpool-dev libdnnl-dev libeigen3-dev libtorch-dev
   protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata"
+# The OpenCL adapter (plugins/opencl): the ICD loader and headers to build it,
+# PoCL to run its kernels on this CPU.
+PACKAGES="$PACKAGES ocl-icd-opencl-dev opencl-headers pocl-opencl-icd"
 # npm fetches ONNX Runtime (scripts/fetch-onnxruntime.sh); an npm that is
 # already there (e.g. NodeSource's nodejs ships one) is used as it is.
 command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES npm"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * divergence certify --plugin PATH [--variant V ...] [--dtype T ...]
- *                    [--profile exact|ftz|daz|ftz+daz|ulp:N] [--seed N] [--db FILE]
- *                    [--cases DIR] [--random N] [--max-elements N]
+ *                    [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]]
+ *                    [--seed N] [--db FILE] [--cases DIR] [--random N] [--max-elements N]
  *                    [--timeout MS] [--config TEXT] [--shard I/N] [--no-progress]
  *                    [--memory-limit MIB] [--cpu-limit S] [--resume]
  *                    [--sandbox auto|strict|off] [--env K=V ...] [--jobs N]
@@ -22,11 +22,12 @@ static int usage(FILE *to)
 {
     fprintf(to,
             "usage: divergence certify --plugin PATH [--variant V ...] [--dtype T ...]\n"
-            "         [--profile exact|ftz|daz|ftz+daz|ulp:N] [--seed N] [--db FILE] [--cases DIR]\n"
-            "         [--random N] [--max-elements N] [--shape-tier K] [--timeout MS]\n"
-            "         [--config TEXT] [--shard I/N] [--no-progress] [--memory-limit MIB]\n"
-            "         [--cpu-limit S] [--resume] [--sandbox auto|strict|off] [--env K=V ...]\n"
-            "         [--jobs N] [--pin|--no-pin] [--cpu LIST]\n"
+            "         [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]] [--seed N]\n"
+            "         [--db FILE] [--cases DIR] [--random N] [--max-elements N]\n"
+            "         [--shape-tier K] [--timeout MS] [--config TEXT] [--shard I/N]\n"
+            "         [--no-progress] [--memory-limit MIB] [--cpu-limit S] [--resume]\n"
+            "         [--sandbox auto|strict|off] [--env K=V ...] [--jobs N] [--pin|--no-pin]\n"
+            "         [--cpu LIST]\n"
             "--cpu LIST: the CPUs each claim is judged under, every case under each:\n"
             "native, x86-64-v3 (haswell, avx2), x86-64-v2 (nehalem, sse4.2); the models\n"
             "run under QEMU's user-mode emulator (qemu-user-static). Default: native, and\n"

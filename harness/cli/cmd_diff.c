@@ -20,8 +20,8 @@ static int usage(FILE *to)
 {
     fprintf(to,
             "usage: divergence diff --plugin A --plugin B [--plugin C ...] [--variant V ...]\n"
-            "         [--dtype T ...] [--profile exact|ftz|daz|ftz+daz|ulp:N] [--seed N]\n"
-            "         [--db FILE] [--cases DIR] [--random N] [--max-elements N]\n"
+            "         [--dtype T ...] [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]]\n"
+            "         [--seed N] [--db FILE] [--cases DIR] [--random N] [--max-elements N]\n"
             "         [--timeout MS] [--partial] [--sandbox auto|strict|off] [--env K=V ...]\n"
             "         [--jobs N] [--pin|--no-pin]\n"
             "--partial: also the pairs only some (two or more) claim, among those\n"

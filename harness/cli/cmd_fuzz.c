@@ -2,7 +2,8 @@
 /*
  * divergence fuzz   --plugin P [--plugin Q ...] [--seconds N] [--cases N] [--jobs J] [--seed S]
  *                   [--shard I/N] [--db F] [--corpus DIR] [--max-elements N]
- *                   [--timeout MS] [--profile exact|ftz|daz|ftz+daz|ulp:N] [--no-progress]
+ *                   [--timeout MS] [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]]
+ *                   [--no-progress]
  *                   [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]
  *                   [--cpu MODEL]
  * divergence import --plugin P [--plugin Q ...] [--db F] [--max-elements N] [--memory-limit MIB]
@@ -23,8 +24,8 @@
 static const char fuzz_usage[] =
     "usage: divergence fuzz --plugin P [--plugin Q ...] [--seconds N] [--cases N] [--jobs J]\n"
     "         [--seed S] [--shard I/N] [--db F] [--corpus DIR] [--max-elements N] [--timeout MS]\n"
-    "         [--profile exact|ftz|daz|ftz+daz|ulp:N] [--stop-on-finding] [--no-progress]\n"
-    "         [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]\n"
+    "         [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]] [--stop-on-finding]\n"
+    "         [--no-progress] [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]\n"
     "         [--sandbox auto|strict|off] [--env K=V ...] [--cpu MODEL]\n"
     "--cpu MODEL: the plugins run under that CPU: native (default), or x86-64-v3\n"
     "(haswell, avx2) or x86-64-v2 (nehalem, sse4.2) under QEMU's user-mode emulator\n"

@@ -16,29 +16,57 @@
 #include "oracle/dtype.h"
 #include "oracle/value.h"
 
+/* The suffix of a profile that makes refusals departures. */
+#define NO_REFUSALS "+no-refusals"
+
 int verdict_profile_parse(const char *text, verdict_profile *p, char *err, size_t errlen)
 {
     static const uint32_t modes[] = {0, ORACLE_MODE_FTZ, ORACLE_MODE_DAZ,
                                      ORACLE_MODE_FTZ | ORACLE_MODE_DAZ};
+    char base[48];
+    size_t n = strlen(text), sl = strlen(NO_REFUSALS);
+    int no_refusals = !strcmp(text, &NO_REFUSALS[1]) ||
+                      (n > sl && !strcmp(text + n - sl, NO_REFUSALS));
     memset(p, 0, sizeof p[0]);
+    if (n >= sizeof base)
+        goto bad;
+    snprintf(base, sizeof base, "%s", text);
+    if (no_refusals)
+        snprintf(base, sizeof base, "%.*s", n > sl ? (int)(n - sl) : 5, n > sl ? text : "exact");
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
-        if (!strcmp(text, verdict_modes_name(modes[i]))) {
-            snprintf(p->name, sizeof p->name, "%s", text);
+        if (!strcmp(base, verdict_modes_name(modes[i]))) {
             p->modes = modes[i];
-            return 0;
+            goto good;
         }
-    if (!strncmp(text, "ulp:", 4)) {
+    if (!strncmp(base, "ulp:", 4)) {
         char *end;
-        unsigned long long n = strtoull(text + 4, &end, 10);
-        if (end != text + 4 && !*end && n >= 1 && n <= (UINT64_C(1) << 32)) {
-            snprintf(p->name, sizeof p->name, "ulp:%llu", n);
-            p->ulp_tolerance = n;
-            return 0;
+        unsigned long long u = strtoull(base + 4, &end, 10);
+        if (end != base + 4 && !*end && u >= 1 && u <= (UINT64_C(1) << 32)) {
+            snprintf(base, sizeof base, "ulp:%llu", u);
+            p->ulp_tolerance = u;
+            goto good;
         }
     }
+bad:
+    memset(p, 0, sizeof p[0]);
     snprintf(err, errlen,
-             "profile '%s': expected exact, ftz, daz, ftz+daz or ulp:N (1 <= N <= 2^32)", text);
+             "profile '%s': expected exact, ftz, daz, ftz+daz or ulp:N (1 <= N <= 2^32), "
+             "optionally followed by " NO_REFUSALS, text);
     return -1;
+good:
+    p->no_refusals = no_refusals;
+    snprintf(p->name, sizeof p->name, "%.32s%s", base, no_refusals ? NO_REFUSALS : "");
+    return 0;
+}
+
+int verdict_may_refuse(const verdict_profile *p, const oracle_elem *e)
+{
+    return !p->no_refusals && e->kind == ORACLE_UNSPECIFIED;
+}
+
+int verdict_refusal_narrowable(const verdict_outputs *out, int valid, const verdict_profile *p)
+{
+    return valid && !p->no_refusals && out->outcome == VERDICT_OUT_FAILURE && !out->in_shape;
 }
 
 uint32_t verdict_declared_modes(uint64_t declared)
@@ -79,6 +107,11 @@ char *verdict_bits_text(uint32_t dtype, uint64_t bits, char *buf, size_t len)
 char *verdict_actual_text(uint32_t dtype, const verdict_example *ex, char *buf, size_t len)
 {
     char one[VERDICT_TEXT_MAX], two[VERDICT_TEXT_MAX];
+    if (ex->cls == ORACLE_CLASS_REFUSED_UNDEFINED ||
+        (ex->cls == ORACLE_CLASS_FAILURE && ex->index != UINT64_MAX)) {
+        snprintf(buf, len, "%s", VERDICT_REFUSED_TEXT);
+        return buf;
+    }
     if (ex->actual2 == ex->actual)
         return verdict_bits_text(dtype, ex->actual, buf, len);
     snprintf(buf, len, "%s in run 1, %s in run 2", verdict_bits_text(dtype, ex->actual, one, sizeof one),
@@ -172,7 +205,7 @@ static int accepted_by(uint32_t cls, uint64_t ulps, uint32_t kind, const verdict
         return (modes & ORACLE_MODE_DAZ) != 0;
     if (cls == ORACLE_CLASS_WRONG_VALUE && kind == DVG_KIND_FLOAT)
         return prof->ulp_tolerance && ulps <= prof->ulp_tolerance;
-    return 0;
+    return cls == ORACLE_CLASS_REFUSED_UNDEFINED; /* chosen by verdict_may_refuse */
 }
 
 int verdict_element(const oracle_rules *r, uint64_t a, uint64_t b, const oracle_elem *e,
@@ -243,7 +276,9 @@ static void compare_elements(const oracle_rules *r, const divcase *c, const orac
             t->subnormal_results++;
         uint32_t cls;
         uint64_t ulps = 0;
-        if (flags & VERDICT_ELEM_UNWRITTEN)
+        if (flags & VERDICT_ELEM_REFUSED)
+            cls = verdict_may_refuse(prof, e) ? ORACLE_CLASS_REFUSED_UNDEFINED : ORACLE_CLASS_FAILURE;
+        else if (flags & VERDICT_ELEM_UNWRITTEN)
             cls = ORACLE_CLASS_NOT_WRITTEN;
         else if (flags & VERDICT_ELEM_NONDET)
             cls = ORACLE_CLASS_NONDETERMINISTIC;
@@ -286,6 +321,8 @@ static void compare_elements(const oracle_rules *r, const divcase *c, const orac
                 t->max_ulps = ulps;
             if (cls == ORACLE_CLASS_WRONG_VALUE)
                 t->ulp_hist[verdict_ulp_bucket(ulps)]++;
+            if (flags & VERDICT_ELEM_REFUSED) /* what the refusal said */
+                snprintf(ex.note, sizeof ex.note, "%s", out->note);
             if (cls == ORACLE_CLASS_NONDETERMINISTIC) {
                 ex.actual2 = oracle_load(dtype, out->out2 ? out->out2 : out->out1, i);
                 snprintf(ex.note, sizeof ex.note, "run 1 gave 0x%" PRIx64 ", run 2 gave 0x%" PRIx64,
@@ -476,6 +513,15 @@ int verdict_tally_accepted(const verdict_tally *t)
     return 0;
 }
 
+/* 1 when refusals of undefined input are all the tally accepted. */
+static int only_refusals(const verdict_tally *t)
+{
+    for (int i = 1; i < ORACLE_CLASS_COUNT; i++)
+        if (t->accepted[i] && i != ORACLE_CLASS_REFUSED_UNDEFINED)
+            return 0;
+    return 1;
+}
+
 const char *verdict_certificate(const verdict_tally *t, const verdict_profile *prof,
                                 uint64_t declared, int incomplete, char *buf, size_t len)
 {
@@ -489,7 +535,8 @@ const char *verdict_certificate(const verdict_tally *t, const verdict_profile *p
         return "NONCONFORMANT";
     if (incomplete)
         return "INCOMPLETE";
-    if (verdict_tally_accepted(t)) {
+    if (verdict_tally_accepted(t) &&
+        !(t->accepted[ORACLE_CLASS_REFUSED_UNDEFINED] && only_refusals(t))) {
         uint32_t used = (t->accepted[ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT] ? ORACLE_MODE_FTZ : 0) |
                         (t->accepted[ORACLE_CLASS_SUBNORMAL_INPUT_AS_ZERO] ? ORACLE_MODE_DAZ : 0);
         if ((used & ~prof->modes) && (used & verdict_declared_modes(declared)) && !prof->ulp_tolerance)

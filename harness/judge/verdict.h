@@ -62,6 +62,10 @@ enum {
 /* Bits of verdict_outputs.flags[i]: what is known of output element i. */
 #define VERDICT_ELEM_UNWRITTEN 1u /* it kept the poison it was given, in both runs */
 #define VERDICT_ELEM_NONDET    2u /* written, but run 1 and run 2 differ */
+#define VERDICT_ELEM_REFUSED   4u /* no value: the implementation refused (an
+                                     error status) every call that held it,
+                                     the calls of a refused case narrowed
+                                     (harness/worker/narrow.h) */
 
 /* Bits of verdict_outputs.side: what the checks after a compute that
  * returned ok found, and what any call left changed. */
@@ -105,17 +109,43 @@ typedef struct verdict_outputs {
 
 /* A tolerance profile: what differences a certificate accepts. */
 typedef struct verdict_profile {
-    char name[32];          /* "exact", "ftz", "daz", "ftz+daz", "ulp:2" */
+    char name[48];          /* "exact", "ftz", "daz", "ftz+daz", "ulp:2",
+                               any of them + "+no-refusals" */
     uint32_t modes;         /* ORACLE_MODE_* whose values it accepts
                                (oracle/compare.h): ftz flushed-subnormal-output,
                                daz subnormal-input-as-zero */
     uint64_t ulp_tolerance; /* float wrong values within this many ULPs (0: none) */
+    int32_t no_refusals;    /* 1: an element refused with an error status is
+                               a departure even where the spec leaves its
+                               result undefined (verdict_may_refuse) */
 } verdict_profile;
 
 /* Parses "exact", "ftz" (flush-to-zero), "daz" (denormals-are-zero),
- * "ftz+daz" (both) or "ulp:N" (1 <= N <= 2^32). 0, or -1 with the reason
- * in err. */
+ * "ftz+daz" (both) or "ulp:N" (1 <= N <= 2^32), each optionally followed
+ * by "+no-refusals" (alone: "exact+no-refusals"). 0, or -1 with the
+ * reason in err. */
 int verdict_profile_parse(const char *text, verdict_profile *p, char *err, size_t errlen);
+
+/*
+ * Refusals of undefined input (docs/semantics.md, "Refusing undefined
+ * input"). Where the spec leaves an element's result undefined or
+ * unspecified (the oracle answers ORACLE_UNSPECIFIED: integer x / 0,
+ * INT_MIN / -1, OpenVINO's float x / 0), an implementation may refuse the
+ * call with an error status instead of giving a value: verdict_may_refuse
+ * is 1 for such an element under profile p (0 with p->no_refusals, and
+ * for every element whose result is defined). A crash, a hang or a fault
+ * is never a refusal.
+ *
+ * verdict_refusal_narrowable is 1 when the outputs of a valid case are a
+ * refusal the harness narrows to learn which elements were refused: a
+ * FAILURE outcome from compute (not from output_shape, which sees no
+ * value) under a profile that accepts refusals. The harness then judges
+ * the case from the narrowed calls, each refused element flagged
+ * VERDICT_ELEM_REFUSED: verdict_case classes it refused-undefined
+ * (accepted) where verdict_may_refuse, else failure (a departure).
+ */
+int verdict_may_refuse(const verdict_profile *p, const oracle_elem *e);
+int verdict_refusal_narrowable(const verdict_outputs *out, int valid, const verdict_profile *p);
 
 /* The modes (ORACLE_MODE_*) the descriptor's DVG_DEV_* bits declare. */
 uint32_t verdict_declared_modes(uint64_t declared);
@@ -163,10 +193,13 @@ char *verdict_bits_text(uint32_t dtype, uint64_t bits, char *buf, size_t len);
  * `ex` (an element finding), the same in every command's output and in the
  * store (reproducers.actual): verdict_bits_text of ex->actual, or, when
  * its two runs differ (ex->actual2 != ex->actual: a nondeterministic
- * element), both: "-2 (0xc000) in run 1, -3 (0xc001) in run 2". Writes
+ * element), both: "-2 (0xc000) in run 1, -3 (0xc001) in run 2"; for a
+ * refused element (class refused-undefined, or failure at an element)
+ * VERDICT_REFUSED_TEXT. Writes
  * into buf (len bytes, always NUL-terminated when len > 0;
  * VERDICT_ACTUAL_MAX is enough) and returns it. */
 #define VERDICT_ACTUAL_MAX (2 * VERDICT_TEXT_MAX + 32)
+#define VERDICT_REFUSED_TEXT "refuses: error status"
 char *verdict_actual_text(uint32_t dtype, const verdict_example *ex, char *buf, size_t len);
 
 /* The words a stored finding carries for example ex of a case of `dtype`:
@@ -282,7 +315,9 @@ int verdict_tally_accepted(const verdict_tally *t);
  * (accepted differences; "ftz (declared)", "daz (declared)" or "ftz+daz
  * (declared)" - the modes whose values were accepted - when declared
  * deviations made them acceptable beyond the profile; written into buf,
- * len bytes) or CONFORMANT. */
+ * len bytes) or CONFORMANT. Refusals of undefined input
+ * (refused-undefined) leave a claim CONFORMANT: the certificate names them
+ * beside the verdict. */
 const char *verdict_certificate(const verdict_tally *t, const verdict_profile *prof,
                                 uint64_t declared, int incomplete, char *buf, size_t len);
 

@@ -42,13 +42,15 @@ int narrow_same_failure(const worker_result *want, const worker_result *got)
     return 1;
 }
 
-int narrow_subcase(const divcase *c, const oracle_plan *p, const dvg_attrs *attrs,
-                   uint64_t first, uint64_t count, divcase *out)
+/* The 1-D sub-case of output elements idx[0 .. count) (idx NULL: first,
+ * first + 1, ...) of c under plan p. 0, or -1 out of memory. */
+static int subcase(const divcase *c, const oracle_plan *p, const dvg_attrs *attrs,
+                   uint64_t first, const uint64_t *idx, uint64_t count, divcase *out)
 {
-    if (first > p->count || count > p->count - first)
-        return -1;
     memset(out, 0, sizeof *out);
-    if (count == 1)
+    if (idx)
+        snprintf(out->id, sizeof out->id, "%.60s#%llu-of", c->id, (unsigned long long)count);
+    else if (count == 1)
         snprintf(out->id, sizeof out->id, "%.70s#%llu", c->id, (unsigned long long)first);
     else
         snprintf(out->id, sizeof out->id, "%.60s#%llu+%llu", c->id, (unsigned long long)first,
@@ -65,7 +67,7 @@ int narrow_subcase(const divcase *c, const oracle_plan *p, const dvg_attrs *attr
     }
     for (uint64_t i = 0; i < count; i++) {
         uint64_t ao, bo;
-        oracle_plan_offsets(p, first + i, &ao, &bo);
+        oracle_plan_offsets(p, idx ? idx[i] : first + i, &ao, &bo);
         oracle_store(c->dtype, out->a, i, oracle_load(c->dtype, c->a, ao));
         oracle_store(c->dtype, out->b, i, oracle_load(c->dtype, c->b, bo));
     }
@@ -74,6 +76,14 @@ int narrow_subcase(const divcase *c, const oracle_plan *p, const dvg_attrs *attr
     out->n_requirements = c->n_requirements;
     memcpy(out->source, c->source, sizeof out->source);
     return 0;
+}
+
+int narrow_subcase(const divcase *c, const oracle_plan *p, const dvg_attrs *attrs,
+                   uint64_t first, uint64_t count, divcase *out)
+{
+    if (first > p->count || count > p->count - first)
+        return -1;
+    return subcase(c, p, attrs, first, NULL, count, out);
 }
 
 /* 1 when the variant accepts equal 1-D shapes of n elements under attrs. */
@@ -112,6 +122,34 @@ static int choose_attrs(const divcase *c, uint64_t n, dvg_attrs *out)
     return -1;
 }
 
+/* The plan of case c and the attributes of its 1-D sub-cases. 0, or -1
+ * with the reason (cannot narrow: ...) in msg. */
+static int prepare(const divcase *c, oracle_plan *plan, dvg_attrs *attrs, char *msg, size_t len)
+{
+    oracle_rules rules;
+    oracle_error err;
+    if (oracle_rules_resolve(c->variant, c->dtype, &c->attrs, &rules, &err) != ORACLE_OK ||
+        oracle_plan_shapes(&rules, &c->a_shape, &c->b_shape, plan, &err) != ORACLE_OK) {
+        snprintf(msg, len, "cannot narrow: the oracle rejects the case: %.200s", err.text);
+        return -1;
+    }
+    if (oracle_nbytes(c->dtype, plan->a_count) != c->a_bytes ||
+        oracle_nbytes(c->dtype, plan->b_count) != c->b_bytes) {
+        snprintf(msg, len, "cannot narrow: the operand bytes do not match the shapes");
+        return -1;
+    }
+    if (plan->count == 0) {
+        snprintf(msg, len, "cannot narrow: the case has no output elements");
+        return -1;
+    }
+    if (choose_attrs(c, plan->count, attrs) != 0) {
+        snprintf(msg, len,
+                 "cannot narrow: the variant accepts no equal 1-D shapes under any attributes");
+        return -1;
+    }
+    return 0;
+}
+
 void narrow_result_free(narrow_result *r)
 {
     if (!r)
@@ -129,6 +167,28 @@ static uint32_t ceil_log2(uint64_t n)
     return k;
 }
 
+/* Runs the 1-D sub-case sub of count elements on w into *res, counting
+ * the run in *steps. 0, or -1 with the reason in msg (len bytes): a worker
+ * run failed for the harness, or the worker no longer loads. */
+static int run_sub(worker *w, const divcase *sub, uint64_t count, worker_result *res,
+                   uint32_t *steps, char *msg, size_t len)
+{
+    oracle_shape expect;
+    memset(&expect, 0, sizeof expect);
+    expect.rank = 1;
+    expect.dims[0] = (int64_t)count;
+    ++*steps;
+    if (worker_run(w, sub, &expect, res) != 0) {
+        snprintf(msg, len, "worker run failed: %.400s", worker_errmsg(w));
+        return -1;
+    }
+    if (res->outcome == WORKER_OUT_LOAD_ERROR) {
+        snprintf(msg, len, "the worker no longer loads: %.400s", res->message);
+        return -1;
+    }
+    return 0;
+}
+
 /*
  * Runs elements [first, first + count) as a sub-case. Returns 1 when it
  * reproduces (the case and its result are then in *sub and *res), 0 when
@@ -143,18 +203,7 @@ static int try_range(worker *w, const divcase *c, const oracle_plan *p, const dv
             (unsigned long long)count);
         return -1;
     }
-    oracle_shape expect;
-    memset(&expect, 0, sizeof expect);
-    expect.rank = 1;
-    expect.dims[0] = (int64_t)count;
-    out->steps++;
-    if (worker_run(w, sub, &expect, res) != 0) {
-        say(out, "worker run failed: %s", worker_errmsg(w));
-        divcase_free(sub);
-        return -1;
-    }
-    if (res->outcome == WORKER_OUT_LOAD_ERROR) {
-        say(out, "the worker no longer loads: %s", res->message);
+    if (run_sub(w, sub, count, res, &out->steps, out->message, sizeof out->message)) {
         divcase_free(sub);
         return -1;
     }
@@ -177,29 +226,11 @@ int narrow_case(worker *w, const divcase *c, const worker_result *failure,
         say(out, "nothing to narrow: the run ended in %s", worker_outcome_name(failure->outcome));
         goto done;
     }
-    oracle_rules rules;
     oracle_plan plan;
-    oracle_error err;
-    if (oracle_rules_resolve(c->variant, c->dtype, &c->attrs, &rules, &err) != ORACLE_OK ||
-        oracle_plan_shapes(&rules, &c->a_shape, &c->b_shape, &plan, &err) != ORACLE_OK) {
-        say(out, "cannot narrow: the oracle rejects the case: %s", err.text);
-        goto done;
-    }
-    if (oracle_nbytes(c->dtype, plan.a_count) != c->a_bytes ||
-        oracle_nbytes(c->dtype, plan.b_count) != c->b_bytes) {
-        say(out, "cannot narrow: the operand bytes do not match the shapes");
-        goto done;
-    }
-    uint64_t n = plan.count;
-    if (n == 0) {
-        say(out, "cannot narrow: the case has no output elements");
-        goto done;
-    }
     dvg_attrs attrs;
-    if (choose_attrs(c, n, &attrs) != 0) {
-        say(out, "cannot narrow: the variant accepts no equal 1-D shapes under any attributes");
+    if (prepare(c, &plan, &attrs, out->message, sizeof out->message))
         goto done;
-    }
+    uint64_t n = plan.count;
     uint32_t max_steps = o && o->max_steps ? o->max_steps : 2 * ceil_log2(n) + 4;
 
     uint64_t lo = 0, len = n;
@@ -265,5 +296,190 @@ int narrow_case(worker *w, const divcase *c, const worker_result *failure,
 done:
     divcase_free(&sub);
     worker_result_free(&trial);
+    return rc;
+}
+
+/* ---- refusals ---------------------------------------------------------------- */
+
+void narrow_refusal_free(narrow_refusal *r)
+{
+    if (!r)
+        return;
+    dvg_free(r->out1);
+    dvg_free(r->out2);
+    dvg_free(r->flags);
+    dvg_free(r->idx_);
+    memset(r, 0, sizeof *r);
+}
+
+/* Room for the outputs of n elements of dtype (kept between cases). */
+static int refusal_room(narrow_refusal *r, uint32_t dtype, uint64_t n)
+{
+    uint64_t bytes = oracle_nbytes(dtype, n);
+    if (bytes > r->cap_bytes_) {
+        dvg_free(r->out1);
+        dvg_free(r->out2);
+        r->out1 = dvg_malloc(bytes);
+        r->out2 = dvg_malloc(bytes);
+        r->cap_bytes_ = r->out1 && r->out2 ? bytes : 0;
+        if (!r->cap_bytes_)
+            return -1;
+    }
+    if (n > r->cap_count_) {
+        dvg_free(r->flags);
+        dvg_free(r->idx_);
+        r->flags = dvg_malloc(n);
+        r->idx_ = dvg_malloc(n * sizeof *r->idx_);
+        r->cap_count_ = r->flags && r->idx_ ? n : 0;
+        if (!r->cap_count_)
+            return -1;
+    }
+    memset(r->out1, 0, (size_t)bytes);
+    memset(r->out2, 0, (size_t)bytes);
+    memset(r->flags, 0, (size_t)n);
+    return 0;
+}
+
+/* Runs output elements idx[0 .. count) of c alone (one 1-D sub-case)
+ * into *res. 0, or -1 on a harness error (r->message says which). */
+static int run_elements(worker *w, const divcase *c, const oracle_plan *p, const dvg_attrs *attrs,
+                        const uint64_t *idx, uint64_t count, worker_result *res,
+                        narrow_refusal *r)
+{
+    divcase sub;
+    if (subcase(c, p, attrs, 0, idx, count, &sub)) {
+        snprintf(r->message, sizeof r->message, "out of memory building a sub-case of %llu "
+                 "elements", (unsigned long long)count);
+        return -1;
+    }
+    int rc = run_sub(w, &sub, count, res, &r->steps, r->message, sizeof r->message);
+    divcase_free(&sub);
+    return rc;
+}
+
+/* Puts what a computed sub-run of elements idx[0 .. count) gave into the
+ * case's outputs. */
+static void scatter(narrow_refusal *r, uint32_t dtype, const uint64_t *idx, uint64_t count,
+                    const worker_result *res)
+{
+    for (uint64_t k = 0; k < count; k++) {
+        oracle_store(dtype, r->out1, idx[k], oracle_load(dtype, res->out1, k));
+        oracle_store(dtype, r->out2, idx[k], oracle_load(dtype, res->out2, k));
+        r->flags[idx[k]] = res->flags ? res->flags[k] : 0;
+    }
+    r->side_effects |= res->side_effects & (WORKER_SIDE_INPUT_A | WORKER_SIDE_INPUT_B |
+                                            WORKER_SIDE_SLACK);
+}
+
+int narrow_refusals(worker *w, const divcase *c, const uint8_t *undefined,
+                    const narrow_options *o, narrow_refusal *out)
+{
+    worker_result res = WORKER_RESULT_INIT;
+    oracle_plan plan;
+    dvg_attrs attrs;
+    int rc = -1;
+    out->accepted = out->found = 0;
+    out->count = out->refused = out->index = 0;
+    out->steps = 0;
+    out->side_effects = 0;
+    out->message[0] = 0;
+    if (prepare(c, &plan, &attrs, out->message, sizeof out->message))
+        return 0; /* not narrowed: the refusal stands */
+    uint64_t n = plan.count, nd = 0, nu = 0;
+    if (refusal_room(out, c->dtype, n)) {
+        snprintf(out->message, sizeof out->message, "out of memory for %llu elements",
+                 (unsigned long long)n);
+        return -1;
+    }
+    out->count = n;
+    /* The defined elements first, then the undefined ones by kind (a
+     * counting sort: each kind one range). */
+    uint64_t *idx = out->idx_, at_kind[256] = {0};
+    for (uint64_t i = 0; i < n; i++)
+        at_kind[undefined[i]]++;
+    nd = at_kind[0];
+    nu = n - nd;
+    for (uint64_t k = 0, sum = 0; k < 256; k++) {
+        uint64_t count = at_kind[k];
+        at_kind[k] = sum;
+        sum += count;
+    }
+    for (uint64_t i = 0; i < n; i++)
+        idx[at_kind[undefined[i]]++] = i;
+    if (!nu) {
+        snprintf(out->message, sizeof out->message, "no element of the case is undefined");
+        rc = 0;
+        goto done;
+    }
+    /* 1. The defined elements alone: they must compute. */
+    if (nd) {
+        if (run_elements(w, c, &plan, &attrs, idx, nd, &res, out))
+            goto done;
+        if (res.outcome != WORKER_OUT_OK || !res.computed) {
+            char what[WORKER_MESSAGE_MAX];
+            snprintf(out->message, sizeof out->message,
+                     "the case's %llu defined elements alone: %.400s", (unsigned long long)nd,
+                     worker_result_format(&res, what, sizeof what));
+            rc = 0;
+            goto done;
+        }
+        scatter(out, c->dtype, idx, nd, &res);
+    }
+    /* 2. The undefined ones, each kind alone, a refused range halved
+     * down to one element (the first time), or refused as a whole. */
+    uint32_t budget = o && o->max_steps ? o->max_steps : 4 * ceil_log2(n) + 16;
+    uint64_t stack[256 + 2 * 64 + 2][2];
+    size_t top = 0;
+    for (uint64_t k = 255; k >= 1; k--) { /* each kind, the first on top */
+        uint64_t start = at_kind[k - 1]; /* after placing: kind k ends at at_kind[k] */
+        if (at_kind[k] > start) {
+            stack[top][0] = start;
+            stack[top++][1] = at_kind[k] - start;
+        }
+    }
+    while (top) {
+        uint64_t at = stack[top - 1][0], len = stack[top - 1][1];
+        top--;
+        if (run_elements(w, c, &plan, &attrs, idx + at, len, &res, out))
+            goto done;
+        if (res.outcome == WORKER_OUT_OK && res.computed) {
+            scatter(out, c->dtype, idx + at, len, &res);
+            continue;
+        }
+        if (res.outcome != WORKER_OUT_FAILURE) {
+            char what[WORKER_MESSAGE_MAX];
+            snprintf(out->message, sizeof out->message,
+                     "%llu undefined elements alone: %.400s: not a refusal",
+                     (unsigned long long)len, worker_result_format(&res, what, sizeof what));
+            out->refused = 0;
+            rc = 0;
+            goto done;
+        }
+        if (!out->refused)
+            snprintf(out->message, sizeof out->message, "%s", res.message);
+        if (len > 1 && !out->found && out->steps < budget &&
+            top + 2 <= sizeof stack / sizeof stack[0]) {
+            stack[top][0] = at + len / 2; /* the first half is run first */
+            stack[top++][1] = len - len / 2;
+            stack[top][0] = at;
+            stack[top++][1] = len / 2;
+            continue;
+        }
+        for (uint64_t k = 0; k < len; k++)
+            out->flags[idx[at + k]] = NARROW_ELEM_REFUSED;
+        out->refused += len;
+        if (len == 1 && !out->found) {
+            out->found = 1;
+            out->index = idx[at];
+        }
+    }
+    if (out->refused)
+        out->accepted = 1;
+    else
+        snprintf(out->message, sizeof out->message,
+                 "no narrowed call was refused: the refusal needs the whole case");
+    rc = 0;
+done:
+    worker_result_free(&res);
     return rc;
 }

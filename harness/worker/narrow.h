@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * harness/worker/narrow.h: narrows a case that crashes (or hangs, exits, writes
- * out of bounds, ...) down to the one element that does it.
+ * out of bounds, ...) down to the one element that does it, and a case the
+ * plugin refuses (an error status) down to the elements it refuses.
  *
  * The output elements of the case are materialised into 1-D cases of equal
  * shapes: sub-case element i divides A[a_off(first + i)] by
@@ -77,5 +78,67 @@ int narrow_case(worker *w, const divcase *c, const worker_result *failure,
 
 /* Frees what the result owns and zeroes it. Accepts NULL. */
 void narrow_result_free(narrow_result *r);
+
+/*
+ * Refusals (docs/semantics.md, "Refusing undefined input"). A case whose
+ * compute the plugin refused with an error status (WORKER_OUT_FAILURE)
+ * is narrowed to learn which elements it refuses: its defined elements
+ * (undefined[i] == 0) run together as one 1-D sub-case, which must compute
+ * (their values are kept); then its undefined elements of each kind
+ * (undefined[i] > 0: x / 0 apart from INT_MIN / -1, so a refusal of one
+ * does not hide a crash on the other) run together, and a refused range
+ * of them is halved and each half run again, down to one
+ * refused element (the example), as crash narrowing does; a range refused
+ * after that, or when the runs are spent (o->max_steps; 0: 4 *
+ * ceil(log2(n)) + 16; 2: no halving), is refused as a whole. So a case
+ * costs about 1 + kinds + 2 log2(undefined elements) runs, or 1 + kinds.
+ * The refusal is
+ * `accepted` when the defined elements computed, every narrowed call
+ * ended in a value or a refusal (a crash, hang or fault is never a
+ * refusal) and one at least was refused: every refused element is then
+ * an undefined one, and out1, out2 and flags hold the case's outputs as
+ * the narrowed calls gave them (NARROW_ELEM_REFUSED where refused).
+ */
+#define NARROW_ELEM_REFUSED 4u /* beside WORKER_ELEM_*: refused, no value */
+
+typedef struct narrow_refusal {
+    int32_t accepted;      /* 1: as above; 0: not a refusal of undefined
+                              elements only (message says why) */
+    uint64_t count;        /* output elements of the case */
+    uint64_t refused;      /* elements flagged NARROW_ELEM_REFUSED: each
+                              in a refused call of undefined ones only */
+    int32_t found;         /* 1: one element was refused alone ... */
+    uint64_t index;        /* ... this output element */
+    uint32_t steps;        /* worker runs made */
+    uint32_t side_effects; /* WORKER_SIDE_INPUT_A, _B, _SLACK of the
+                              narrowed calls */
+    uint8_t *out1, *out2;  /* count elements of the case's dtype, as the
+                              narrowed calls' runs 1 and 2 gave them; owned */
+    uint8_t *flags;        /* WORKER_ELEM_* or NARROW_ELEM_REFUSED per
+                              element; owned */
+    char message[WORKER_MESSAGE_MAX]; /* accepted: what a refused call said
+                              (the plugin's error text); else why not */
+    /* private: buffers kept between cases */
+    uint64_t *idx_;
+    uint64_t cap_bytes_, cap_count_;
+} narrow_refusal;
+
+/*
+ * Narrows the refused case c on w as above. `undefined`: one byte per
+ * output element of c (row-major), 0 where the spec defines the element's
+ * result, else its kind (1 + the oracle's rule) where the spec leaves it
+ * undefined (the judge says which: verdict_may_refuse).
+ * `o` may be NULL. *out must be zeroed before its first use; it is reused
+ * (its buffers kept) from case to case and freed by narrow_refusal_free.
+ * Returns 0 when narrowing ran or could not narrow the case (the oracle
+ * rejects it, no equal 1-D shapes: out->accepted 0), or -1 on a harness
+ * error (memory, a worker run failed for the harness, the worker no
+ * longer loads); out->message says what happened.
+ */
+int narrow_refusals(worker *w, const divcase *c, const uint8_t *undefined,
+                    const narrow_options *o, narrow_refusal *out);
+
+/* Frees what the narrowing owns and zeroes it. Accepts NULL. */
+void narrow_refusal_free(narrow_refusal *r);
 
 #endif /* HARNESS_NARROW_H */

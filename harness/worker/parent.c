@@ -695,6 +695,22 @@ static int test_hook(void)
     return hook;
 }
 
+/* plugin_path as an absolute path (a relative one prefixed with the
+ * working directory; symbolic links kept, so $ORIGIN means what it means
+ * to the caller): the worker runs in its own working directory, and
+ * dlopen takes a name without a slash for a library to search for. */
+static char *absolute_path(const char *plugin_path)
+{
+    char cwd[4096];
+    if (plugin_path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return dvg_strdup(plugin_path);
+    size_t n = strlen(cwd) + strlen(plugin_path) + 2;
+    char *abs = dvg_malloc(n);
+    if (abs)
+        snprintf(abs, n, "%s/%s", cwd, plugin_path);
+    return abs;
+}
+
 int worker_new(const char *plugin_path, const worker_options *o, worker **out)
 {
     worker_options def;
@@ -737,7 +753,7 @@ int worker_new(const char *plugin_path, const worker_options *o, worker **out)
         w->opt.no_zygote = 1;
     if (!w->opt.max_bytes)
         w->opt.max_bytes = WORKER_DEFAULT_MAX_BYTES;
-    w->path = dvg_strdup(plugin_path);
+    w->path = absolute_path(plugin_path);
     w->config = dvg_strdup(config);
     w->opt.config = w->config;
     long page = sysconf(_SC_PAGESIZE);

@@ -281,6 +281,12 @@ typedef struct dvg_descriptor {
      * last byte, which holds no element: the plugin leaves it as it found
      * it (read the byte, replace the low nibble); changing it is the
      * finding padding-written (a departure, in every profile).
+     * Where the variant leaves an element's result undefined (integer
+     * x / 0, INT_MIN / -1, OpenVINO's float x / 0) the plugin may give any
+     * value, or refuse the call: DVG_FAILURE with last_error saying why.
+     * Such a refusal is accepted when the host finds that only those
+     * elements are refused (it runs the rest alone); a crash there never
+     * is (docs/semantics.md, "Refusing undefined input").
      */
     int32_t (*compute)(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,
                        const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c);

@@ -197,6 +197,9 @@ static int shape_count(uint32_t rank, const int64_t *dims, int64_t *n)
 #ifndef MUTANT_AFTER /* compute(), all `count` (> 0) elements of C written */
 #define MUTANT_AFTER(variant, a, b, c, count) ((void)0)
 #endif
+#ifndef MUTANT_REFUSE /* compute(), after MUTANT_AFTER: a status to return */
+#define MUTANT_REFUSE(variant, a, b, c, count) DVG_OK
+#endif
 #ifndef MUTANT_AFTER_ISA /* after MUTANT_AFTER: the ISA level open_with forced (NULL: none) */
 #define MUTANT_AFTER_ISA(isa, c, count) ((void)0)
 #endif
@@ -1281,6 +1284,9 @@ static int32_t ref_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attr
         return status;
     MUTANT_AFTER(variant, a, b, c, nc);
     MUTANT_AFTER_ISA(iut->isa, c, nc);
+    status = MUTANT_REFUSE(variant, a, b, c, nc);
+    if (status != DVG_OK)
+        return fail(iut, status, "refused: the case holds an integer x / 0 or INT_MIN / -1");
     return DVG_OK;
 }
 

@@ -25,7 +25,7 @@ _divergence()
     --db|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --cases|--corpus|--dir|--builds) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --order) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --profile) COMPREPLY=($(compgen -W "exact ftz daz ftz+daz ulp:" -- "$cur")); return ;;
+    --profile) COMPREPLY=($(compgen -W "exact ftz daz ftz+daz ulp: exact+no-refusals" -- "$cur")); return ;;
     --sandbox) COMPREPLY=($(compgen -W "auto strict off" -- "$cur")); return ;;
     --cpu) COMPREPLY=($(compgen -W "native x86-64-v3 x86-64-v2 native,x86-64-v3 native,x86-64-v3,x86-64-v2" -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "html junit md json" -- "$cur")); return ;;

@@ -8,8 +8,9 @@
 # variant) must print that row with that example and each library's cell,
 # and no line at all for a library whose cell is `-` (it does not claim
 # the pair). Then: on integer x/0 and INT_MIN/-1 of ONNX Div-14 i32, ONNX
-# Runtime and libtorch answer an error status or die of SIGFPE, Eigen dies
-# of SIGFPE, where the reference gives its value; XNNPACK's declared
+# Runtime and libtorch refuse x/0 (a hazard beside the reference's value)
+# and die of SIGFPE on INT_MIN/-1, Eigen dies of SIGFPE on both, where the
+# reference gives its value; XNNPACK's declared
 # flush-to-zero is a declared-deviation hazard beside the reference on
 # f32; --partial compares a pair among the plugins that claim it. Exit 77
 # (skipped) when an adapter was not built (its library is not installed;
@@ -154,11 +155,17 @@ echo "hazard table: $checked of $rows rows found, $skipped skipped, $n_fail diff
     --db "$tmp/i.db" >"$tmp/i.out" 2>&1
 [ $? -eq 1 ] && ok || bad "i32: exit $?, want 1 (the libraries depart)"
 want "$tmp/i.out" where_given int-div-zero divergence-reference "0 (0x00000000)"
-want "$tmp/i.out" where_given int-div-zero onnxruntime "failure (error status)"
-want "$tmp/i.out" where_given int-div-zero libtorch "failure (error status)"
+want "$tmp/i.out" where_given int-div-zero onnxruntime "refuses: error status"
+want "$tmp/i.out" where_given int-div-zero libtorch "refuses: error status"
 want "$tmp/i.out" where_given int-div-zero eigen "crash (SIGFPE)"
 want "$tmp/i.out" where_given int-min-neg-one divergence-reference "-2147483648 (0x80000000)"
 want "$tmp/i.out" where_given int-min-neg-one eigen "crash (SIGFPE)"
+# x / 0 alone, or with no INT_MIN / -1 beside it, is refused: a hazard
+# beside the reference's value (docs/semantics.md, "Refusing undefined input")
+want "$tmp/i.out" hazard_given int-div-zero onnxruntime "refuses: error status"
+want "$tmp/i.out" hazard_given int-div-zero libtorch "refuses: error status"
+want "$tmp/i.out" where_given int-min-neg-one onnxruntime "crash (SIGFPE)"
+want "$tmp/i.out" where_given int-min-neg-one libtorch "crash (SIGFPE)"
 for lib in onnxruntime libtorch eigen; do
     grep -q "^    DEPARTS $lib: " "$tmp/i.out" && ok || bad "i32: no departure of $lib"
 done

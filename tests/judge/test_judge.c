@@ -340,6 +340,75 @@ static void test_int_div_zero(void)
     CHECK(t.declared_checked == 1 && t.counts[ORACLE_CLASS_WRONG_VALUE] == 1);
 }
 
+/* Refused elements (VERDICT_ELEM_REFUSED, the narrowed calls of a case
+ * the implementation refused): accepted where the oracle leaves the
+ * result undefined (refused-undefined, the claim stays CONFORMANT), a
+ * failure where it is defined, and a failure everywhere under a profile
+ * with +no-refusals. */
+static void test_refused(void)
+{
+    fixture f;
+    verdict_tally t;
+    seen s;
+    char buf[128], words[VERDICT_ACTUAL_MAX];
+    uint64_t a[3] = {7, 0x80000000u, 9}, b[3] = {0, 0xffffffffu, 3};
+    setup(&f, DVG_VARIANT_ONNX_DIV_14, DVG_DTYPE_I32, a, 3, b, 3);
+    CHECK(f.e[0].kind == ORACLE_UNSPECIFIED && f.e[1].kind == ORACLE_UNSPECIFIED &&
+          f.e[2].kind == ORACLE_EXACT);
+    f.flags[0] = f.flags[1] = VERDICT_ELEM_REFUSED;
+    f.o.flags = f.flags;
+    snprintf(f.o.note, sizeof f.o.note, "compute refused: integer division by zero");
+    CHECK(judge(&f, "exact", 0, 0, &t, &s) == 1);
+    CHECK(s.n == 2 && s.ex[0].cls == ORACLE_CLASS_REFUSED_UNDEFINED && s.ex[0].accepted);
+    CHECK(s.ex[0].index == 0 && s.ex[1].index == 1 && s.ex[1].accepted);
+    CHECK(strstr(s.ex[0].note, "integer division by zero") != NULL);
+    CHECK(!strcmp(verdict_actual_text(DVG_DTYPE_I32, &s.ex[0], words, sizeof words),
+                  VERDICT_REFUSED_TEXT));
+    CHECK(t.accepted[ORACLE_CLASS_REFUSED_UNDEFINED] == 2 && only(&t, ORACLE_CLASS_REFUSED_UNDEFINED));
+    CHECK(t.class_cases[ORACLE_CLASS_REFUSED_UNDEFINED] == 1 && !verdict_tally_failed(&t));
+    verdict_profile p;
+    CHECK(verdict_profile_parse("exact", &p, buf, sizeof buf) == 0);
+    CHECK(!strcmp(verdict_certificate(&t, &p, 0, 0, buf, sizeof buf), "CONFORMANT"));
+    CHECK(verdict_may_refuse(&p, &f.e[0]) && !verdict_may_refuse(&p, &f.e[2]));
+    /* a defined element refused: a failure, the claim fails */
+    f.flags[2] = VERDICT_ELEM_REFUSED;
+    CHECK(judge(&f, "exact", 0, 0, &t, &s) == 0);
+    CHECK(s.n == 3 && s.ex[2].cls == ORACLE_CLASS_FAILURE && !s.ex[2].accepted && s.ex[2].index == 2);
+    CHECK(t.counts[ORACLE_CLASS_FAILURE] == 1 && verdict_tally_failed(&t));
+    CHECK(!strcmp(verdict_certificate(&t, &p, 0, 0, buf, sizeof buf), "NONCONFORMANT"));
+    /* +no-refusals: every refusal departs */
+    f.flags[2] = 0;
+    CHECK(verdict_profile_parse("exact+no-refusals", &p, buf, sizeof buf) == 0);
+    CHECK(p.no_refusals && p.modes == 0 && !strcmp(p.name, "exact+no-refusals"));
+    CHECK(!verdict_may_refuse(&p, &f.e[0]));
+    CHECK(judge(&f, "exact+no-refusals", 0, 0, &t, &s) == 0);
+    CHECK(s.n == 2 && s.ex[0].cls == ORACLE_CLASS_FAILURE && s.ex[1].cls == ORACLE_CLASS_FAILURE);
+    CHECK(t.counts[ORACLE_CLASS_FAILURE] == 2 && !t.accepted[ORACLE_CLASS_REFUSED_UNDEFINED]);
+    CHECK(verdict_profile_parse("no-refusals", &p, buf, sizeof buf) == 0 &&
+          p.no_refusals && !strcmp(p.name, "exact+no-refusals"));
+    CHECK(verdict_profile_parse("ftz+daz+no-refusals", &p, buf, sizeof buf) == 0 &&
+          p.no_refusals && p.modes == (ORACLE_MODE_FTZ | ORACLE_MODE_DAZ));
+    CHECK(verdict_profile_parse("ulp:2+no-refusals", &p, buf, sizeof buf) == 0 &&
+          p.ulp_tolerance == 2 && p.no_refusals);
+    CHECK(verdict_profile_parse("+no-refusals", &p, buf, sizeof buf) == -1);
+    CHECK(verdict_profile_parse("exact+no-refusals+no-refusals", &p, buf, sizeof buf) == -1);
+    /* what is narrowed: a failure of compute, on a valid case, under a
+     * profile that accepts refusals */
+    verdict_outputs o;
+    memset(&o, 0, sizeof o);
+    o.outcome = VERDICT_OUT_FAILURE;
+    CHECK(verdict_profile_parse("exact", &p, buf, sizeof buf) == 0);
+    CHECK(verdict_refusal_narrowable(&o, 1, &p) && !verdict_refusal_narrowable(&o, 0, &p));
+    o.in_shape = 1;
+    CHECK(!verdict_refusal_narrowable(&o, 1, &p));
+    o.in_shape = 0;
+    o.outcome = VERDICT_OUT_CRASH;
+    CHECK(!verdict_refusal_narrowable(&o, 1, &p));
+    o.outcome = VERDICT_OUT_FAILURE;
+    CHECK(verdict_profile_parse("exact+no-refusals", &p, buf, sizeof buf) == 0);
+    CHECK(!verdict_refusal_narrowable(&o, 1, &p));
+}
+
 static void test_flags(void)
 {
     fixture f;
@@ -641,6 +710,7 @@ int main(void)
     test_padding_written();
     test_int_div_zero();
     test_flags();
+    test_refused();
     test_invalid_input();
     test_case_level();
     test_tally_add();

@@ -52,10 +52,15 @@
 #define MUTANT_BF16_TRUNCATES    28  /* bf16 quotients truncated, not rounded */
 #define MUTANT_WRITES_PADDING    29  /* odd i4/u4 count: writes the high nibble of C's last byte */
 #define MUTANT_OTHER_UNSPECIFIED 30  /* conformant, other unspecified choices (tests/diff) */
+/* Undefined input refused or crashed on (tests/refusal): a case holding an
+ * integer x / 0 or INT_MIN / -1 is answered as a whole. */
+#define MUTANT_REFUSES_UNDEFINED 31  /* DVG_FAILURE; correct elsewhere: CONFORMANT */
+#define MUTANT_SIGFPE_UNDEFINED  32  /* raises SIGFPE: CRASHED */
+#define MUTANT_REFUSES_AND_FLOORS 33 /* refuses, and floors where truncation is due */
 /* ISA dispatch (issue 25): a path chosen from CPUID. */
-#define MUTANT_ISA_AVX2_TAIL     31  /* AVX2 without AVX-512: f32 remainder of the 8-wide loop 1 ULP up */
-#define MUTANT_ISA_FORCIBLE      32  /* the same, and declares avx512/avx2/sse4.2 levels (ABI 1.1) */
-#define MUTANT_ISA_MASKLOAD      33  /* conformant; reads A's f32 tail with vmaskmovps (QEMU faults) */
+#define MUTANT_ISA_AVX2_TAIL     38  /* AVX2 without AVX-512: f32 remainder of the 8-wide loop 1 ULP up */
+#define MUTANT_ISA_FORCIBLE      39  /* the same, and declares avx512/avx2/sse4.2 levels (ABI 1.1) */
+#define MUTANT_ISA_MASKLOAD      40  /* conformant; reads A's f32 tail with vmaskmovps (QEMU faults) */
 
 /* Raw bits of element i of a tensor whose elements are `bits` wide. */
 static inline uint64_t mutant_elem_get(uint32_t bits, const uint8_t *p, int64_t i)
@@ -448,6 +453,26 @@ static inline uint64_t mutant_negative_nan(uint64_t bits, int frac, int ebits)
     return bits;
 }
 #define MUTANT_FBITS(bits, frac, ebits) mutant_negative_nan((bits), (frac), (ebits))
+
+#elif DVG_MUTANT == MUTANT_REFUSES_UNDEFINED || DVG_MUTANT == MUTANT_SIGFPE_UNDEFINED || \
+    DVG_MUTANT == MUTANT_REFUSES_AND_FLOORS
+/* The guard notes that the case holds an element whose result the specs
+ * leave undefined (it still gives the reference's value there); the
+ * compute then ends as a whole: a failure status (the refusal ONNX
+ * Runtime and libtorch give on integer x / 0) or SIGFPE (Eigen's). */
+#include <signal.h>
+static int mutant_undefined;
+#define MUTANT_INT_ZERO(T) (mutant_undefined = 1, (T)0)
+#define MUTANT_INT_MIN_NEG1(T, MIN) (mutant_undefined = 1, (T)(MIN))
+#define MUTANT_BEFORE(variant, a, b, c, count) (mutant_undefined = 0, DVG_OK)
+#if DVG_MUTANT == MUTANT_SIGFPE_UNDEFINED
+#define MUTANT_AFTER(variant, a, b, c, count) ((void)(mutant_undefined && raise(SIGFPE)))
+#else
+#define MUTANT_REFUSE(variant, a, b, c, count) (mutant_undefined ? DVG_FAILURE : DVG_OK)
+#endif
+#if DVG_MUTANT == MUTANT_REFUSES_AND_FLOORS
+#define MUTANT_ROUNDING(r) ((void)(r), DVG_ROUND_FLOOR)
+#endif
 
 #elif DVG_MUTANT == MUTANT_ISA_AVX2_TAIL || DVG_MUTANT == MUTANT_ISA_FORCIBLE
 /* Dispatches on CPUID as real kernels do (__builtin_cpu_supports reads

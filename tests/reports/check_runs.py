@@ -14,16 +14,30 @@ signature_runs, signatures, reproducers, run_plugins):
   column per (variant, dtype), each cell the verdict and case count of
   the certificate of the latest run (highest id) that has one, with that
   run's id; "-" where none has; the cell's class is its verdict's kind;
-- the table of what each implementation does where the specs leave room:
-  one row per finding the diff runs saw, with its plugin set, pair, class,
-  operand classes, expected value, what each plugin of the set gave (the
-  first reproducer's actual, naming every plugin), its signature and the
-  command that replays that reproducer, as a hazard row when the class is
-  a hazard class;
+- the hazards (where the specs leave room): one row per (hazard class,
+  plugin set, variant family) of the signatures the runs that compare
+  plugins saw (each signature once), with the variants and dtypes it
+  spans, its number of signatures, and its example (its lowest
+  signature): its pair and the operands of its one-element reproducer,
+  the expected value, what each implementation gave there ("-" for one
+  outside the set) and the command that replays it;
+- the departures: one row per bug of those runs' departing signatures (a
+  signature in no bug: per implementation and class), with its class,
+  kind, locus, number of signatures, variants, dtypes and the replay
+  command of its lowest signature;
+- every signature: one row per finding the runs that compare plugins saw,
+  with its plugin set, pair, class, operand classes, expected value, what
+  each plugin of the set gave (the first reproducer's actual, naming every
+  plugin), its signature and the command that replays that reproducer, as
+  a hazard row when the class is a hazard class, folded (inside a
+  <details>) in HTML;
 - the runs: each run's kind and status, and the command that renders its
   own report, with the database path as the shell word it is;
+- the order a person reads: matrix, hazards, departures, every signature,
+  runs;
 - (dom) nothing active: no script, no event handler, no external
-  reference (check_html.inert_failures).
+  reference (check_html.inert_failures); the number of table rows outside
+  <details> is printed ("visible rows: N").
 Prints one line per failure; exit 1 on any.
 """
 import json
@@ -63,6 +77,48 @@ def shell_word(text):
     if text and re.fullmatch(r"[A-Za-z0-9_./:=@%+,-]+", text):
         return text
     return "'" + text.replace("'", "'\\''") + "'"
+
+
+def family(variant):
+    """reports/runs_model.c runs_variant_family: the name without "-N"."""
+    return re.sub(r"(?<=.)-[0-9]+$", "", variant)
+
+
+def given_cell(given, plugin_set, name):
+    """What NAME gave in the text "n1: v1; n2: v2" of a set's reproducer
+    (reports/runs_model.c runs_given_cell): "-" outside the set."""
+    names = plugin_set.split("|")
+    if name not in names:
+        return "-"
+    at = given
+    for k, n in enumerate(names):
+        if not at.startswith(n + ": "):
+            return "?"
+        value = at[len(n) + 2:]
+        end = len(value)
+        if k + 1 < len(names):
+            i = value.find("; " + names[k + 1] + ": ")
+            end = i if i >= 0 else end
+        if n == name:
+            return value[:end]
+        at = value[end + 2:]
+    return "?"
+
+
+def operand_words(db, sig, rid):
+    """The hex values of the operands of a one-element first reproducer,
+    or None when it is not one element."""
+    row = db.execute("SELECT s.dtype, r.a, r.b FROM reproducers r JOIN signatures s"
+                     " ON s.id = r.signature_id WHERE r.signature_id = ?"
+                     " ORDER BY r.run_id = ? DESC, r.id LIMIT 1", (sig, rid)).fetchone()
+    if not row:
+        return None
+    dtype, a, b = row
+    bits = {"i4": 4, "u4": 4}.get(dtype, len(a) * 8)
+    if len(a) != len(b) or len(a) != max(1, bits // 8):
+        return None
+    mask = (1 << bits) - 1
+    return [int.from_bytes(a, "little") & mask, int.from_bytes(b, "little") & mask]
 
 
 class Facts:
@@ -115,6 +171,33 @@ class Facts:
                     for p in impl.split("|"):
                         expect(re.search(r"(^|; )%s: [^;]" % re.escape(p), given or ""),
                                "sig:%d: what each gives %r does not name %s" % (sig, given, p))
+        # Each signature once (its latest run), grouped: hazards by (class,
+        # plugin set, dtype), departures by bug.
+        latest = {}
+        for f in self.findings:
+            if f[8] not in latest or f[0] > latest[f[8]][0]:
+                latest[f[8]] = f
+        self.hazard_rows, self.departure_rows = {}, {}
+        for f in sorted(latest.values(), key=lambda f: f[8]):
+            rid, impl, variant, dtype, cls, operands, expected, given, sig, replay = f
+            if cls in HAZARDS:
+                row = self.hazard_rows.setdefault((cls, impl, family(variant)), {
+                    "n": 0, "variants": set(), "dtypes": set(), "example": f,
+                    "operands": operand_words(db, sig, rid)})
+                row["dtypes"].add(dtype)
+            else:
+                bug = db.execute("SELECT bug_id FROM signatures WHERE id = ?", (sig,)).fetchone()[0]
+                info = db.execute("SELECT class, kind, locus FROM bugs WHERE id = ?",
+                                  (bug,)).fetchone() if bug else None
+                key = (impl, str(bug)) if info else (impl, "-", cls)
+                row = self.departure_rows.setdefault(key, {
+                    "n": 0, "variants": set(), "dtypes": set(), "example": f,
+                    "class": info[0] if info else cls, "kind": info[1] if info else "",
+                    "locus": info[2] if info else ""})
+                row["dtypes"].add(dtype)
+            row["n"] += 1
+            row["variants"].add(variant)
+
         # The implementations of each run (reports/model.c report_implementations).
         self.run_impls = {}
         for rid in runs:
@@ -133,6 +216,18 @@ class Facts:
 
     def command(self, shown_db, rid):
         return "divergence report --db %s --run %d --format html" % (shell_word(shown_db), rid)
+
+
+def in_details(n):
+    n = n.parent
+    while n is not None:
+        if n.tag == "details":
+            return True
+        n = n.parent
+    return False
+
+
+visible_rows = None
 
 
 def split_header(th):
@@ -201,8 +296,81 @@ def check_dom(path, facts, shown_db):
            "matrix rows %r, database %r" % (shown_impls, sorted(facts.impls)))
     expect(n_cells == len(facts.cells), "%d certificate cells, database %d" % (n_cells, len(facts.cells)))
 
-    # What each implementation does where the specs leave room.
+    # The order a person reads.
+    ids = [n.attrs.get("id") for n in root.walk() if n.tag == "section"]
+    want_order = ["matrix", "hazards", "departures", "signatures", "runs-list"]
+    expect([i for i in ids if i in want_order] == want_order, "sections in order %r" % ids)
+
+    # The hazards: one row per (class, plugin set, dtype).
     rows = table_of(root, "hazards")
+    head = [th.text() for th in cells_of(rows[0])] if rows else []
+    given_names = head[6:-1]
+    expect(head[:6] == ["hazard class", "variants", "dtypes", "signatures", "example", "expected"]
+           and head[-1:] == ["reproducer"], "hazard table header %r" % head)
+    shown = {}
+    for tr in rows[1:]:
+        t = [td.text() for td in cells_of(tr)]
+        if len(t) == 1 and t[0].startswith("No "):
+            continue
+        expect(tr.attrs.get("class") == "hazard-row", "hazard table row class %r" % tr.attrs)
+        if len(t) != len(head):
+            failures.append("hazard row of %d cells: %r" % (len(t), t))
+            continue
+        key = (t[0], tr.attrs.get("data-set"), tr.attrs.get("data-family"))
+        shown[key] = (tr, t)
+    expect(set(shown) == set(facts.hazard_rows),
+           "hazard rows differ:\n  shown %r\n  db    %r" % (sorted(shown), sorted(facts.hazard_rows)))
+    for key, (tr, t) in shown.items():
+        want = facts.hazard_rows.get(key)
+        if not want:
+            continue
+        ex = want["example"]
+        expect(t[3] == str(want["n"]), "%r: %s signatures, database %d" % (key, t[3], want["n"]))
+        expect(set(t[1].split(", ")) == want["variants"],
+               "%r: variants %r, database %r" % (key, t[1], sorted(want["variants"])))
+        expect(set(t[2].split(", ")) == want["dtypes"],
+               "%r: dtypes %r, database %r" % (key, t[2], sorted(want["dtypes"])))
+        expect(t[4].startswith("%s %s: " % (ex[2], ex[3])),
+               "%r: example %r, database %s %s" % (key, t[4], ex[2], ex[3]))
+        expect(tr.attrs.get("data-signature") == str(ex[8]),
+               "%r: example sig:%s, database sig:%d" % (key, tr.attrs.get("data-signature"), ex[8]))
+        expect(t[5] == ex[6], "%r: expected %r, database %r" % (key, t[5], ex[6]))
+        for name, cell in zip(given_names, t[6:-1]):
+            w = given_cell(ex[7], key[1], name)
+            expect(cell == w, "%r: %s gives %r, database %r" % (key, name, cell, w))
+        expect(set(key[1].split("|")) <= set(given_names),
+               "%r: a plugin of the set has no column (%r)" % (key, given_names))
+        if want["operands"] is not None:
+            got = [int(x, 16) for x in re.findall(r"0x([0-9a-f]+)", t[4])]
+            expect(got == want["operands"], "%r: operands %r, database %r" % (key, t[4], want["operands"]))
+        expect(t[-1] == ex[9], "%r: replay %r, database %r" % (key, t[-1], ex[9]))
+
+    # The departures: one row per bug.
+    rows = table_of(root, "departures")
+    shown = {}
+    for tr in rows[1:]:
+        t = [td.text() for td in cells_of(tr)]
+        if len(t) == 1 and t[0].startswith("No "):
+            continue
+        if len(t) != 10:
+            failures.append("departure row of %d cells: %r" % (len(t), t))
+            continue
+        shown[(t[0], t[1]) if t[1] != "-" else (t[0], "-", t[2])] = t
+    expect(set(shown) == set(facts.departure_rows),
+           "departure rows differ:\n  shown %r\n  db    %r"
+           % (sorted(shown), sorted(facts.departure_rows)))
+    for key, t in shown.items():
+        want = facts.departure_rows.get(key)
+        if want:
+            got = (t[2], t[3], t[4], t[5], set(t[6].split(", ")), set(t[7].split(", ")), t[9])
+            exp = (want["class"], want["kind"], want["locus"], str(want["n"]), want["variants"],
+                   want["dtypes"], want["example"][9])
+            expect(got == exp, "departure %r: %r, database %r" % (key, got, exp))
+
+    # Every signature, folded.
+    sec = list(root.find_all("section", id="signatures"))
+    expect(sec and list(sec[0].find_all("details")), "the signatures are not folded")
+    rows = table_of(root, "signatures")
     shown = []
     for tr in rows[1:]:
         t = [td.text() for td in cells_of(tr)]
@@ -221,6 +389,8 @@ def check_dom(path, facts, shown_db):
            % (sorted(shown), sorted(facts.findings)))
 
     # Each run with the command that renders its own report.
+    global visible_rows
+    visible_rows = sum(1 for n in root.walk() if n.tag == "tr" and not in_details(n))
     rows = table_of(root, "runs-list")
     shown = {}
     for tr in rows[1:]:
@@ -299,16 +469,58 @@ def check_md(path, facts, shown_db):
            "md: matrix rows %r, database %r" % (shown_impls, sorted(facts.impls)))
     expect(n_cells == len(facts.cells), "md: %d cells, database %d" % (n_cells, len(facts.cells)))
 
+    heads = [ln for ln in lines if ln.startswith("## ")]
+    want_order = ["## Certificates", "## Where the specs leave room",
+                  "## Departures from the oracle, by bug", "## Every signature", "## Runs"]
+    expect(heads == want_order, "md: headings %r" % heads)
     rows = md_table(lines, "## Where the specs leave room")
+    head = rows[0] if rows else []
+    names = head[6:-1]
+    shown = {}
+    for r in rows[1:]:
+        if len(r) != len(head):
+            failures.append("md: hazard row %r" % (r,))
+            continue
+        members = frozenset(n for n, c in zip(names, r[6:-1]) if c != "-")
+        shown[(r[0], members, family(r[1].split(", ")[0]))] = r
+    want = {(k[0], frozenset(k[1].split("|")), k[2]): v for k, v in facts.hazard_rows.items()}
+    expect(set(shown) == set(want), "md: hazard rows differ:\n  shown %r\n  db    %r"
+           % (sorted(shown), sorted(want)))
+    for key, r in shown.items():
+        w = want.get(key)
+        if not w:
+            continue
+        ex = w["example"]
+        got = (r[3], set(r[1].split(", ")), set(r[2].split(", ")), r[5], r[-1],
+               [c for c in r[6:-1]], r[4].split(": ")[0])
+        exp = (str(w["n"]), w["variants"], w["dtypes"], ex[6], ex[9],
+               [given_cell(ex[7], ex[1], n) for n in names], "%s %s" % (ex[2], ex[3]))
+        expect(got == exp, "md: hazard %r: %r, database %r" % (key, got, exp))
+    rows = md_table(lines, "## Departures from the oracle, by bug")
+    shown = {}
+    for r in rows[1:]:
+        if len(r) != 10:
+            failures.append("md: departure row %r" % (r,))
+            continue
+        shown[(r[0], r[1]) if r[1] != "-" else (r[0], "-", r[2])] = r
+    expect(set(shown) == set(facts.departure_rows), "md: departure rows differ:\n  shown %r\n  db    %r"
+           % (sorted(shown), sorted(facts.departure_rows)))
+    for key, r in shown.items():
+        w = facts.departure_rows.get(key)
+        if w:
+            got = (r[2], r[5], set(r[6].split(", ")), set(r[7].split(", ")), r[9])
+            exp = (w["class"], str(w["n"]), w["variants"], w["dtypes"], w["example"][9])
+            expect(got == exp, "md: departure %r: %r, database %r" % (key, got, exp))
+    rows = md_table(lines, "## Every signature")
     shown = []
     for r in rows[1:]:
         if len(r) != 9 or not r[7].startswith("sig:"):
-            failures.append("md: hazard row %r" % (r,))
+            failures.append("md: signature row %r" % (r,))
             continue
         shown.append((int(r[0]), r[1], r[2], r[3], r[4], r[5], r[6], int(r[7][4:]), r[8]))
     want = [f[:6] + f[7:] for f in facts.findings]  # no expected column
     expect(sorted(shown) == sorted(want),
-           "md: hazard table differs:\n  shown %r\n  db    %r" % (sorted(shown), sorted(want)))
+           "md: signatures differ:\n  shown %r\n  db    %r" % (sorted(shown), sorted(want)))
 
     shown = [ln for ln in lines if ln.startswith("- run ")]
     want = ["- run %d (%s): `%s`" % (rid, facts.run[rid][0], facts.command(shown_db, rid))
@@ -326,6 +538,30 @@ def check_json(path, facts, shown_db):
                     c["elements"]) for c in d["certificates"])
     expect(certs == sorted(facts.certs),
            "json: certificates differ:\n  shown %r\n  db    %r" % (certs, sorted(facts.certs)))
+    keys = list(d)
+    expect(keys == ["certificates", "hazards", "departures", "diff", "runs"], "json: keys %r" % keys)
+    shown = {}
+    for x in d["hazards"]:
+        ex = x["example"]
+        shown[(x["class"], x["implementations"], x["family"])] = (
+            x["signatures"], len(x["signature_ids"]), set(x["variants"].split(", ")),
+            set(x["dtypes"].split(", ")), ex["signature"], ex["variant"], ex["dtype"],
+            ex["expected"], ex["given"], ex["replay"])
+    want = {}
+    for k, w in facts.hazard_rows.items():
+        ex = w["example"]
+        want[k] = (w["n"], w["n"], w["variants"], w["dtypes"], ex[8], ex[2], ex[3], ex[6],
+                   {n: given_cell(ex[7], k[1], n) for n in k[1].split("|")}, ex[9])
+    expect(shown == want, "json: hazards differ:\n  shown %r\n  db    %r" % (shown, want))
+    shown = {}
+    for x in d["departures"]:
+        key = (x["implementation"], str(x["bug"])) if x["bug"] is not None else \
+            (x["implementation"], "-", x["class"])
+        shown[key] = (x["class"], x["kind"], x["locus"], x["signatures"], set(x["variants"].split(", ")),
+                      set(x["dtypes"].split(", ")), x["replay"])
+    want = {k: (w["class"], w["kind"], w["locus"], w["n"], w["variants"], w["dtypes"], w["example"][9])
+            for k, w in facts.departure_rows.items()}
+    expect(shown == want, "json: departures differ:\n  shown %r\n  db    %r" % (shown, want))
     shown = []
     for x in d["diff"]:
         expect(x["hazard"] == (x["class"] in HAZARDS),
@@ -364,6 +600,8 @@ def main():
     {"dom": check_dom, "md": check_md, "json": check_json}[form](path, facts, shown_db)
     for f in failures:
         print("check_runs %s: %s" % (form, f))
+    if visible_rows is not None:
+        print("check_runs %s: visible rows: %d" % (form, visible_rows))
     print("check_runs %s: %s checked; %d failures" % (form, facts.summary, len(failures)))
     return 1 if failures else 0
 

@@ -4,7 +4,10 @@
 # records per claim what its cases exercised (ranks, inner sizes,
 # broadcast classes, size tiers, data offsets), and the JSON, HTML and Markdown
 # certificates list it for every claim; a run with findings shows its bugs
-# before its findings, each with its signatures.
+# before its findings, each with its signatures. Every certificate reads
+# top-down (check_order.py): the verdict matrix, the bugs, the findings
+# (the first finding before any coverage), then the coverage folded per
+# claim, without a column that is empty for every claim.
 # Usage: test_report_coverage.sh DIVERGENCE PLUGIN_DIR SOURCE_DIR REFERENCE_SO
 set -u
 . "$3/lib.sh"
@@ -24,8 +27,10 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 certs = j["certificates"]
 assert len(certs) == 6, len(certs)
+coverage = {(v["implementation"], v["variant"], v["dtype"]): v for v in j["coverage"]}
+assert len(coverage) == 6, coverage
 for c in certs:
-    v = c["coverage"]
+    v = coverage.get((c["implementation"], c["variant"], c["dtype"]))
     assert v is not None, c
     assert v["cases"] > 0, c
     for k in ("ranks", "inner_sizes", "broadcast_classes", "size_tiers"):
@@ -43,6 +48,10 @@ check "every claim of the JSON certificate lists its coverage" [ $? -eq 0 ]
 check "the HTML certificate has a coverage row per claim" \
     [ "$(grep -o '<tr data-variant=' r.html | wc -l)" -eq 6 ]
 check "the Markdown certificate has a coverage table" grep -q '^| implementation | variant | dtype | cases | ranks' r.md
+for f in html md json; do
+    "$PY" "$S/check_order.py" $f r.$f >order.out 2>&1
+    check "the $f certificate of the reference reads top-down: $(cat order.out)" [ $? -eq 0 ]
+done
 check "the coverage table holds it" [ "$(sqlite3 c.db 'SELECT count(*) FROM coverage WHERE run_id = 1 AND ranks <> "" AND size_tiers <> ""')" -eq 6 ]
 
 # Bugs: a plugin with findings, its bugs first, every finding in one.
@@ -69,4 +78,10 @@ check "HTML: bugs before findings" sh -c \
     "grep -n 'id=\"bugs-section\"\|id=\"findings\"' h.html | cut -d: -f1 | tr '\n' ' ' | awk '{exit !(\$1 < \$2)}'"
 check "Markdown: bugs before findings" sh -c \
     "grep -n '^## Bugs\|^## Findings' h.md | cut -d: -f1 | tr '\n' ' ' | awk '{exit !(\$1 < \$2)}'"
+# A failing certificate: the first finding comes before the coverage.
+check "the run with findings fails a claim" grep -q NONCONFORMANT h.out
+for f in html md json; do
+    "$PY" "$S/check_order.py" $f h.$f >order.out 2>&1
+    check "the failing $f certificate reads top-down: $(cat order.out)" [ $? -eq 0 ]
+done
 finish

@@ -402,6 +402,16 @@ void campaign_print_summary(shared *sh, double secs)
         fprintf(sh->out, "  departs from the oracle: %s (%" PRIu64 " elements or cases)\n",
                 sh->info[p]->name, total);
     }
+    for (uint32_t p = 0; p < sh->n_plugins; p++) { /* accepted, and named */
+        uint64_t refused = 0;
+        for (uint32_t v = 0; v < DVG_VARIANT_COUNT; v++)
+            for (uint32_t d = 0; d < DVG_DTYPE_COUNT; d++)
+                refused += sh->tallies[p][v][d].accepted[ORACLE_CLASS_REFUSED_UNDEFINED];
+        if (refused)
+            fprintf(sh->out, "  %s: %s on %" PRIu64 " elements of undefined input (%s, accepted)\n",
+                    sh->info[p]->name, VERDICT_REFUSED_TEXT, refused,
+                    oracle_class_name(ORACLE_CLASS_REFUSED_UNDEFINED));
+    }
     for (int h = 0; h < HAZARD_COUNT; h++) {
         if (!sh->hazard_elements[h])
             continue;

@@ -157,11 +157,12 @@ static void print_reproducers(certify *cf, uint32_t dtype)
 {
     const verdict_tally *t = &cf->acc.tally;
     for (int k = 1; k < ORACLE_CLASS_COUNT; k++) {
-        if (!t->counts[k])
+        /* refusals of undefined input are accepted, and named */
+        uint64_t n = k == ORACLE_CLASS_REFUSED_UNDEFINED ? t->accepted[k] : t->counts[k];
+        if (!n)
             continue;
         const verdict_example *ex = &cf->acc.first[k];
-        fprintf(cf->out, "    %-26s %10" PRIu64 "  ", oracle_class_name((uint32_t)k),
-                t->counts[k]);
+        fprintf(cf->out, "    %-26s %10" PRIu64 "  ", oracle_class_name((uint32_t)k), n);
         if (ex->index != UINT64_MAX && ex->elements) {
             char a[64], b[64], want[128], got[VERDICT_ACTUAL_MAX];
             verdict_bits_text(dtype, ex->a, a, sizeof a);

@@ -244,8 +244,9 @@ static int run_case(certify_job *js, const certify_claim *cl, const certify_slot
             res->rec.tag = (uint32_t)(2 * k + 1);
             narrow_failure(js, c, &js->tp->plan);
         }
-        rec->incomplete = s->stage == STAGE_SHAPES && out != WORKER_OUT_OK &&
-                          out != WORKER_OUT_INVALID_INPUT && out != WORKER_OUT_UNSUPPORTED;
+        uint32_t judged = js->tp->out.outcome; /* a refusal of undefined elements completes */
+        rec->incomplete = s->stage == STAGE_SHAPES && judged != VERDICT_OUT_OK &&
+                          judged != VERDICT_OUT_INVALID_INPUT && judged != VERDICT_OUT_UNSUPPORTED;
     }
     if (c == &built)
         divcase_free_pooled(&built, &js->pool);

@@ -224,7 +224,7 @@ static int outcome_alone(diff_job *dj, const divcase *c, divcase *one, const uin
                 fprintf(dj->d->err, "divergence diff: %s: %s\n", dj->names[k], t->error);
                 return -1;
             }
-            failed |= t->wr.outcome != WORKER_OUT_OK || !t->out.computed;
+            failed |= !crosscheck_computed(t);
         }
         if (!failed)
             continue;
@@ -299,7 +299,7 @@ static int run_case(diff_job *dj, const divcase *c)
     if (!dj->a[0]->valid)
         return 0;
     for (uint32_t k = 0; k < res->na; k++)
-        if (dj->a[k]->wr.outcome != WORKER_OUT_OK || !dj->a[k]->out.computed)
+        if (!crosscheck_computed(dj->a[k]))
             return diff_outcome(dj, c);
     return 0;
 }

@@ -59,7 +59,7 @@ int hazard_possible(const oracle_elem *e)
 
 int crosscheck_computed(const trial *t)
 {
-    return t->valid && t->wr.outcome == WORKER_OUT_OK && t->out.computed;
+    return t->valid && t->out.outcome == VERDICT_OUT_OK && t->out.computed;
 }
 
 int crosscheck_outputs(const trial *const *t, uint32_t n, const divcase *c,
@@ -92,18 +92,25 @@ int crosscheck_outputs(const trial *const *t, uint32_t n, const divcase *c,
         oracle_plan_offsets(p, i, &ao, &bo);
         uint64_t a = oracle_load(dtype, c->a, ao), b = oracle_load(dtype, c->b, bo);
         int all_ok = 1, same = 1, declared = 0;
+        x.refused = 0;
         for (uint32_t k = 0; k < n; k++) {
             if (!(computed & (1u << k)))
                 continue;
             uint32_t cls;
+            uint8_t flags = t[k]->out.flags ? t[k]->out.flags[i] : 0;
             x.values[k] = oracle_load(dtype, t[k]->out.out1, i);
-            if ((t[k]->out.flags && t[k]->out.flags[i]) ||
-                !verdict_element(r, a, b, e, x.values[k], t[k]->profile, t[k]->declared, &cls))
+            if (flags == VERDICT_ELEM_REFUSED && verdict_may_refuse(t[k]->profile, e))
+                x.refused |= 1u << k; /* conforms, with no value */
+            else if (flags ||
+                     !verdict_element(r, a, b, e, x.values[k], t[k]->profile, t[k]->declared, &cls))
                 all_ok = 0;
             else if (cls != ORACLE_CLASS_MATCH)
                 declared = 1;
-            same &= x.values[k] == x.values[first];
         }
+        for (uint32_t k = 0; k < n; k++)
+            if (computed & (1u << k))
+                same &= ((x.refused >> k) & 1) == ((x.refused >> first) & 1) &&
+                        ((x.refused >> k & 1) || x.values[k] == x.values[first]);
         counts->elements++;
         if (!all_ok) {
             counts->departures++;
@@ -133,8 +140,11 @@ int crosscheck_outputs(const trial *const *t, uint32_t n, const divcase *c,
 void crosscheck_outcome_text(const trial *t, uint64_t i, char *buf, size_t cap)
 {
     const worker_result *wr = &t->wr;
-    if (wr->outcome == WORKER_OUT_OK && t->out.computed) {
-        verdict_bits_text(wr->dtype, oracle_load(wr->dtype, wr->out1, i), buf, cap);
+    if (crosscheck_computed(t)) {
+        if (t->out.flags && (t->out.flags[i] & VERDICT_ELEM_REFUSED))
+            snprintf(buf, cap, "%s", VERDICT_REFUSED_TEXT);
+        else
+            verdict_bits_text(t->rules.dtype, oracle_load(t->rules.dtype, t->out.out1, i), buf, cap);
         return;
     }
     const char *name = worker_outcome_name(wr->outcome), *sig = strstr(wr->message, "SIG");

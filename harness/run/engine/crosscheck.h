@@ -6,6 +6,9 @@
  * share. An element on which every plugin that computed the case conforms
  * (the one judge, verdict_element) but whose bits differ among them is a
  * portability hazard, named by its class (where the specs leave room).
+ * An element a plugin refused (an error status where the spec leaves the
+ * result undefined: verdict_may_refuse) conforms with no value: beside
+ * another plugin's value it is a hazard ("refuses: error status").
  * Departures from the oracle are not classified here: verdict_case
  * reports them, per plugin, when each trial runs.
  */
@@ -56,7 +59,11 @@ typedef struct crosscheck_elem {
     uint32_t hazard;               /* HAZARD_* */
     uint32_t operand_a, operand_b; /* ORACLE_OPERAND_* of a and b */
     uint32_t computed;             /* bit k: trial k computed the case */
-    uint64_t values[CROSSCHECK_MAX_PLUGINS]; /* trial k's bits where computed */
+    uint32_t refused;              /* bit k: trial k refused the element
+                                      (an error status, accepted where the
+                                      spec leaves it undefined) */
+    uint64_t values[CROSSCHECK_MAX_PLUGINS]; /* trial k's bits where computed
+                                      and not refused */
 } crosscheck_elem;
 
 /* The example a hazard element gives a recorder or the minimiser: its
@@ -77,7 +84,9 @@ typedef struct crosscheck_counts {
     uint64_t hazards[HAZARD_COUNT];
 } crosscheck_counts;
 
-/* 1 when trial t ran its last case to the end and computed outputs. */
+/* 1 when trial t ran its last case to the end and computed outputs (a
+ * refusal of undefined elements only counts: its narrowed calls'
+ * outputs, harness/run/trial.h). */
 int crosscheck_computed(const trial *t);
 
 /*
@@ -92,10 +101,10 @@ int crosscheck_outputs(const trial *const *t, uint32_t n, const divcase *c,
                        crosscheck_counts *counts, crosscheck_sink sink, void *ctx);
 
 /* What trial t gave at output element i of its last case, as a table
- * cell: the value's words where it computed the case, else how its run
- * ended: "failure (error status)", "crash (SIGFPE)", "hang",
- * "unsupported", ... Writes into buf (cap bytes; VERDICT_TEXT_MAX is
- * enough). */
+ * cell: the value's words where it computed the case ("refuses: error
+ * status" for an element it refused), else how its run ended: "failure
+ * (error status)", "crash (SIGFPE)", "hang", "unsupported", ... Writes
+ * into buf (cap bytes; VERDICT_TEXT_MAX is enough). */
 void crosscheck_outcome_text(const trial *t, uint64_t i, char *buf, size_t cap);
 
 /* "name: cell; name: cell" for the n trials at output element i (cells as

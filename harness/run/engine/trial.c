@@ -20,6 +20,7 @@
 _Static_assert(VERDICT_ELEM_UNWRITTEN == WORKER_ELEM_UNWRITTEN &&
                VERDICT_ELEM_NONDET == WORKER_ELEM_NONDET, "element flags differ");
 _Static_assert(VERDICT_NOTE_MAX >= WORKER_MESSAGE_MAX, "a worker message does not fit a note");
+_Static_assert(VERDICT_ELEM_REFUSED == NARROW_ELEM_REFUSED, "refused flags differ");
 
 static uint32_t outcome_of(uint32_t worker_outcome)
 {
@@ -79,6 +80,10 @@ void trial_free(trial *t)
     if (!t)
         return;
     worker_result_free(&t->wr);
+    narrow_refusal_free(&t->refusal);
+    dvg_free(t->undefined);
+    t->undefined = NULL;
+    t->undefined_cap = 0;
     dvg_free(t->expected);
     t->expected = NULL;
     t->expected_cap = 0;
@@ -116,6 +121,51 @@ static void expect_period(const oracle_rules *r, const divcase *c, uint64_t peri
         }
         oracle_expect_n(r, a, b, n, out + at);
     }
+}
+
+/* The refused case c, narrowed: when it refused only elements whose
+ * result is undefined, t->out becomes the narrowed calls' outputs. 0, or
+ * -1 on a harness error (t->error). */
+static int judge_refusal(trial *t, const divcase *c, uint64_t period)
+{
+    uint64_t n = t->plan.count;
+    if (n > t->undefined_cap) {
+        dvg_free(t->undefined);
+        t->undefined = dvg_malloc(n);
+        t->undefined_cap = t->undefined ? n : 0;
+        if (!t->undefined) {
+            snprintf(t->error, sizeof t->error, "case %s: out of memory", c->id);
+            return -1;
+        }
+    }
+    for (uint64_t i = 0; i < n; i++) { /* 0, or the element's kind: 1 + its rule */
+        const oracle_elem *e = &t->expected[period ? i % period : i];
+        t->undefined[i] = verdict_may_refuse(t->profile, e) ? (uint8_t)(1 + e->rule) : 0;
+    }
+    uint8_t *isolated = &t->refusal_isolated[c->variant % DVG_VARIANT_COUNT][c->dtype % DVG_DTYPE_COUNT];
+    narrow_options no = {.max_steps = *isolated ? 2 : 0};
+    if (narrow_refusals(t->w, c, t->undefined, &no, &t->refusal)) {
+        snprintf(t->error, sizeof t->error, "case %.60s: narrowing a refusal: %.400s", c->id,
+                 t->refusal.message);
+        return -1;
+    }
+    verdict_outputs *o = &t->out;
+    if (!t->refusal.accepted) /* the refusal stands, and says why */
+        return 0;
+    *isolated |= (uint8_t)t->refusal.found;
+    o->outcome = VERDICT_OUT_OK;
+    o->has_shape = o->computed = 1;
+    o->shape = t->plan.out;
+    o->out1 = t->refusal.out1;
+    o->out2 = t->refusal.out2;
+    o->flags = t->refusal.flags; /* o->period stays: the operands still repeat */
+    o->side |= (t->refusal.side_effects & (WORKER_SIDE_INPUT_A | WORKER_SIDE_INPUT_B)
+                    ? VERDICT_SIDE_INPUT : 0) |
+               (t->refusal.side_effects & WORKER_SIDE_SLACK ? VERDICT_SIDE_SLACK : 0);
+    snprintf(o->note, sizeof o->note, "compute refused (%" PRIu64 " of %" PRIu64
+             " elements, %u narrowed calls): %.380s", t->refusal.refused, n, t->refusal.steps,
+             t->refusal.message);
+    return 0;
 }
 
 int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sink, void *ctx)
@@ -166,6 +216,9 @@ int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sin
     }
     trial_outputs_from_worker(&t->wr, &t->out);
     t->out.period = period;
+    if (t->wr.outcome == WORKER_OUT_FAILURE &&
+        verdict_refusal_narrowable(&t->out, t->valid, t->profile) && judge_refusal(t, c, period))
+        return -1;
     int v = verdict_case(&t->rules, c, t->valid, &t->plan, t->expected, &t->out, t->profile,
                          t->declared, t->int_div_zero_value, tally, sink, ctx);
     if (v < 0)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "harness/judge/verdict.h"
+#include "harness/worker/narrow.h"
 #include "harness/worker/worker.h"
 
 typedef struct trial {
@@ -31,6 +32,16 @@ typedef struct trial {
     verdict_outputs out;     /* wr as the judge reads it (points into wr) */
     oracle_elem *expected;   /* plan.count entries when valid; owned */
     uint64_t expected_cap;
+    /* a refused case, narrowed (harness/worker/narrow.h): out points
+     * into `refusal` when only undefined elements were refused */
+    narrow_refusal refusal;
+    uint8_t *undefined;      /* per element: verdict_may_refuse; owned */
+    uint64_t undefined_cap;
+    /* 1: a refusal of this (variant, dtype) was narrowed to one element
+     * already; later ones run their defined and undefined elements as two
+     * calls, not halved (a refused call can be dear: libtorch's error
+     * carries a backtrace) */
+    uint8_t refusal_isolated[DVG_VARIANT_COUNT][DVG_DTYPE_COUNT];
     char error[512];         /* the harness error of a -1 return */
 } trial;
 
@@ -44,6 +55,11 @@ void trial_free(trial *t);
 /*
  * Runs case c and judges it, adding to *tally and calling sink for each
  * distinct finding (both may be NULL: the verdict is still returned).
+ * A case the plugin refuses with an error status, holding elements whose
+ * result the spec leaves undefined, is narrowed (narrow_refusals); when
+ * it refused only those, the case is judged from the narrowed calls
+ * (t->out then points into t->refusal, the refused elements flagged
+ * VERDICT_ELEM_REFUSED, t->wr still the refused call).
  * Returns 1 when the case conforms, 0 when not, -1 on a harness error
  * (malformed case, memory, fork; t->error says which).
  */
