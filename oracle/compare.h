@@ -50,7 +50,17 @@
     X(PADDING_WRITTEN, "padding-written",                                             \
       "the unused high nibble of an odd-length i4/u4 output's last byte was written")  \
     X(REFUSED_UNDEFINED, "refused-undefined",                                         \
-      "refuses: error status, on elements whose result the spec leaves undefined (accepted)")
+      "refuses: error status, on elements whose result the spec leaves undefined (accepted)")   \
+    X(INSTANCES_NOT_CONCURRENT, "instances-not-concurrent",                           \
+      "two instances used at once, each from its own thread, gave another answer")      \
+    X(INSTANCE_NOT_CONCURRENT, "instance-not-concurrent",                             \
+      "one instance used from two threads at once gave another answer")                 \
+    X(IN_PLACE_A_WRONG, "in-place-a-wrong",                                           \
+      "with C in A's buffer (in place) the answer differs, or the call failed")         \
+    X(IN_PLACE_B_WRONG, "in-place-b-wrong",                                           \
+      "with C in B's buffer (in place) the answer differs, or the call failed")         \
+    X(THREAD_COUNT_DIFFERS, "thread-count-differs",                                   \
+      "at another thread count (open_with's threads, OMP_NUM_THREADS) the answer differs")
 
 #define ORACLE_CLASS_ENUM_(ID, name, desc) ORACLE_CLASS_##ID,
 enum { ORACLE_CLASS_LIST(ORACLE_CLASS_ENUM_) ORACLE_CLASS_COUNT };

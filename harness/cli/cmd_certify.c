@@ -27,7 +27,7 @@ static int usage(FILE *to)
             "         [--shape-tier K] [--timeout MS] [--config TEXT] [--shard I/N]\n"
             "         [--no-progress] [--memory-limit MIB] [--cpu-limit S] [--resume]\n"
             "         [--sandbox auto|strict|off] [--env K=V ...] [--jobs N] [--pin|--no-pin]\n"
-            "         [--cpu LIST]\n"
+            "         [--no-probes] [--no-thread-counts] [--cpu LIST]\n"
             "--cpu LIST: the CPUs each claim is judged under, every case under each:\n"
             "native, x86-64-v3 (haswell, avx2), x86-64-v2 (nehalem, sse4.2); the models\n"
             "run under QEMU's user-mode emulator (qemu-user-static). Default: native, and\n"
@@ -45,6 +45,9 @@ static int usage(FILE *to)
             "this process may use); the certificates and ids are the same for any N;\n"
             "--pin / --no-pin: each job and its worker on one CPU (default: when the jobs\n"
             "are as many as the CPUs)\n"
+            "--no-probes, --no-thread-counts: leave out the calling contexts of a sample\n"
+            "of cases (two instances at once, in place) or the thread counts 1, 2, 3, CPUs+1\n"
+            "of the largest (docs/contexts.md)\n"
             "--resume continues the latest incomplete run of this command line and plugin\n"
             "build in the database (claims already certified are kept); none: a new run\n"
             "exit: 0 every claim holds, 1 a claim does not, 2 usage or environment error\n");
@@ -70,6 +73,8 @@ int cmd_certify(int argc, char **argv)
         CLI_FLAG_SWITCH("--resume", &o.resume, 1),
         CLI_FLAG_SWITCH("--pin", &o.pin, 1),
         CLI_FLAG_SWITCH("--no-pin", &o.pin, 0),
+        CLI_FLAG_SWITCH("--no-probes", &o.probes, 0),
+        CLI_FLAG_SWITCH("--no-thread-counts", &o.thread_counts, 0),
         CLI_FLAG_U32("--jobs", &o.jobs, 1, 64),
         CLI_FLAG_TEXT("--plugin", &o.plugin_path),
         CLI_FLAG_TEXT("--db", &o.db_path),

@@ -508,16 +508,50 @@ int verdict_take_emulation_fakes(verdict_tally *t, verdict_tally *fake)
 int verdict_tally_accepted(const verdict_tally *t)
 {
     for (int i = 1; i < ORACLE_CLASS_COUNT; i++)
-        if (t->accepted[i])
+        if (t->accepted[i] && !verdict_capability((uint32_t)i))
             return 1;
     return 0;
+}
+
+/* The capability classes: the bit each stands for and its row's words. */
+static const struct {
+    uint32_t cls;
+    uint64_t cap;
+    const char *what, *bad;
+} capability_rows[] = {
+    {ORACLE_CLASS_INSTANCES_NOT_CONCURRENT, DVG_CAP_INSTANCES_CONCURRENT, "re-entrant", "no"},
+    {ORACLE_CLASS_INSTANCE_NOT_CONCURRENT, DVG_CAP_INSTANCE_CONCURRENT,
+     "one instance from two threads", "unsafe"},
+    {ORACLE_CLASS_IN_PLACE_A_WRONG, DVG_CAP_IN_PLACE_A, "in place on A", "unsafe"},
+    {ORACLE_CLASS_IN_PLACE_B_WRONG, DVG_CAP_IN_PLACE_B, "in place on B", "unsafe"},
+    {ORACLE_CLASS_THREAD_COUNT_DIFFERS, DVG_CAP_THREADS, "thread counts", "differ"},
+};
+
+uint64_t verdict_capability(uint32_t cls)
+{
+    for (size_t i = 0; i < sizeof capability_rows / sizeof capability_rows[0]; i++)
+        if (capability_rows[i].cls == cls)
+            return capability_rows[i].cap;
+    return 0;
+}
+
+void verdict_capability_row(uint32_t cls, int seen, const char **what, const char **answer)
+{
+    *what = "?";
+    *answer = "?";
+    for (size_t i = 0; i < sizeof capability_rows / sizeof capability_rows[0]; i++)
+        if (capability_rows[i].cls == cls) {
+            *what = capability_rows[i].what;
+            *answer = seen ? capability_rows[i].bad : "yes";
+        }
 }
 
 /* 1 when refusals of undefined input are all the tally accepted. */
 static int only_refusals(const verdict_tally *t)
 {
     for (int i = 1; i < ORACLE_CLASS_COUNT; i++)
-        if (t->accepted[i] && i != ORACLE_CLASS_REFUSED_UNDEFINED)
+        if (t->accepted[i] && i != ORACLE_CLASS_REFUSED_UNDEFINED &&
+            !verdict_capability((uint32_t)i))
             return 0;
     return 1;
 }

@@ -250,6 +250,22 @@ typedef struct verdict_tally {
     uint64_t declared_checked;             /* elements a declared deviation covered */
 } verdict_tally;
 
+/*
+ * The capability classes (issue 25): what a case gave under another
+ * calling pattern than the one compute is judged in - two instances at
+ * once, one instance from two threads, C in A's or B's buffer, another
+ * thread count - compared element by element with the one-thread answer.
+ * verdict_capability(cls) is the DVG_CAP_* bit class cls stands for (0:
+ * not a capability class). A capability the plugin declares and breaks is
+ * counted (counts[]: NONCONFORMANT); one it does not declare is counted
+ * as accepted (accepted[]: the certificate shows it as a capability row,
+ * "re-entrant: no [sig:N]", and it never makes the verdict, nor its
+ * profile). verdict_capability_row gives the row's words for class cls,
+ * seen (1) or not (0), in ("re-entrant", "no") form.
+ */
+uint64_t verdict_capability(uint32_t cls);
+void verdict_capability_row(uint32_t cls, int seen, const char **what, const char **answer);
+
 /* Adds every count of *from to *to (max_ulps: the larger). */
 void verdict_tally_add(verdict_tally *to, const verdict_tally *from);
 

@@ -368,7 +368,7 @@ static int child_place(const ctl_region *r, const ctl_region *held, int prot, si
 
 /* Maps the slot of one tensor into [guard][slot pages][guard], its
  * region's pages accessible (child_place); 0 or -1. */
-static int child_map(int fd, const ctl_region *r, int prot, size_t page, ctl_map *m)
+int child_map(int fd, const ctl_region *r, int prot, size_t page, ctl_map *m)
 {
     size_t total = (size_t)(r->slot_pages + 2) * page;
     uint8_t *lo = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -393,7 +393,7 @@ static int child_map(int fd, const ctl_region *r, int prot, size_t page, ctl_map
     return 0;
 }
 
-static void child_unmap(ctl_map *m)
+void child_unmap(ctl_map *m)
 {
     if (m->lo)
         munmap((void *)(uintptr_t)m->lo, (size_t)(m->hi - m->lo));
@@ -432,7 +432,7 @@ static void child_tensor(const ctl_request *q, int which, void *data, uint64_t n
     t->nbytes = nbytes;
 }
 
-static void child_last_error(const dvg_descriptor *d, dvg_iut *iut, char *dst)
+void child_last_error(const dvg_descriptor *d, dvg_iut *iut, char *dst)
 {
     const char *e = d->last_error(iut);
     wire_copy_text(dst, WORKER_MESSAGE_MAX, e ? e : "(last_error returned NULL)");
@@ -459,7 +459,7 @@ static const char **setup_list(const char *strings, uint64_t n, uint32_t at, uin
 
 /* Opens an instance: open_with (ABI 1.1, when the descriptor has it)
  * with the set-up's threads and ISA, else open. */
-static int32_t child_open(const dvg_descriptor *d, const child_setup *cs, dvg_iut **out)
+int32_t child_open(const dvg_descriptor *d, const child_setup *cs, dvg_iut **out)
 {
     if (d->size >= DESCRIPTOR_V1_1_SIZE && d->open_with) {
         dvg_open_options oo;
@@ -746,7 +746,7 @@ void child_main(const child_setup *cs, ctl_block *b)
                 child_last_error(d, iut, rep->message);
             child_stage(b, q.seq, WORKER_STAGE_IDLE);
             child_end_call(&cb, &q, rep);
-        } else if (q.op == OP_COMPUTE) {
+        } else if (q.op == OP_COMPUTE || q.op == OP_PROBE) {
             static const int prot[3] = {PROT_READ, PROT_READ, PROT_READ | PROT_WRITE};
             const int fds[3] = {rofd, rofd, memfd};
             int mapped = 1;
@@ -769,10 +769,14 @@ void child_main(const child_setup *cs, ctl_block *b)
                              &tc);
                 child_begin_call(&cb);
                 child_stage(b, q.seq, q.stage);
-                st = d->compute(iut, q.variant, &q.attrs, &ta, &tb, &tc);
-                rep->status = st;
-                if (st != DVG_OK)
-                    child_last_error(d, iut, rep->message);
+                if (q.op == OP_PROBE) {
+                    child_probe(d, iut, cs, &q, &ta, &tb, &tc, page, rep);
+                } else {
+                    st = d->compute(iut, q.variant, &q.attrs, &ta, &tb, &tc);
+                    rep->status = st;
+                    if (st != DVG_OK)
+                        child_last_error(d, iut, rep->message);
+                }
                 child_stage(b, q.seq, WORKER_STAGE_IDLE);
                 child_end_call(&cb, &q, rep);
             }

@@ -36,7 +36,7 @@
  * sent before any plugin code runs. OP_GO: the parent has checked the
  * worker from outside. OP_FORK and OP_REAP go to a zygote only
  * (zygote.c): fork a runner, reap the runner and say how it ended. */
-enum { OP_HELLO = 1, OP_SHAPE, OP_COMPUTE, OP_QUIT, OP_FORK, OP_REAP, OP_READY, OP_GO };
+enum { OP_HELLO = 1, OP_SHAPE, OP_COMPUTE, OP_QUIT, OP_FORK, OP_REAP, OP_READY, OP_GO, OP_PROBE };
 
 /* The tensors of a request; R_SHAPE is the child's own output_shape buffer. */
 enum { R_A, R_B, R_OUT, R_SHAPE, R_COUNT };
@@ -68,7 +68,13 @@ typedef struct ctl_request {
     int64_t shape[3][DVG_MAX_RANK];
     dvg_attrs attrs;
     ctl_region region[3];
+    /* OP_PROBE (worker_probe): the kind, and for the two-thread kinds the
+     * second job's A (read-only) and output, and where its solo answer goes. */
+    uint32_t probe, probe_ms;
+    ctl_region probe_region[3];
 } ctl_request;
+
+enum { P_A2, P_OUT2, P_REF2 };
 
 typedef struct ctl_reply {
     uint32_t seq;
@@ -77,6 +83,9 @@ typedef struct ctl_reply {
     uint32_t internal; /* 1: the child itself failed (message says why) */
     uint32_t fp_changed, sig_changed; /* WORKER_FP_*, WORKER_SIG_* the call left */
     int32_t sig_signal;
+    uint32_t probe_rounds; /* OP_PROBE: the calls each thread made at once */
+    uint32_t probe_skip;   /* OP_PROBE: the second job's input was refused
+                              alone: the probe has no answer */
     int64_t shape[DVG_MAX_RANK];
     char message[WORKER_MESSAGE_MAX];
 } ctl_reply;

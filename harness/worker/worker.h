@@ -171,7 +171,8 @@ enum { WORKER_OUTCOME_LIST(WORKER_OUT_ENUM_) WORKER_OUT_COUNT_ };
     X(COMPUTE1, "compute (run 1)")  \
     X(COMPUTE2, "compute (run 2)")  \
     X(IDLE, "between calls")        \
-    X(CLOSE, "close")
+    X(CLOSE, "close")               \
+    X(PROBE, "probe")
 
 #define WORKER_STAGE_ENUM_(ID, name) WORKER_STAGE_##ID,
 enum { WORKER_STAGE_LIST(WORKER_STAGE_ENUM_) WORKER_STAGE_COUNT_ };
@@ -596,6 +597,71 @@ char *worker_leak_describe(const worker_result *r, char *buf, size_t len);
 /* One line describing r ("crash in compute (run 1): SIGSEGV at 0x0") into
  * buf (always NUL-terminated when len > 0). Returns buf. */
 char *worker_result_format(const worker_result *r, char *buf, size_t len);
+
+/*
+ * Probes (issue 25): case c once more under another calling pattern, its
+ * output compared element by element with the one-thread answer `base`
+ * (the worker_result of a worker_run of c on this worker that computed:
+ * base->out1, count, dtype, nbytes and shape are used). Kinds:
+ *   WORKER_PROBE_INSTANCES  two instances (the second opened for the probe
+ *                           as the first was), each from its own thread,
+ *                           at once: one computes c, the other c with A's
+ *                           bytes reversed (so that shared state shows),
+ *                           each thread calling again and again until an
+ *                           answer differs, up to WORKER_PROBE_ROUNDS calls
+ *                           or WORKER_PROBE_MS milliseconds (two calls at
+ *                           least); the second job's own answer is its
+ *                           solo run's
+ *   WORKER_PROBE_INSTANCE   the same, both threads on the one instance
+ *   WORKER_PROBE_IN_PLACE_A C in A's buffer: A's bytes copied into the
+ *                           (writable) output, a->data == c->data; only
+ *                           where A has C's shape (worker_probe_applies)
+ *   WORKER_PROBE_IN_PLACE_B the same with B
+ * The probe threads may run on any CPU of the worker's (not the one it is
+ * pinned to), so that the two calls overlap.
+ * Returns 0 with *pr filled: pr->ran 1 when every call returned DVG_OK
+ * (n_differ, first_differ say what differed); 0 when a call did not (r
+ * holds how: a status, a crash, a hang; pr->note says it; with
+ * pr->internal the worker itself could not run it); -1 on a harness
+ * error (worker_errmsg).
+ */
+#define WORKER_PROBE_INSTANCES  1u
+#define WORKER_PROBE_INSTANCE   2u
+#define WORKER_PROBE_IN_PLACE_A 3u
+#define WORKER_PROBE_IN_PLACE_B 4u
+#define WORKER_PROBE_ROUNDS 4096u
+#define WORKER_PROBE_MS 2u
+
+typedef struct worker_probe_result {
+    uint32_t kind;
+    int32_t ran;            /* 1: every call returned DVG_OK */
+    int32_t internal;       /* 1: no answer either way: the worker could
+                               not run the probe (a thread, a mapping), or
+                               the second job's input (A reversed) was
+                               refused alone */
+    uint32_t rounds;        /* calls each thread made at once (the fewer) */
+    uint64_t n_differ;      /* elements that differ from their one-thread answer */
+    uint64_t first_differ;  /* the first of them (UINT64_MAX: none) */
+    uint32_t which;         /* 1: the first job's output, 2: the second's */
+    char note[WORKER_MESSAGE_MAX]; /* one sentence: what differed, or how
+                                      the calls ended */
+} worker_probe_result;
+
+/* 1 when probe `kind` applies to case c whose output is base's (in
+ * place: the aliased input has C's shape). */
+int worker_probe_applies(const divcase *c, const worker_result *base, uint32_t kind);
+
+int worker_probe(worker *w, const divcase *c, const worker_result *base, uint32_t kind,
+                 worker_probe_result *pr, worker_result *r);
+
+/* The elements (count of dtype) in which got differs from want, bit for
+ * bit, with the first in *first (UINT64_MAX: none). */
+uint64_t worker_outputs_differ(uint32_t dtype, uint64_t count, const uint8_t *want,
+                               const uint8_t *got, uint64_t *first);
+
+/* The probe's name: "two instances at once", "one instance from two
+ * threads", "in place on A", "in place on B". */
+const char *worker_probe_name(uint32_t kind);
 
 /* Batch mode (sweeps): harness/worker/batch.h. */
 

@@ -20,6 +20,9 @@
  *                   what the plugin left where no cgroup does
  *   child_state.c   the FP environment and signal state a call must leave
  *                   as it found it
+ *   child_probe.c   the worker program's side of a probe (two threads at
+ *                   once, in place: worker_probe)
+ *   probe.c         worker_probe, the harness's side
  *   elf.c           what the loader reads of an ELF file, ld.so.cache
  *   view.c          the worker's view: the closure of the program and the
  *                   plugin, resolved as the loader would
@@ -589,6 +592,22 @@ __attribute__((noreturn)) void child_program(int argc, char **argv);
 /* The worker's life: set-up, loading, then requests until the parent
  * quits it or goes. */
 __attribute__((noreturn)) void child_main(const child_setup *cs, ctl_block *b);
+
+/* child.c, for child_probe.c: a tensor's slot mapped and unmapped, an
+ * instance opened as the first one was, the plugin's last_error text. */
+int child_map(int fd, const ctl_region *r, int prot, size_t page, ctl_map *m);
+void child_unmap(ctl_map *m);
+int32_t child_open(const dvg_descriptor *d, const child_setup *cs, dvg_iut **out);
+void child_last_error(const dvg_descriptor *d, dvg_iut *iut, char *dst);
+
+/* child_probe.c: OP_PROBE (worker_probe) on the case's tensors ta, tb, tc
+ * (mapped as for a compute): in place, one compute with A's or B's data
+ * pointer at C's; two threads, the solo runs and the rounds. Writes
+ * rep->status (the first that is not DVG_OK, with its last_error text),
+ * rep->probe_rounds; rep->internal when the probe itself failed. */
+void child_probe(const dvg_descriptor *d, dvg_iut *iut, const child_setup *cs,
+                 const ctl_request *q, const dvg_tensor *ta, const dvg_tensor *tb,
+                 dvg_tensor *tc, size_t page, ctl_reply *rep);
 
 /* zygote.c */
 

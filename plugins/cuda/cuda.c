@@ -449,6 +449,7 @@ static void init(void)
         0, 0, claims,
         CUDA_PLUGIN_DEVIATIONS, 0,
         cuda_open, cuda_output_shape, cuda_compute, cuda_last_error, cuda_close,
+        0, 0, 0, NULL, NULL, /* ABI 1.1: no capability declared, no open_with */
     };
     descriptor.n_claims = adapter_build_claims(dtypes, claims, sizeof claims / sizeof claims[0]);
     describe();

@@ -27,7 +27,7 @@
  * copies), lets ORT allocate the output, checks its shape against the
  * variant's (plugins/common/adapter.h) and copies it into C. Sessions run
  * on one intra-op thread without spinning (the harness runs one case at a
- * time); everything else is ORT's default (graph optimisations included).
+ * time), or on open_with's thread count (ABI 1.1); everything else is ORT's default (graph optimisations included).
  * ORT's log goes to stderr at level FATAL only: its errors come back as
  * statuses. No deviation is declared: ORT's default session leaves
  * denormals alone ("session.set_denormal_as_zero" is off) and gives no
@@ -225,7 +225,8 @@ static void ort_close(dvg_iut *iut)
     free(iut);
 }
 
-static int32_t ort_open(const char *config, dvg_iut **out)
+/* Opens an instance whose sessions run on `threads` intra-op threads. */
+static int32_t ort_open_threads(const char *config, uint32_t threads, dvg_iut **out)
 {
     const OrtApiBase *base = OrtGetApiBase();
     dvg_iut *iut;
@@ -239,7 +240,8 @@ static int32_t ort_open(const char *config, dvg_iut **out)
         ort_failed(iut, iut->ort->CreateEnv(ORT_LOGGING_LEVEL_FATAL, "divergence", &iut->env),
                    "CreateEnv") ||
         ort_failed(iut, iut->ort->CreateSessionOptions(&iut->options), "CreateSessionOptions") ||
-        ort_failed(iut, iut->ort->SetIntraOpNumThreads(iut->options, 1), "SetIntraOpNumThreads") ||
+        ort_failed(iut, iut->ort->SetIntraOpNumThreads(iut->options, (int)threads),
+                   "SetIntraOpNumThreads") ||
         ort_failed(iut, iut->ort->SetInterOpNumThreads(iut->options, 1), "SetInterOpNumThreads") ||
         ort_failed(iut, iut->ort->AddSessionConfigEntry(iut->options,
                                                          "session.intra_op.allow_spinning", "0"),
@@ -252,6 +254,19 @@ static int32_t ort_open(const char *config, dvg_iut **out)
     }
     *out = iut;
     return DVG_OK;
+}
+
+static int32_t ort_open(const char *config, dvg_iut **out)
+{
+    return ort_open_threads(config, 1, out);
+}
+
+/* ABI 1.1: the host's thread count (0: one, as open) as ORT's intra-op
+ * thread count. */
+static int32_t ort_open_with(const char *config, const dvg_open_options *options, dvg_iut **out)
+{
+    uint32_t threads = options && options->size >= 8 && options->threads ? options->threads : 1;
+    return ort_open_threads(config, threads > 256 ? 256 : threads, out);
 }
 
 static int32_t plan(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, const dvg_tensor *a,
@@ -354,7 +369,7 @@ static dvg_descriptor descriptor = {
     0, 0, claims,
     0, 0, /* no deviations */
     ort_open, ort_output_shape, ort_compute, ort_last_error, ort_close,
-    0, 0, 0, NULL, NULL, /* ABI 1.1: no capability declared, no open_with */
+    DVG_CAP_THREADS, 0, 0, NULL, ort_open_with, /* ABI 1.1: honours the thread count */
 };
 
 __attribute__((visibility("default"))) const dvg_descriptor *dvg_iut_descriptor(void)

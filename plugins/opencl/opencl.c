@@ -718,6 +718,7 @@ static dvg_descriptor descriptor = {
     0, 0, claims,
     DVG_DEV_INT_DIV_ZERO_VALUE, 0, /* integer x / 0 is 0 (div.cl) */
     ocl_open, ocl_output_shape, ocl_compute, ocl_last_error, ocl_close,
+    0, 0, 0, NULL, NULL, /* ABI 1.1: no capability declared, no open_with */
 };
 
 /* Claims and version from the default device (platform 0, device 0). */

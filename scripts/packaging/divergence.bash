@@ -46,7 +46,8 @@ _divergence()
     case $cmd in
     certify) flags="--plugin --variant --dtype --profile --seed --db --cases --random
         --max-elements --shape-tier --timeout --config --shard --no-progress --memory-limit
-        --cpu-limit --resume --sandbox --env --jobs --pin --no-pin --cpu" ;;
+        --cpu-limit --resume --sandbox --env --jobs --pin --no-pin --cpu --no-probes
+        --no-thread-counts" ;;
     diff) flags="--plugin --variant --dtype --profile --seed --db --cases --random
         --max-elements --timeout --partial --sandbox --env --jobs --pin --no-pin" ;;
     sweep) flags="--plugin --dtype --variant --attr --jobs --shard --db --resume --profile

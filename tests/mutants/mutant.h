@@ -57,6 +57,14 @@
 #define MUTANT_REFUSES_UNDEFINED 31  /* DVG_FAILURE; correct elsewhere: CONFORMANT */
 #define MUTANT_SIGFPE_UNDEFINED  32  /* raises SIGFPE: CRASHED */
 #define MUTANT_REFUSES_AND_FLOORS 33 /* refuses, and floors where truncation is due */
+/* Calling contexts (issue 25, ABI 1.1 capabilities): right in the one
+ * call the judge makes, wrong as its users call it. */
+#define MUTANT_STATIC_SCRATCH    34  /* computes through a static buffer; declares
+                                        two instances usable at once */
+#define MUTANT_STATIC_SCRATCH_UNDECLARED 35 /* the same, declaring nothing */
+#define MUTANT_IN_PLACE_A        36  /* clears C before it reads A; declares in place on A */
+#define MUTANT_SPLIT_3           37  /* with 3 or more threads the middle parts end
+                                        one grain early; declares threads */
 /* ISA dispatch (issue 25): a path chosen from CPUID. */
 #define MUTANT_ISA_AVX2_TAIL     38  /* AVX2 without AVX-512: f32 remainder of the 8-wide loop 1 ULP up */
 #define MUTANT_ISA_FORCIBLE      39  /* the same, and declares avx512/avx2/sse4.2 levels (ABI 1.1) */
@@ -453,6 +461,42 @@ static inline uint64_t mutant_negative_nan(uint64_t bits, int frac, int ebits)
     return bits;
 }
 #define MUTANT_FBITS(bits, frac, ebits) mutant_negative_nan((bits), (frac), (ebits))
+
+#elif DVG_MUTANT == MUTANT_STATIC_SCRATCH || DVG_MUTANT == MUTANT_STATIC_SCRATCH_UNDECLARED
+/* A file-scope scratch array, as kernels that stage their output do: C is
+ * computed into it and copied out, so two calls at once (two instances,
+ * each on its own thread) read each other's elements. One call at a time
+ * it is right, in place too. The first build declares what it breaks
+ * (NONCONFORMANT: instances-not-concurrent); the second declares nothing
+ * (CONFORMANT, with the row "re-entrant: no"). */
+#define MUTANT_SCRATCH 1
+#if DVG_MUTANT == MUTANT_STATIC_SCRATCH
+#define MUTANT_CAPABILITIES \
+    (DVG_CAP_INSTANCES_CONCURRENT | DVG_CAP_IN_PLACE_A | DVG_CAP_IN_PLACE_B | DVG_CAP_THREADS)
+#else
+#define MUTANT_CAPABILITIES 0
+#endif
+
+#elif DVG_MUTANT == MUTANT_IN_PLACE_A
+/* Clears C (its whole elements) before computing, as a kernel that
+ * zero-fills its output first, unless C is B's buffer: its author checked
+ * the aliasing of one operand and not the other. Harmless unless C is A's
+ * buffer, as ONNX Runtime's memory planner and PyTorch's div_ make it.
+ * Declares in place on A (every capability, as the reference). */
+static inline int32_t mutant_clear_c(const dvg_tensor *b, dvg_tensor *c, int64_t count)
+{
+    if (c->data != b->data)
+        memset(c->data, 0, (size_t)((uint64_t)count * dtype_bits[c->dtype] / 8));
+    return DVG_OK;
+}
+#define MUTANT_BEFORE(variant, a, b, c, count) mutant_clear_c((b), (c), (count))
+
+#elif DVG_MUTANT == MUTANT_SPLIT_3
+/* A work split whose middle parts (there are some from 3 threads on) end
+ * one grain before the next part starts: with open_with's threads at 3 or
+ * more, 64 elements per middle part are never written. One and two
+ * threads are right; it declares DVG_CAP_THREADS. */
+#define MUTANT_SPLIT_END(k, t, next) ((k) > 0 ? (next) - SPLIT_GRAIN : (next))
 
 #elif DVG_MUTANT == MUTANT_REFUSES_UNDEFINED || DVG_MUTANT == MUTANT_SIGFPE_UNDEFINED || \
     DVG_MUTANT == MUTANT_REFUSES_AND_FLOORS

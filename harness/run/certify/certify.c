@@ -30,6 +30,8 @@ void certify_options_default(certify_options *o)
     o->max_hangs = 1;
     o->progress = isatty(2);
     o->pin = -1;
+    o->probes = 1;
+    o->thread_counts = 1;
     isolation_default(&o->iso, 2000);
 }
 

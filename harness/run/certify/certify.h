@@ -58,6 +58,12 @@ typedef struct certify_options {
     uint32_t jobs;                 /* jobs, each with its worker (--jobs;
                                       0: engine_jobs(), a CPU each) */
     int pin;                       /* engine_pin: -1 auto, 0 never, 1 */
+    int probes;                    /* 1 (default): a sample of each claim's
+                                      cases in the calling contexts (two
+                                      instances at once, one instance from
+                                      two threads, in place): docs/contexts.md */
+    int thread_counts;             /* 1 (default): its largest cases at the
+                                      thread counts 1, 2, 3, CPUs + 1 */
     uint8_t cpus[CERTIFY_MAX_CPUS]; /* --cpu: the CPU models (harness/base/
                                       cpumodel.h indices) each claim is
                                       judged under, every case under each;

@@ -14,6 +14,9 @@
  *              finished claim recorded and its certificate printed
  *   certify.c  certify_run: the plugin, the session, the header, the
  *              engine, the summary
+ *   contexts.c the calling contexts of a sample of each claim's cases
+ *              (issue 25): two instances at once, one instance from two
+ *              threads, in place on A and on B, other thread counts
  */
 #ifndef HARNESS_CERTIFY_INTERNAL_H
 #define HARNESS_CERTIFY_INTERNAL_H
@@ -92,6 +95,34 @@ typedef struct certify_unit {
     int first, last;
 } certify_unit;
 
+/* The contexts a case can be run in besides the judged call (contexts.c):
+ * each counts the cases it ran in (case_record.contexts). */
+enum { CTX_INSTANCES, CTX_INSTANCE, CTX_IN_PLACE_A, CTX_IN_PLACE_B, CTX_THREADS, CTX_COUNT };
+
+/* The thread counts a claim's largest cases are run at: 1, 2, 3 and one
+ * above the CPU count (4 at least). */
+#define CERTIFY_THREAD_COUNTS 4
+/* Its largest cases: the CERTIFY_THREAD_CASES shape-path cases with the
+ * most elements (at most CERTIFY_THREAD_MAX: the rotating large tier is
+ * left out for its cost). */
+#define CERTIFY_THREAD_CASES 2u
+#define CERTIFY_THREAD_MAX ((UINT64_C(1) << 17) + 1)
+/* The probe sample: the edge cases and about CERTIFY_PROBE_SHAPES of the
+ * shape-path cases, spread over the list, whose operands and output hold
+ * at most CERTIFY_PROBE_BYTES bytes each. */
+#define CERTIFY_PROBE_SHAPES 8u
+#define CERTIFY_PROBE_BYTES (UINT64_C(1) << 20)
+
+/* A job's workers and buffers for the contexts (contexts.c). */
+typedef struct certify_contexts {
+    uint32_t threads[CERTIFY_THREAD_COUNTS];
+    worker *tw[CERTIFY_THREAD_COUNTS];  /* opened with threads[i], NULL until used */
+    int tw_failed[CERTIFY_THREAD_COUNTS]; /* 1: that worker could not be made */
+    char env_text[CERTIFY_THREAD_COUNTS][32]; /* OMP_NUM_THREADS=N */
+    const char **env[CERTIFY_THREAD_COUNTS];  /* --env's and it */
+    worker_result wr;                   /* a probe's or another thread count's */
+} certify_contexts;
+
 /* What one case of a unit gave, kept apart until it is folded. */
 typedef struct case_record {
     uint8_t stage;
@@ -101,6 +132,7 @@ typedef struct case_record {
     int narrow;               /* a crash a claim narrows, if its first */
     verdict_tally tally;
     case_coverage coverage;
+    uint32_t contexts[CTX_COUNT]; /* 1: it ran in that context */
 } case_record;
 
 /* A unit's result: its case records and findings (sighting tags: 2k for
@@ -128,6 +160,7 @@ typedef struct claim_state {
     uint64_t cpu_cases[CERTIFY_MAX_CPUS], cpu_failed[CERTIFY_MAX_CPUS];
     uint64_t cpu_classes[CERTIFY_MAX_CPUS];
     uint64_t cpu_unconfirmed[CERTIFY_MAX_CPUS], cpu_fake_classes[CERTIFY_MAX_CPUS];
+    uint32_t contexts[CTX_COUNT]; /* cases run in each context */
 } claim_state;
 
 /* Everything one certification holds. */
@@ -192,6 +225,27 @@ int certify_job_start(void *ctx, engine_job *j);
 void certify_job_free(void *ctx, engine_job *j);
 int certify_unit_run(void *ctx, engine_job *j, uint64_t u, void **result);
 void certify_unit_discard(void *ctx, void *result);
+
+/* contexts.c. The thread counts (1, 2, 3, max(4, CPUs + 1)). */
+void contexts_thread_counts(uint32_t out[CERTIFY_THREAD_COUNTS]);
+
+/* Runs case c (slot s of claim cl, judged by trial t on worker w, whose
+ * result it leaves as it is) in the contexts that apply to it, into rec
+ * (its tally, its contexts) and, for each difference, sink(ctx, c, ex)
+ * with ex of the context's capability class (accepted where the plugin
+ * does not declare the capability). 0, or -1 on a harness error (printed)
+ * or when the sink failed. */
+int contexts_case(certify *cf, certify_contexts *cx, worker *w, const certify_claim *cl,
+                  const certify_slot *s, const divcase *c, const trial *t, case_record *rec,
+                  verdict_sink sink, void *ctx);
+
+/* The contexts line of a claim's certificate ("    contexts: threads
+ * 1,2,3,4 (2 cases); two instances at once (10 cases); ...") and its
+ * capability rows (a capability it does not declare and a probe broke:
+ * "    re-entrant: no (not declared) [sig:N]") on cf->out. */
+void contexts_print(certify *cf, const certify_claim *cl);
+
+void contexts_free(certify_contexts *cx);
 
 /* claim.c: the engine policy's commit side, and the progress line. */
 int certify_unit_commit(void *ctx, uint64_t u, void *result);

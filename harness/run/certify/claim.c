@@ -28,6 +28,7 @@ static void claim_begin(certify *cf)
     a->narrowed = a->hung = 0;
     a->incomplete = 0;
     a->shapes_done = 0;
+    memset(a->contexts, 0, sizeof a->contexts);
     memset(a->cpu_cases, 0, sizeof a->cpu_cases);
     memset(a->cpu_failed, 0, sizeof a->cpu_failed);
     memset(a->cpu_classes, 0, sizeof a->cpu_classes);
@@ -93,6 +94,8 @@ static int fold(certify *cf, unit_result *res, size_t k, size_t *at)
     verdict_tally_add(&a->tally, &t);
     if (rec->cpu == 0)
         coverage_merge(&a->coverage, &rec->coverage);
+    for (int c = 0; c < CTX_COUNT; c++)
+        a->contexts[c] += rec->contexts[c];
     for (; *at < n && recorder_tag(&res->rec, *at) == 2 * k; (*at)++)
         if (take(cf, res, *at))
             return -1;
@@ -266,6 +269,7 @@ static int claim_finish(certify *cf, const certify_claim *cl)
             oracle_variant_get(cl->variant)->name, oracle_dtype_tag(cl->dtype), cert,
             a->tally.cases, a->tally.elements);
     print_notes(cf, cl, !a->hung && a->shapes_done < cl->paths.n);
+    contexts_print(cf, cl);
     print_cpus(cf);
     print_reproducers(cf, cl->dtype);
     int holds = !strncmp(cert, "CONFORMANT", 10);

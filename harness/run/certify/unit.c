@@ -31,6 +31,7 @@ typedef struct certify_job {
     unit_result *res;        /* the unit being run */
     uint32_t cpu;            /* the unit's CPU (an index of cf->cpu) */
     int sink_failed;
+    certify_contexts cx;     /* the calling contexts' workers (contexts.c) */
 } certify_job;
 
 /* Makes the job's worker and trial for CPU k (cf->cpu[k]) current,
@@ -107,6 +108,7 @@ void certify_job_free(void *ctx, engine_job *j)
         if (js->own[k])
             worker_free(js->ws[k]);
     }
+    contexts_free(&js->cx);
     divcase_pool_free(&js->pool);
     dvg_free(js);
     j->state = NULL;
@@ -247,6 +249,16 @@ static int run_case(certify_job *js, const certify_claim *cl, const certify_slot
         uint32_t judged = js->tp->out.outcome; /* a refusal of undefined elements completes */
         rec->incomplete = s->stage == STAGE_SHAPES && judged != VERDICT_OUT_OK &&
                           judged != VERDICT_OUT_INVALID_INPUT && judged != VERDICT_OUT_UNSUPPORTED;
+        res->rec.tag = (uint32_t)(2 * k);
+        /* The calling contexts: natively only (their workers are native:
+         * compared with an emulated run they would see the CPUs differ,
+         * in the unspecified bits of NaNs say), under the first CPU (the
+         * same case again under another probes nothing new). */
+        if (!rec->narrow && !js->sink_failed && s->cpu == 0 &&
+            js->cf->cpu[0] == CPUM_NATIVE &&
+            contexts_case(js->cf, &js->cx, js->w, cl, s, c, js->tp, rec, sink, js) != 0 &&
+            !js->sink_failed)
+            v = -1;
     }
     if (c == &built)
         divcase_free_pooled(&built, &js->pool);
