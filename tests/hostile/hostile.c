@@ -652,6 +652,10 @@ const dvg_descriptor *hostile_entry(void)
     d = *inner;
     d.name = hostile_name;
     d.open = h_open;
+    /* ABI 1.1: the wrapper has no open_with (the host would call the inner
+     * one, past h_open) and declares no capability of the inner kernel's */
+    d.open_with = NULL;
+    d.capabilities = 0;
     d.output_shape = h_output_shape;
     d.last_error = h_last_error;
     uint32_t n = d.n_claims < 5000 ? d.n_claims : 5000;
