@@ -15,7 +15,7 @@
  * installs just before it execs the worker (--seccomp), or that the
  * launch installs itself before the exec where there is no bubblewrap:
  * in force before any code of the worker program runs, and still in force
- * after any later exec (an emulator's, one day). The worker's own filter
+ * after any later exec (an emulated worker's, child_main). The worker's own filter
  * (child_confine, worker_options.confine) comes on top inside the worker,
  * in two parts: what no worker process needs once it runs (exec; sockets
  * but AF_UNIX with --sandbox off) and what only a zygote needs

@@ -50,22 +50,23 @@
  * exec of the worker program; (4) in the worker program (child_main):
  * the keeper, Landlock, the limits, no_new_privs, the worker's own filter
  * (CONFINE_BASE); then READY, the check from outside, and the plugin.
- * Issue 25 (not built) runs the worker under an emulator
- * (qemu-x86_64-static -cpu Haswell WORKER), inside which new user
- * namespaces, Landlock and seccomp_load all fail, so every layer must be
- * in place before the emulator starts, and everything in place survives
- * exec (namespaces, ids, cgroup, keyring, both filters, Landlock). The
- * place is in child_main, after step (4) and before READY (marked there):
- * the worker program execs EMULATOR... VIEW_PROGRAM with a flag that the
- * layers are set, and the emulated worker program goes straight to READY
- * with the Landlock bit it was handed. What that needs, and only there:
- * the emulator's file and its closure in the view (view_build resolves a
- * program's closure as it does the worker program's); Landlock's execute
- * right on that one file; CONFINE_BASE letting that one exec through
- * (execveat of a descriptor number reserved for it, AT_EMPTY_PATH, which
- * seccomp can compare); runners forked by an emulated zygote cannot add
- * CONFINE_PROCS (the pids cgroup still bounds them). The attestation is
- * unchanged: it reads /proc of the same process, which the exec keeps.
+ * Issue 25 runs the worker under an emulator (worker_options.cpu_model:
+ * qemu-x86_64-static -cpu Haswell|Nehalem WORKER), inside which new user
+ * namespaces, Landlock and seccomp_load all fail, so every layer is in
+ * place before the emulator starts, and everything in place survives exec
+ * (namespaces, ids, cgroup, keyring, both filters, Landlock, limits). The
+ * place is in child_main, after step (4) and before READY: the worker
+ * program execs the emulator (its descriptor WORKER_FD_EMULATOR, opened
+ * close-on-exec before Landlock) on VIEW_PROGRAM with CHILD_EMULATED and
+ * the Landlock bit, and the emulated worker program goes straight to
+ * READY with that bit. What that needs, and only there: the emulator's
+ * file in the view (view_add_static at VIEW_EMULATOR; in reduced mode the
+ * program's closure in Landlock's reads); Landlock's execute right on that
+ * one file; CONFINE_EMULATOR letting that one exec through (execveat of
+ * WORKER_FD_EMULATOR with AT_EMPTY_PATH, which seccomp can compare); no
+ * zygote (worker_new sets no_zygote), so the whole filter is installed
+ * before the exec. The attestation is unchanged: it reads /proc of the
+ * same process, which the exec keeps (docs/sandbox.md, "The emulator").
  *
  * Grants (issues 28, 29; not built). A plugin that needs more than a
  * division kernel (PoCL execs /usr/bin/ld from open(); CUDA opens device
