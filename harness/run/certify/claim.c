@@ -92,6 +92,12 @@ static int fold(certify *cf, unit_result *res, size_t k, size_t *at)
         t.elements = 0;
     }
     verdict_tally_add(&a->tally, &t);
+    /* A case judged under two CPUs is one case of the claim: the cases a
+     * class occurred in stay within the claim's (the sample is a subset
+     * of the first CPU's plan). */
+    for (int c = 1; rec->cpu && c < ORACLE_CLASS_COUNT; c++)
+        if (a->tally.class_cases[c] > a->tally.cases)
+            a->tally.class_cases[c] = a->tally.cases;
     if (rec->cpu == 0)
         coverage_merge(&a->coverage, &rec->coverage);
     for (int c = 0; c < CTX_COUNT; c++)
