@@ -22,6 +22,9 @@
 #   SKIP_OPENCL=1 leave out bench_opencl.sh (certify of the OpenCL plugin on
 #                 PoCL with --grant pocl, and its open() in the worker,
 #                 against the reference: about 5 minutes)
+#   SKIP_ISA=1    leave out bench_isa.sh (the default certify of the reference,
+#                 with its emulated sample, and --cpu native, 3 of each: about
+#                 3 minutes)
 set -u
 B=${1:-build}
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
@@ -252,6 +255,11 @@ if [ "${SKIP_OPENCL:-0}" != 1 ]; then
     else
         row "certify of the OpenCL plugin" "not built (ocl-icd-opencl-dev, opencl-headers)" "" ""
     fi
+# 10. The default certify's emulated sample (issue 25): default flags against
+#    --cpu native (no base build here: bench_isa.sh BUILD BASE compares one)
+if [ "${SKIP_ISA:-0}" != 1 ]; then
+    say "certify the reference, default flags (the emulated sample) and --cpu native"
+    sub_bench isa bench_isa.sh 'certify|the same|the emulated'
 fi
 
 echo "(load average $(load) at the end: other work on the machine inflates the figures)"

@@ -6,10 +6,12 @@ set -eu
 cd "$(dirname "$0")/.."
 
 # libseccomp-dev: the worker's seccomp filter; bubblewrap: the worker's sandbox
-# (docs/sandbox.md); parallel: scripts/nightly;
+# (docs/sandbox.md); qemu-user-static: the emulated CPUs (certify --cpu, and
+# the default's sample under the ISA level below the host's; docs/sandbox.md);
+# parallel: scripts/nightly;
 # chromium, libxml2-utils (xmllint) and python3: the report tests (tests/reports).
 PACKAGES="build-essential cmake ninja-build pkg-config libsqlite3-dev sqlite3 libmpfr-dev libgmp-dev
-  libseccomp-dev bubblewrap parallel chromium libxml2-utils python3"
+  libseccomp-dev bubblewrap qemu-user-static parallel chromium libxml2-utils python3"
 # slurmctld, slurmd, slurm-client and munge: scripts/nightly --scheduler slurm,
 # and the test that runs it on a private single-node cluster
 # (tests/nightly/cluster.sh: its own munge key, socket and ports; nothing

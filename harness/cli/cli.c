@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "harness/base/alloc.h"
+#include "harness/base/cpumodel.h"
 #include "harness/run/engine/resume.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
@@ -120,12 +121,13 @@ enum {
     SH_SANDBOX,
     SH_ENV,
     SH_GRANT,
+    SH_CPUS,
     SH_COUNT
 };
 
 static const char *const shared_names[SH_COUNT] = {
     "--seed", "--shard", "--timeout", "--cpu-limit", "--memory-limit",
-    "--profile", "--shape-tier", "--sandbox", "--env", "--grant"};
+    "--profile", "--shape-tier", "--sandbox", "--env", "--grant", "--cpu"};
 
 /* 1 when s gives shared flag k a place. */
 static int shared_has(const cli_shared *s, int k)
@@ -149,6 +151,8 @@ static int shared_has(const cli_shared *s, int k)
         return s->sandbox != NULL;
     case SH_GRANT:
         return s->grants != NULL;
+    case SH_CPUS:
+        return s->cpus && s->n_cpus;
     default:
         return s->env && s->n_env;
     }
@@ -196,9 +200,48 @@ static int shared_store(const char *cmd, const cli_shared *s, int k, const char 
         return parse_sandbox(cmd, val, s->sandbox);
     case SH_GRANT:
         return parse_grant(cmd, val, s->grants);
+    case SH_CPUS:
+        return cli_parse_cpus(cmd, val, s->cpus, s->n_cpus);
     default:
         return parse_env(cmd, val, s->env, s->n_env);
     }
+}
+
+int cli_parse_cpus(const char *cmd, const char *text, uint8_t *cpus, uint32_t *n)
+{
+    uint32_t got = 0;
+    const char *p = text;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char name[32];
+        int k = -1;
+        if (len < sizeof name) {
+            memcpy(name, p, len);
+            name[len] = '\0';
+            k = cpum_find(name);
+        }
+        if (k < 0) {
+            fprintf(stderr, "divergence %s: --cpu '%s': unknown CPU '%.*s' (known:", cmd, text,
+                    (int)(len < 64 ? len : 64), p);
+            for (int i = 0; i < cpum_count(); i++)
+                fprintf(stderr, "%s %s%s%s%s", i ? "," : "", cpum_get(i)->name,
+                        cpum_get(i)->aliases[0] ? " (" : "", cpum_get(i)->aliases,
+                        cpum_get(i)->aliases[0] ? ")" : "");
+            fprintf(stderr, ")\n");
+            return -1;
+        }
+        int seen = 0;
+        for (uint32_t i = 0; i < got; i++)
+            seen |= cpus[i] == (uint8_t)k;
+        if (!seen && got < CLI_MAX_CPUS)
+            cpus[got++] = (uint8_t)k;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    *n = got;
+    return 0;
 }
 
 int cli_parse_shared(const char *cmd, const cli_shared *s, const char *flag, const char *val)

@@ -18,6 +18,8 @@
  *                       CLI_MAX_ENV)
  *   --grant NAME        a grant of the worker's sandbox (harness/worker/grant.h:
  *                       pocl, cuda), repeatable
+ *   --cpu LIST          CPU models, comma-separated (harness/base/cpumodel.h:
+ *                       native, x86-64-v3, x86-64-v2 and their aliases)
  * and the resume key a run records (cli_run_key).
  */
 #ifndef HARNESS_CLI_H
@@ -55,7 +57,18 @@ typedef struct cli_shared {
     const char **env;                    /* --env K=V: appended to env[*n_env], */
     uint32_t *n_env;                     /* CLI_MAX_ENV at most (both or neither) */
     uint32_t *grants;                    /* --grant NAME: WORKER_GRANT_* bits OR'ed */
+    uint8_t *cpus;                       /* --cpu LIST: cpumodel.h indices, in */
+    uint32_t *n_cpus;                    /* order, each once (both or neither) */
 } cli_shared;
+
+/* The most CPU models one --cpu names. */
+#define CLI_MAX_CPUS 8
+
+/* --cpu LIST: the models named (cpum_find), each once, in their order,
+ * into cpus[0..*n) (CLI_MAX_CPUS room): 0. An unknown name prints
+ * "divergence CMD: --cpu 'LIST': unknown CPU 'NAME' (known: ...)" and
+ * returns -1. */
+int cli_parse_cpus(const char *cmd, const char *text, uint8_t *cpus, uint32_t *n);
 
 /* The most --env flags one command takes. */
 #define CLI_MAX_ENV 64

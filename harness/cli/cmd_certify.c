@@ -6,7 +6,7 @@
  *                    [--timeout MS] [--config TEXT] [--shard I/N] [--no-progress]
  *                    [--memory-limit MIB] [--cpu-limit S] [--resume]
  *                    [--sandbox auto|strict|off] [--env K=V ...] [--jobs N]
- *                    [--pin|--no-pin]
+ *                    [--pin|--no-pin] [--cpu LIST]
  *
  * This file contains the `certify` command: its table of flags (read by
  * cli_parse, harness/cli/cli.h) and the call into harness/run/certify/certify.h.
@@ -28,6 +28,11 @@ static int usage(FILE *to)
             "         [--no-progress] [--memory-limit MIB] [--cpu-limit S] [--resume]\n"
             "         [--sandbox auto|strict|off] [--env K=V ...] [--grant pocl|cuda ...]\n"
             "         [--jobs N] [--pin|--no-pin] [--no-probes] [--no-thread-counts]\n"
+            "         [--cpu LIST]\n"
+            "--cpu LIST: the CPUs each claim is judged under, every case under each:\n"
+            "native, x86-64-v3 (haswell, avx2), x86-64-v2 (nehalem, sse4.2); the models\n"
+            "run under QEMU's user-mode emulator (qemu-user-static). Default: native, and\n"
+            "the level below this host's emulated on a sample (edge and shape-path cases)\n"
             "--shape-tier K: shape-path cases up to 2^K + 1 elements (default 24; 0: none)\n"
             "--shard I/N judges the selected claims k with k %% N == I (0 <= I < N): the N\n"
             "shards of one seed, merged with 'divergence db merge', equal the unsharded run\n"
@@ -61,7 +66,9 @@ int cmd_certify(int argc, char **argv)
                                .cpu_limit_s = &o.iso.cpu_limit_s, .profile = &o.profile,
                                .sandbox = &o.iso.sandbox,
                                .grants = &o.iso.grants, .env = env,
-                               .shape_tier = &o.shape_tier, .n_env = &o.iso.n_env};
+                               .shape_tier = &o.shape_tier, .n_env = &o.iso.n_env,
+                               .cpus = o.cpus, .n_cpus = &o.n_cpus};
+    _Static_assert(CLI_MAX_CPUS <= CERTIFY_MAX_CPUS, "--cpu fits certify's CPUs");
     o.iso.env = env;
     const cli_flag flags[] = {
         CLI_FLAG_SWITCH("--no-progress", &o.progress, 0),

@@ -5,6 +5,7 @@
  *                   [--timeout MS] [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]]
  *                   [--no-progress]
  *                   [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]
+ *                   [--cpu MODEL]
  * divergence import --plugin P [--plugin Q ...] [--db F] [--max-elements N] [--memory-limit MIB]
  *                   [--cpu-limit S] FILE|DIR...
  *
@@ -26,6 +27,9 @@ static const char fuzz_usage[] =
     "         [--profile exact|ftz|daz|ftz+daz|ulp:N[+no-refusals]] [--stop-on-finding]\n"
     "         [--no-progress] [--memory-limit MIB] [--cpu-limit S] [--resume] [--pin|--no-pin]\n"
     "         [--sandbox auto|strict|off] [--env K=V ...] [--grant pocl|cuda ...]\n"
+    "         [--cpu MODEL]\n"
+    "--cpu MODEL: the plugins run under that CPU: native (default), or x86-64-v3\n"
+    "(haswell, avx2) or x86-64-v2 (nehalem, sse4.2) under QEMU's user-mode emulator\n"
     "several --plugin (at most 8): differential mode, on the pairs all of them claim: each\n"
     "plugin's departures from the oracle, and where they all conform but disagree (a\n"
     "portability hazard, stored for the plugin set; hazards alone exit 0)\n"
@@ -71,7 +75,11 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
                          .cpu_limit_s = &o->iso.cpu_limit_s, .sandbox = &o->iso.sandbox,
                          .grants = &o->iso.grants,
                          .env = env, .n_env = &o->iso.n_env};
+    static uint8_t cpus[CLI_MAX_CPUS];
+    uint32_t n_cpus = 0;
     if (is_fuzz) { /* fuzz's own among the shared flags */
+        shared.cpus = cpus;
+        shared.n_cpus = &n_cpus;
         shared.seed = &o->seed;
         shared.shard_index = &o->shard_index;
         shared.shard_count = &o->shard_count;
@@ -105,6 +113,12 @@ static int parse(const char *cmd, int argc, char **argv, campaign_options *o, ch
     int rc = cli_parse(&c, argc, argv);
     if (rc)
         return rc;
+    if (n_cpus > 1) {
+        fprintf(stderr, "divergence %s: --cpu: one CPU per campaign (run one campaign per CPU)\n",
+                cmd);
+        return CLI_ERROR;
+    }
+    o->iso.cpu_model = n_cpus ? cpus[0] : 0;
     if (!o->n_plugins) {
         fprintf(stderr, "divergence %s: --plugin PATH is required\n%s", cmd,
                 is_fuzz ? fuzz_usage : import_usage);

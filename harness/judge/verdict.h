@@ -303,6 +303,23 @@ int verdict_element(const oracle_rules *r, uint64_t a, uint64_t b, const oracle_
 /* 1 when the tally has a finding the profile does not accept. */
 int verdict_tally_failed(const verdict_tally *t);
 
+/* Under an emulated CPU (harness/base/cpumodel.h, QEMU) some findings
+ * can be the emulator's, not the plugin's: QEMU's vmaskmovps/vpmaskmovd
+ * touch the masked-off lanes, so a masked tail load that stops at the
+ * input's end on hardware faults on the guard page past it
+ * (out-of-bounds-read). 1 when class `cls` is such a class. A finding of
+ * that class seen only under emulation is "emulation-only, unconfirmed":
+ * recorded with that note, never counted as nonconformance. (QEMU's
+ * rcpps/rsqrtps are exact where hardware gives a 12-bit estimate: that
+ * makes an estimate-based kernel look better under emulation, not worse;
+ * its wrong values are counted as any other.) */
+int verdict_emulation_fakeable(uint32_t cls);
+
+/* Moves the counts of the classes verdict_emulation_fakeable names from
+ * *t into *fake (which is zeroed first; its cases: 1 when any moved).
+ * Returns 1 when any did. */
+int verdict_take_emulation_fakes(verdict_tally *t, verdict_tally *fake);
+
 /* 1 when the tally has accepted differences (conformant only under the
  * profile or the declared deviations). */
 int verdict_tally_accepted(const verdict_tally *t);

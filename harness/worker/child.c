@@ -41,6 +41,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -471,18 +472,25 @@ int32_t child_open(const dvg_descriptor *d, const child_setup *cs, dvg_iut **out
     return d->open(cs->config, out);
 }
 
-void child_program(void)
+void child_program(int argc, char **argv)
 {
     static child_setup cs;
     /* Nothing names the harness: no "divergence" in its name. */
     prctl(PR_SET_NAME, "worker", 0, 0, 0);
-    child_fds();
+    /* Under the emulator, the descriptors are as the worker program left
+     * them before its exec; anything above them is the emulator's own. */
+    cs.emulated = argc == 3 && !strcmp(argv[1], CHILD_EMULATED);
+    if (argc != 1 && !cs.emulated)
+        _exit(CHILD_EXIT_SETUP);
+    if (cs.emulated)
+        cs.inner = (uint32_t)strtoul(argv[2], NULL, 10) & WORKER_LAYER_LANDLOCK;
+    else
+        child_fds();
     struct stat st;
     if (fstat(WORKER_FD_CTL, &st) != 0 || (size_t)st.st_size < sizeof(ctl_block))
         _exit(CHILD_EXIT_SETUP);
     size_t size = (size_t)st.st_size;
     ctl_block *b = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, WORKER_FD_CTL, 0);
-    close(WORKER_FD_CTL);
     if (b == MAP_FAILED)
         _exit(CHILD_EXIT_SETUP);
     /* A private copy of the set-up: the block is shared with the plugin
@@ -523,8 +531,15 @@ void child_program(void)
     cs.dev = setup_list(strings, su.strings_size, su.dev_at, su.n_dev);
     cs.n_dev = su.n_dev;
     cs.opt.config = cs.config;
+    cs.emulator = setup_string(strings, su.strings_size, su.emulator_at);
+    cs.program = setup_string(strings, su.strings_size, su.program_at);
+    cs.emu_cpu = setup_string(strings, su.strings_size, su.emu_cpu_at);
     if (!cs.preload || !cs.read || !cs.exec || !cs.dev)
         _exit(CHILD_EXIT_SETUP);
+    /* The block's descriptor crosses the emulator's exec (no plugin code
+     * has run yet: the set-up in it is still the harness's). */
+    if (cs.emulated || !cs.emulator[0])
+        close(WORKER_FD_CTL);
     child_main(&cs, b);
 }
 
@@ -541,29 +556,57 @@ void child_main(const child_setup *cs, ctl_block *b)
                              : 0;
     }
     /* Its own session and process group (bubblewrap, or the launch, made
-     * it one already; the keeper's child makes its own). */
-    setsid();
+     * it one already; the keeper's child makes its own). Under the
+     * emulator the process is the same one: nothing to make. */
+    if (!cs->emulated)
+        setsid();
     child_signals(cs->page);
     const int sock = WORKER_FD_CHANNEL, memfd = WORKER_FD_ARENA, rofd = WORKER_FD_ARENA_RO;
-    uint32_t inner = child_isolate(cs); /* the keeper stays inside; Landlock */
-    /* Its /proc/self as any process's. */
-    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-    child_limits(o, cs->page, cs->grant_flags);
-    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    /* A zygote keeps fork and kill; each runner takes them (zygote.c). A
-     * grant's exec during open(): neither exec nor processes refused until
-     * open() returns (child_confine_after_open). */
     int zygote = !o->no_zygote;
     int open_stage = (cs->grant_flags & GRANT_EXEC_IN_OPEN) != 0;
-    if (o->confine && !child_confine(open_stage ? CONFINE_OPEN
-                                     : zygote   ? CONFINE_BASE
-                                                : CONFINE_ALL,
-                                     (uint32_t)cs->mode))
-        _exit(CHILD_EXIT_SETUP);
     int confined = o->confine != 0;
-    /* Every layer is in place: here, and only here, an emulator would be
-     * exec'd on the worker program (worker_internal.h, "the one place an
-     * emulator goes"; issue 25). */
+    uint32_t inner = cs->inner;
+    if (!cs->emulated) {
+        /* The emulator's descriptor, before Landlock (which then grants
+         * execute on that one file). */
+        if (cs->emulator[0]) {
+            int fd = open(cs->emulator, O_RDONLY | O_CLOEXEC);
+            if (fd < 0 || (fd != WORKER_FD_EMULATOR &&
+                           (dup3(fd, WORKER_FD_EMULATOR, O_CLOEXEC) != WORKER_FD_EMULATOR ||
+                            close(fd) != 0)))
+                _exit(CHILD_EXIT_SETUP);
+        }
+        inner = child_isolate(cs); /* the keeper stays inside; Landlock */
+        /* Its /proc/self as any process's. */
+        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+        child_limits(o, cs->page, cs->grant_flags);
+        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        /* A zygote keeps fork and kill; each runner takes them (zygote.c).
+         * An emulated worker has none (worker_new): it takes both at once.
+         * A grant's exec during open(): neither exec nor processes refused
+         * until open() returns (child_confine_after_open); never with an
+         * emulator (worker_new refuses the pair). */
+        int parts = (open_stage ? CONFINE_OPEN : zygote ? CONFINE_BASE : CONFINE_ALL) |
+                    (cs->emulator[0] ? CONFINE_EMULATOR : 0);
+        if (o->confine && !child_confine(parts, (uint32_t)cs->mode))
+            _exit(CHILD_EXIT_SETUP);
+        /* Every layer is in place: here, and only here, the emulator is
+         * exec'd on the worker program (worker_internal.h, "the one place
+         * an emulator goes"). Everything in place survives the exec; the
+         * emulated worker program skips what it cannot redo (Landlock,
+         * seccomp_load, new namespaces all fail under QEMU) and goes on
+         * to READY with the Landlock bit handed to it. */
+        if (cs->emulator[0]) {
+            static char bits[16], model[64], program[PATH_MAX];
+            snprintf(bits, sizeof bits, "%u", inner);
+            snprintf(model, sizeof model, "%s", cs->emu_cpu);
+            snprintf(program, sizeof program, "%s", cs->program);
+            char *argv[] = {"emulator", "-cpu", model, program, CHILD_EMULATED, bits, NULL};
+            extern char **environ;
+            syscall(SYS_execveat, WORKER_FD_EMULATOR, "", argv, environ, AT_EMPTY_PATH);
+            _exit(CHILD_EXIT_SETUP);
+        }
+    }
     /* Set-up done: the parent checks this process from outside, and only
      * then lets it load the plugin (from here on the time is the plugin's). */
     token ready = {TOKEN_MAGIC, 0, OP_READY, inner};

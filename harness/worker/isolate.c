@@ -185,9 +185,10 @@ static int apply_landlock(const child_setup *cs)
     int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
     if (rs < 0)
         return 0;
-    /* No execute right anywhere but on a grant's programs: the worker
-     * program never execs once it runs (its own filter refuses exec too,
-     * from the end of open() where a grant lets open() exec). */
+    /* No execute right anywhere but on a grant's programs and an emulated
+     * worker's emulator: the worker program never execs once it runs (its
+     * own filter refuses exec too, from the end of open() where a grant
+     * lets open() exec, and but for the emulator's one exec). */
     const uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
     const uint64_t dev_rw = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE;
     if (cs->mode == LAUNCH_FULL) {
@@ -210,6 +211,11 @@ static int apply_landlock(const child_setup *cs)
         landlock_allow(rs, cs->exec[i], LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE);
     for (uint32_t i = 0; i < cs->n_dev; i++)
         landlock_allow(rs, cs->dev[i], dev_rw);
+    /* An emulated worker: execute on the emulator's file alone (the
+     * worker program's one exec, which its filter names too). */
+    if (cs->emulator[0])
+        landlock_allow(rs, cs->emulator,
+                       LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE);
     landlock_allow(rs, "/dev/null", dev_rw);
     landlock_allow(rs, "/dev/zero", dev_rw);
     landlock_allow(rs, "/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE);

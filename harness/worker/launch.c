@@ -53,6 +53,7 @@
 
 #include "harness/base/affinity.h"
 #include "harness/base/alloc.h"
+#include "harness/base/cpumodel.h"
 #include "harness/base/datadir.h"
 #include "harness/base/text.h"
 
@@ -455,6 +456,18 @@ int launch_prepare(worker *w, worker_result *r)
         worker_set_err(w, "cannot start a worker: %s", why);
         goto fail;
     }
+    if (w->emu_model != CPUM_NATIVE &&
+        cpum_emulator(w->emulator, sizeof w->emulator, NULL, 0) != 0) {
+        worker_reset_result(r);
+        r->outcome = WORKER_OUT_LOAD_ERROR;
+        r->load_error = WORKER_LOAD_SETUP;
+        r->stage = WORKER_STAGE_LOAD;
+        worker_set_msg(r, "cpu %s needs QEMU's user-mode emulator (qemu-x86_64-static, "
+                          "Debian's qemu-user-static), which is not installed",
+                       cpum_get(w->emu_model)->name);
+        launch_free(w);
+        return 1;
+    }
     if (build_env(w) != 0) {
         worker_set_err(w, "out of memory");
         goto fail;
@@ -468,6 +481,11 @@ int launch_prepare(worker *w, worker_result *r)
         }
         if (view_grants(w) != 0)
             goto fail;
+        if (w->emu_model != CPUM_NATIVE && w->mode == LAUNCH_FULL &&
+            view_add_static(&w->view, VIEW_EMULATOR, w->emulator, err, sizeof err) != 0) {
+            worker_set_err(w, "cannot start an emulated worker: the emulator %s", err);
+            goto fail;
+        }
         if (w->uid != (unsigned)geteuid() && view_reachable(&w->view, w->uid, w->gid) != 0) {
             worker_set_err(w, "cannot tell what uid %u can read: %s", w->uid, strerror(errno));
             goto fail;

@@ -3,11 +3,13 @@
  * harness/worker/main.c: the worker program, divergence-worker. The
  * harness execs it (launch.c: through bubblewrap, or directly in reduced
  * mode) with its descriptors in place and its set-up in the control
- * block; it takes no arguments and reads no environment of its own.
+ * block; it reads no environment of its own, and takes no arguments but
+ * the two that an emulated worker gives itself when it execs the emulator
+ * on the worker program (child.c, child_main).
  */
 #include "harness/worker/worker_internal.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
-    child_program();
+    child_program(argc, argv);
 }

@@ -32,6 +32,7 @@
 #include "harness/base/text.h"
 
 #include "harness/base/alloc.h"
+#include "harness/base/cpumodel.h"
 
 void worker_set_err(worker *w, const char *fmt, ...)
 {
@@ -343,6 +344,7 @@ static int take_hello(worker *w, worker_result *r)
     info->grants = w->opt.grants;
     info->fp_at_open = h->fp_at_open & (WORKER_FP_OTHER * 2 - 1);
     info->zygote = h->zygote == 1;
+    snprintf(info->cpu_model, sizeof info->cpu_model, "%s", cpum_get(w->emu_model)->name);
     memcpy(info->claims, h->claims, h->n_claims * sizeof h->claims[0]);
     info->capabilities = h->capabilities;
     info->open_with = h->open_with == 1;
@@ -385,6 +387,20 @@ static int make_ctl(worker *w, int *ctlfd)
     strings += strlen(plugin) + 1;
     for (uint32_t i = 0; i < w->grant.n; i++)
         strings += strlen(w->grant.b[i].dst) + 1;
+    /* Emulated: the emulator, the program, the model; in reduced mode
+     * Landlock's reads gain the program's closure (the emulator opens it
+     * as a file after Landlock is in force). */
+    int emulated = w->emu_model != CPUM_NATIVE;
+    const char *emulator = emulated ? (w->mode == LAUNCH_FULL ? VIEW_EMULATOR : w->emulator) : "";
+    const char *program = w->mode == LAUNCH_FULL ? VIEW_PROGRAM : w->program;
+    const char *emu_cpu = emulated ? cpum_get(w->emu_model)->qemu : "";
+    uint32_t n_closure = 0;
+    strings += strlen(emulator) + strlen(program) + strlen(emu_cpu) + 3;
+    for (uint32_t i = 0; reduced && emulated && i < w->view.n; i++)
+        if (w->view.e[i].kind == VIEW_BIND) {
+            strings += strlen(w->view.e[i].src) + 1;
+            n_closure++;
+        }
     size_t off = (sizeof(ctl_block) + 63) / 64 * 64;
     w->ctl_size = (off + strings + w->page - 1) / w->page * w->page;
     int fd = memfd_create("", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -424,12 +440,15 @@ static int make_ctl(worker *w, int *ctlfd)
     for (uint32_t i = 0; i < n_preload; i++)
         put_string(str, &at, w->view.preload[i]);
     /* Landlock's reads in reduced mode: the copy and the libraries. */
-    su->n_read = reduced ? n_preload + 1 : 0;
+    su->n_read = reduced ? n_preload + 1 + n_closure : 0;
     su->read_at = (uint32_t)at;
     if (reduced) {
         put_string(str, &at, plugin);
         for (uint32_t i = 0; i < n_preload; i++)
             put_string(str, &at, w->view.preload[i]);
+        for (uint32_t i = 0; emulated && i < w->view.n; i++)
+            if (w->view.e[i].kind == VIEW_BIND)
+                put_string(str, &at, w->view.e[i].src);
     }
     /* A grant's: Landlock's execute right, its devices. */
     su->grant_flags = grant_flags(w->opt.grants);
@@ -445,6 +464,9 @@ static int make_ctl(worker *w, int *ctlfd)
             put_string(str, &at, w->grant.b[i].dst);
             su->n_dev++;
         }
+    su->emulator_at = put_string(str, &at, emulator);
+    su->program_at = put_string(str, &at, program);
+    su->emu_cpu_at = put_string(str, &at, emu_cpu);
     su->strings_off = off;
     su->strings_size = at;
     *ctlfd = fd;
@@ -745,6 +767,26 @@ int worker_new(const char *plugin_path, const worker_options *o, worker **out)
     w->memfd = w->rofd = w->sock = w->pidfd = w->outfd = w->zsock = w->zpidfd = -1;
     w->setupfd = w->infofd = w->plugin_copy = -1;
     w->opt = *o;
+    w->opt.cpu_model[sizeof w->opt.cpu_model - 1] = '\0';
+    w->emu_model = w->opt.cpu_model[0] ? cpum_find(w->opt.cpu_model) : CPUM_NATIVE;
+    /* A grant that execs during open() needs the worker's first filter
+     * without exec; an emulated worker's is whole before the emulator
+     * starts: the two do not go together (worker.h). */
+    if (w->emu_model < 0 ||
+        (w->emu_model != CPUM_NATIVE && (grant_flags(w->opt.grants) & GRANT_EXEC_IN_OPEN))) {
+        dvg_free(w);
+        return -1;
+    }
+    if (w->emu_model != CPUM_NATIVE) {
+        /* Under the emulator: no zygote, and deadlines for its pace. */
+        w->opt.no_zygote = 1;
+        w->opt.timeout_ms = w->opt.timeout_ms > UINT32_MAX / WORKER_EMULATION_SLOWDOWN
+                                ? UINT32_MAX
+                                : w->opt.timeout_ms * WORKER_EMULATION_SLOWDOWN;
+        w->opt.limit_cpu_s = w->opt.limit_cpu_s > UINT32_MAX / WORKER_EMULATION_SLOWDOWN
+                                 ? UINT32_MAX
+                                 : w->opt.limit_cpu_s * WORKER_EMULATION_SLOWDOWN;
+    }
     w->hook = test_hook();
     const char *nz = getenv("DIVERGENCE_NO_ZYGOTE");
     if (nz && nz[0] && strcmp(nz, "0") != 0)

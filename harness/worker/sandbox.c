@@ -15,7 +15,7 @@
  * installs just before it execs the worker (--seccomp), or that the
  * launch installs itself before the exec where there is no bubblewrap:
  * in force before any code of the worker program runs, and still in force
- * after any later exec (an emulator's, one day). The worker's own filter
+ * after any later exec (an emulated worker's, child_main). The worker's own filter
  * (child_confine, worker_options.confine) comes on top inside the worker,
  * in two parts: what no worker process needs once it runs (exec; sockets
  * but AF_UNIX with --sandbox off) and what only a zygote needs
@@ -199,17 +199,26 @@ static int deny_calls(scmp_filter_ctx ctx, const denied_call *d, size_t n)
 }
 
 /* CONFINE_BASE: what no worker process needs once it runs, a zygote
- * included: exec (unless `exec` is 0: CONFINE_OPEN), and with --sandbox off
- * every socket but AF_UNIX (in reduced mode the outer filter refuses them
- * all). 0 or -1. */
+ * included: exec (unless `exec` is 0: CONFINE_OPEN; with `emulator`,
+ * CONFINE_EMULATOR, execveat of WORKER_FD_EMULATOR alone stays), and with
+ * --sandbox off every socket but AF_UNIX (in reduced mode the outer filter
+ * refuses them all). 0 or -1. */
 static const denied_call exec_denied[] = {
     {SCMP_SYS(execve), EACCES},
     {SCMP_SYS(execveat), EACCES},
 };
 
-static int add_base(scmp_filter_ctx ctx, uint32_t mode, int exec)
+static int add_base(scmp_filter_ctx ctx, uint32_t mode, int exec, int emulator)
 {
-    if (exec && deny_calls(ctx, exec_denied, sizeof exec_denied / sizeof exec_denied[0]))
+    if (exec && deny_calls(ctx, exec_denied, emulator ? 1 : 2))
+        return -1;
+    /* CONFINE_EMULATOR: execveat only of WORKER_FD_EMULATOR, with
+     * AT_EMPTY_PATH and no other flag (each rule refuses the rest). */
+    if (exec && emulator &&
+        (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(execveat), 1,
+                          SCMP_A0_32(SCMP_CMP_NE, WORKER_FD_EMULATOR, 0)) != 0 ||
+         seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(execveat), 1,
+                          SCMP_A4_32(SCMP_CMP_NE, AT_EMPTY_PATH, 0)) != 0))
         return -1;
     if (mode == LAUNCH_OFF &&
         seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
@@ -269,7 +278,8 @@ int child_confine(int parts, uint32_t mode)
     if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM)) != 0 ||
         seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0)
         goto done;
-    if ((parts & (CONFINE_BASE | CONFINE_OPEN)) && add_base(ctx, mode, !(parts & CONFINE_OPEN)))
+    if ((parts & (CONFINE_BASE | CONFINE_OPEN)) &&
+        add_base(ctx, mode, !(parts & CONFINE_OPEN), (parts & CONFINE_EMULATOR) != 0))
         goto done;
     if ((parts & CONFINE_EXEC) &&
         deny_calls(ctx, exec_denied, sizeof exec_denied / sizeof exec_denied[0]))

@@ -603,6 +603,21 @@ int view_add_file(view *v, const char *path)
     return add_entry(v, VIEW_BIND, canon, real, &st);
 }
 
+int view_add_static(view *v, const char *dst, const char *src, char *err, size_t errlen)
+{
+    char real[PATH_MAX];
+    struct stat st;
+    if (!realpath(src, real) || stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s cannot be found: %s", src, strerror(errno));
+        return -1;
+    }
+    if (add_entry(v, VIEW_BIND, dst, real, &st) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 void view_free(view *v)
 {
     if (!v)

@@ -153,6 +153,10 @@ typedef struct ctl_setup {
     uint32_t n_dev, dev_at;
     uint32_t threads;        /* worker_options.threads */
     char isa[WORKER_ISA_NAME_MAX]; /* worker_options.isa */
+    /* An emulated worker (worker_options.cpu): the emulator's path and the
+     * worker program's, as the worker sees them, and QEMU's -cpu model;
+     * emulator_at's string "" when native. */
+    uint32_t emulator_at, program_at, emu_cpu_at;
 } ctl_setup;
 
 /* The hello (OP_HELLO) is not in the block: it follows its token on the

@@ -334,7 +334,24 @@ typedef struct worker_options {
      * open_with, is opened with open() and gets neither. */
     uint32_t threads;
     char isa[WORKER_ISA_NAME_MAX];
+    /* The CPU the plugin sees (harness/base/cpumodel.h): "" (the default)
+     * or "native" the host's own; a model's name ("x86-64-v3", "haswell",
+     * "x86-64-v2", ...) runs the worker program under QEMU's user-mode
+     * emulator with that model (worker_internal.h: "the one place an
+     * emulator goes"): every layer of the sandbox in place and attested as
+     * natively, the plugin's CPUID showing the model. An emulated worker
+     * has no zygote (each start loads the plugin under the emulator), and
+     * its deadlines (timeout_ms, limit_cpu_s) are WORKER_EMULATION_SLOWDOWN
+     * times as long. A name the table does not know: worker_new fails; no
+     * emulator installed: worker_start gives a LOAD_ERROR (SETUP) naming
+     * it. With a grant that execs during open() (pocl) worker_new fails
+     * too: the emulated worker's filter is whole before the emulator runs. */
+    char cpu_model[16];
 } worker_options;
+
+/* How much longer an emulated call may take (QEMU runs a kernel 6-26x
+ * slower than the CPU would; the deadlines are for hangs, not speed). */
+#define WORKER_EMULATION_SLOWDOWN 10
 
 #define WORKER_SANDBOX_AUTO   0
 #define WORKER_SANDBOX_STRICT 1
@@ -447,6 +464,8 @@ typedef struct worker_info {
         char x86_level[WORKER_ISA_X86_MAX];  /* "v1".."v4" or "" */
     } isa_levels[WORKER_MAX_ISA_LEVELS];     /* best first, as declared */
     dvg_claim claims[WORKER_MAX_CLAIMS]; /* variant and dtype each known */
+    char cpu_model[16];                /* the model the plugin ran under
+                                          (cpumodel.h's name), "native" */
 } worker_info;
 
 /* The words for capability bits: "instances-concurrent, in-place-a, ..."

@@ -52,22 +52,23 @@
  * exec of the worker program; (4) in the worker program (child_main):
  * the keeper, Landlock, the limits, no_new_privs, the worker's own filter
  * (CONFINE_BASE); then READY, the check from outside, and the plugin.
- * Issue 25 (not built) runs the worker under an emulator
- * (qemu-x86_64-static -cpu Haswell WORKER), inside which new user
- * namespaces, Landlock and seccomp_load all fail, so every layer must be
- * in place before the emulator starts, and everything in place survives
- * exec (namespaces, ids, cgroup, keyring, both filters, Landlock). The
- * place is in child_main, after step (4) and before READY (marked there):
- * the worker program execs EMULATOR... VIEW_PROGRAM with a flag that the
- * layers are set, and the emulated worker program goes straight to READY
- * with the Landlock bit it was handed. What that needs, and only there:
- * the emulator's file and its closure in the view (view_build resolves a
- * program's closure as it does the worker program's); Landlock's execute
- * right on that one file; CONFINE_BASE letting that one exec through
- * (execveat of a descriptor number reserved for it, AT_EMPTY_PATH, which
- * seccomp can compare); runners forked by an emulated zygote cannot add
- * CONFINE_PROCS (the pids cgroup still bounds them). The attestation is
- * unchanged: it reads /proc of the same process, which the exec keeps.
+ * Issue 25 runs the worker under an emulator (worker_options.cpu_model:
+ * qemu-x86_64-static -cpu Haswell|Nehalem WORKER), inside which new user
+ * namespaces, Landlock and seccomp_load all fail, so every layer is in
+ * place before the emulator starts, and everything in place survives exec
+ * (namespaces, ids, cgroup, keyring, both filters, Landlock, limits). The
+ * place is in child_main, after step (4) and before READY: the worker
+ * program execs the emulator (its descriptor WORKER_FD_EMULATOR, opened
+ * close-on-exec before Landlock) on VIEW_PROGRAM with CHILD_EMULATED and
+ * the Landlock bit, and the emulated worker program goes straight to
+ * READY with that bit. What that needs, and only there: the emulator's
+ * file in the view (view_add_static at VIEW_EMULATOR; in reduced mode the
+ * program's closure in Landlock's reads); Landlock's execute right on that
+ * one file; CONFINE_EMULATOR letting that one exec through (execveat of
+ * WORKER_FD_EMULATOR with AT_EMPTY_PATH, which seccomp can compare); no
+ * zygote (worker_new sets no_zygote), so the whole filter is installed
+ * before the exec. The attestation is unchanged: it reads /proc of the
+ * same process, which the exec keeps (docs/sandbox.md, "The emulator").
  *
  * Grants (issues 28, 29; grant.h, grant.c). A plugin that needs more than
  * a division kernel (PoCL execs /usr/bin/ld from open(); CUDA opens device
@@ -178,8 +179,10 @@ int elf_cache_lookup(const elf_cache *c, const char *name, char *out, size_t cap
  * view.c
  * ---------------------------------------------------------------------- */
 
-/* Where the worker program is inside the view. */
+/* Where the worker program is inside the view, and the emulator of an
+ * emulated worker (a static executable, bound alone). */
 #define VIEW_PROGRAM "/usr/libexec/worker"
+#define VIEW_EMULATOR "/usr/libexec/emulator"
 
 enum { VIEW_BIND = 1, /* the file src, bound read-only at dst */
        VIEW_COPY,     /* the plugin: a private copy of src's bytes at dst */
@@ -223,6 +226,9 @@ void view_free(view *v);
 int view_add_objects(view *v, const char *const *paths, uint32_t n, const char *ld_library_path,
                      char *err, size_t errlen);
 int view_add_file(view *v, const char *path);
+/* Adds the static executable at host path `src` (its real path) bound at
+ * `dst`. 0, or -1 with err. */
+int view_add_static(view *v, const char *dst, const char *src, char *err, size_t errlen);
 
 /* Opens entry e's file again by its real path, checked to be the inode
  * resolved: an O_PATH descriptor (BIND) or a readable one (COPY, or a BIND
@@ -333,6 +339,8 @@ struct worker {
     uint32_t planned;       /* WORKER_LAYER_* the launch sets up */
     int hook;               /* DIVERGENCE_TEST_SANDBOX (launch.c) */
     char program[PATH_MAX]; /* the worker program */
+    int emu_model;          /* cpumodel.h's index; CPUM_NATIVE: none */
+    char emulator[PATH_MAX]; /* emulated: the emulator's host path */
     view view;              /* LAUNCH_FULL, LAUNCH_REDUCED */
     char **envp;            /* the plugin's environment, NULL-terminated */
     int plugin_copy;        /* a sealed memfd of the plugin's bytes, -1 */
@@ -588,11 +596,25 @@ typedef struct child_setup {
     uint32_t n_exec;
     const char **dev;        /* devices it may read and write (a grant's) */
     uint32_t n_dev;
+    const char *emulator;    /* the emulator to exec, "" native */
+    const char *program;     /* the worker program, as the worker sees it */
+    const char *emu_cpu;     /* QEMU's -cpu model */
+    int emulated;            /* 1: this is the worker program under the
+                                emulator, its layers set (CHILD_EMULATED) */
+    uint32_t inner;          /* then: the Landlock bit it was handed */
 } child_setup;
 
+/* The descriptor of the emulator the worker program execs (O_CLOEXEC,
+ * opened before Landlock), and the one argument the emulated worker
+ * program gets before the Landlock bit: the layers are in place. */
+#define WORKER_FD_EMULATOR WORKER_FD_COUNT
+#define CHILD_EMULATED "--emulated"
+
 /* The worker program: reads its set-up from the control block on
- * WORKER_FD_CTL, then child_main. */
-__attribute__((noreturn)) void child_program(void);
+ * WORKER_FD_CTL, then child_main. argv: none, or CHILD_EMULATED and the
+ * inner layer bits (decimal) when the worker program exec'd the emulator
+ * on itself. */
+__attribute__((noreturn)) void child_program(int argc, char **argv);
 
 /* The worker's life: set-up, loading, then requests until the parent
  * quits it or goes. */
@@ -663,6 +685,12 @@ void child_cpu_budget(uint32_t budget);
  * forks runners). */
 #define CONFINE_OPEN 4
 #define CONFINE_EXEC 8
+/* With CONFINE_BASE (never with CONFINE_OPEN: worker_new refuses a grant
+ * that execs in open() under an emulator): exec stays refused except execveat of the descriptor
+ * number WORKER_FD_EMULATOR with AT_EMPTY_PATH alone (seccomp compares the
+ * number and the flags, never a path): the one exec of an emulated worker
+ * (child_main), whose descriptor is close-on-exec. */
+#define CONFINE_EMULATOR 16
 int child_confine(int parts, uint32_t mode);
 
 /* The outer filter (see sandbox.c) for a worker of `mode` (LAUNCH_*),

@@ -203,6 +203,9 @@ static int shape_count(uint32_t rank, const int64_t *dims, int64_t *n)
 #ifndef MUTANT_REFUSE /* compute(), after MUTANT_AFTER: a status to return */
 #define MUTANT_REFUSE(variant, a, b, c, count) DVG_OK
 #endif
+#ifndef MUTANT_AFTER_ISA /* after MUTANT_AFTER: the ISA level open_with forced (NULL: none) */
+#define MUTANT_AFTER_ISA(isa, c, count) ((void)0)
+#endif
 #ifndef MUTANT_ABI_MAJOR /* descriptor.abi_major */
 #define MUTANT_ABI_MAJOR DVG_ABI_MAJOR
 #endif
@@ -800,6 +803,7 @@ static int floors(uint32_t variant, const dvg_attrs *at)
 struct dvg_iut {
     char error[256];
     uint32_t threads; /* open_with's thread count; 0 and 1: the caller's thread only */
+    const char *isa;  /* open_with's ISA level (one of isa_levels' names), NULL: none */
 };
 
 #if defined(__GNUC__)
@@ -1071,9 +1075,12 @@ static int32_t ref_open(const char *config, dvg_iut **out)
 }
 
 /* The one ISA level the reference has: portable C (its AVX2 runs are
- * chosen at run time and give the same bits). */
+ * chosen at run time and give the same bits). A mutant may declare others
+ * (MUTANT_ISA_LEVELS). */
 static const dvg_isa_level isa_levels[] = {
-#if defined(__x86_64__)
+#if defined(MUTANT_ISA_LEVELS)
+    MUTANT_ISA_LEVELS
+#elif defined(__x86_64__)
     {sizeof(dvg_isa_level), 0, "scalar", "v1"},
 #else
     {sizeof(dvg_isa_level), 0, "scalar", ""},
@@ -1083,12 +1090,19 @@ static const dvg_isa_level isa_levels[] = {
 static int32_t ref_open_with(const char *config, const dvg_open_options *options, dvg_iut **out)
 {
     int32_t status;
-    if (options && options->size >= sizeof(dvg_open_options) && options->isa &&
-        strcmp(options->isa, isa_levels[0].name) != 0)
-        return DVG_UNSUPPORTED; /* no such level */
+    const char *isa = NULL;
+    if (options && options->size >= sizeof(dvg_open_options) && options->isa) {
+        for (size_t i = 0; i < sizeof isa_levels / sizeof isa_levels[0] && !isa; i++)
+            if (!strcmp(options->isa, isa_levels[i].name))
+                isa = isa_levels[i].name;
+        if (!isa)
+            return DVG_UNSUPPORTED; /* no such level */
+    }
     status = ref_open(config, out);
     if (status == DVG_OK && options && options->size >= 2 * sizeof(uint32_t))
         (*out)->threads = options->threads;
+    if (status == DVG_OK)
+        (*out)->isa = isa;
     return status;
 }
 
@@ -1276,6 +1290,7 @@ static int32_t ref_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attr
     if (status != DVG_OK)
         return status;
     MUTANT_AFTER_ATTRS(variant, &at, a, b, c, nc);
+    MUTANT_AFTER_ISA(iut->isa, c, nc);
     status = MUTANT_REFUSE(variant, a, b, c, nc);
     if (status != DVG_OK)
         return fail(iut, status, "refused: the case holds an integer x / 0 or INT_MIN / -1");

@@ -28,6 +28,7 @@ _divergence()
     --profile) COMPREPLY=($(compgen -W "exact ftz daz ftz+daz ulp: exact+no-refusals" -- "$cur")); return ;;
     --sandbox) COMPREPLY=($(compgen -W "auto strict off" -- "$cur")); return ;;
     --grant) COMPREPLY=($(compgen -W "pocl cuda" -- "$cur")); return ;;
+    --cpu) COMPREPLY=($(compgen -W "native x86-64-v3 x86-64-v2 native,x86-64-v3 native,x86-64-v3,x86-64-v2" -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "html junit md json" -- "$cur")); return ;;
     --variant)
         COMPREPLY=($(compgen -W "onnx-div-1 onnx-div-6 onnx-div-7 onnx-div-13 onnx-div-14
@@ -46,7 +47,7 @@ _divergence()
     case $cmd in
     certify) flags="--plugin --variant --dtype --profile --seed --db --cases --random
         --max-elements --shape-tier --timeout --config --shard --no-progress --memory-limit
-        --cpu-limit --resume --sandbox --env --grant --jobs --pin --no-pin --no-probes
+        --cpu-limit --resume --sandbox --env --grant --cpu --jobs --pin --no-pin --no-probes
         --no-thread-counts" ;;
     diff) flags="--plugin --variant --dtype --profile --seed --db --cases --random
         --max-elements --timeout --memory-limit --config --partial --sandbox --env --grant --jobs
@@ -56,7 +57,7 @@ _divergence()
         --shape-tier --no-progress --memory-limit --sandbox --env --grant" ;;
     fuzz) flags="--plugin --seconds --cases --jobs --seed --shard --db --corpus --max-elements
         --timeout --profile --stop-on-finding --no-progress --memory-limit --cpu-limit --resume
-        --pin --no-pin --sandbox --env --grant" ;;
+        --pin --no-pin --sandbox --env --grant --cpu" ;;
     import) flags="--plugin --db --config --max-elements --timeout --memory-limit --cpu-limit
         --no-progress --sandbox --env" ;;
     replay) flags="--db --plugin --write-case --config --grant --timeout --memory-limit" ;;

@@ -65,6 +65,10 @@
 #define MUTANT_IN_PLACE_A        36  /* clears C before it reads A; declares in place on A */
 #define MUTANT_SPLIT_3           37  /* with 3 or more threads the middle parts end
                                         one grain early; declares threads */
+/* ISA dispatch (issue 25): a path chosen from CPUID. */
+#define MUTANT_ISA_AVX2_TAIL     38  /* AVX2 without AVX-512: f32 remainder of the 8-wide loop 1 ULP up */
+#define MUTANT_ISA_FORCIBLE      39  /* the same, and declares avx512/avx2/sse4.2 levels (ABI 1.1) */
+#define MUTANT_ISA_MASKLOAD      40  /* conformant; reads A's f32 tail with vmaskmovps (QEMU faults) */
 /* State kept between calls (issue 26): right alone, wrong after a call. */
 #define MUTANT_CACHE_SHAPES      44  /* kernel cache keyed by the shapes only, not the dtype */
 #define MUTANT_CACHE_ATTR        45  /* cache keyed by shapes and dtype, not the rounding attribute */
@@ -647,6 +651,53 @@ static inline void mutant_leak(void)
     }
 }
 #define MUTANT_AFTER(variant, a, b, c, count) mutant_leak()
+#elif DVG_MUTANT == MUTANT_ISA_AVX2_TAIL || DVG_MUTANT == MUTANT_ISA_FORCIBLE
+/* Dispatches on CPUID as real kernels do (__builtin_cpu_supports reads
+ * it), or takes the level open_with forced (isa_forcible declares them):
+ * the AVX-512 path and the SSE one are right; the AVX2 path (AVX2 without
+ * AVX-512F, an x86-64-v3 machine) rounds the remainder of its 8-wide loop
+ * wrong, the last count % 8 f32 quotients one ULP up. An AVX-512 host
+ * never takes that path by itself. */
+static inline void mutant_isa_tail(const char *isa, dvg_tensor *c, int64_t count)
+{
+    __builtin_cpu_init();
+    int avx2_path = isa ? !strcmp(isa, "avx2")
+                        : __builtin_cpu_supports("avx2") && !__builtin_cpu_supports("avx512f");
+    if (c->dtype != DVG_DTYPE_F32 || !avx2_path)
+        return;
+    for (int64_t i = count - count % 8; i < count; i++) {
+        uint64_t bits = mutant_elem_get(32, c->data, i);
+        if ((bits & 0x7f800000u) != 0x7f800000u && (bits & 0x7fffffffu) != 0)
+            mutant_elem_set(32, c->data, i, bits + 1);
+    }
+}
+#define MUTANT_AFTER_ISA(isa, c, count) mutant_isa_tail((isa), (c), (count))
+#if DVG_MUTANT == MUTANT_ISA_FORCIBLE
+#define MUTANT_ISA_LEVELS                                  \
+    {sizeof(dvg_isa_level), 0, "avx512", "v4"},            \
+    {sizeof(dvg_isa_level), 0, "avx2", "v3"},              \
+    {sizeof(dvg_isa_level), 0, "sse4.2", "v2"},
+#endif
+
+#elif DVG_MUTANT == MUTANT_ISA_MASKLOAD
+/* Not a bug: on an AVX2 CPU it reads the last count % 8 f32 elements of A
+ * with a masked load (vmaskmovps), as vectorised kernels load a tail. The
+ * masked-off lanes past A's end are never touched on hardware; QEMU's
+ * emulation reads them and faults on the guard page: an
+ * out-of-bounds-read only the emulator makes (emulation-only,
+ * unconfirmed). */
+#include <immintrin.h>
+__attribute__((target("avx2"))) static inline void mutant_maskload(const dvg_tensor *a)
+{
+    int64_t n = mutant_count(a), tail = n % 8;
+    if (a->dtype != DVG_DTYPE_F32 || !tail || !__builtin_cpu_supports("avx2"))
+        return;
+    __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)tail),
+                                   _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    volatile float sink = _mm256_cvtss_f32(_mm256_maskload_ps((const float *)a->data + (n - tail), m));
+    (void)sink;
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_maskload(a)
 
 #else
 #error "unknown DVG_MUTANT"

@@ -371,6 +371,9 @@ void campaign_print_summary(shared *sh, double secs)
                 sh->info[p]->version, sh->o->plugin_paths[p]);
     char sandbox[WORKER_SANDBOX_TEXT];
     isolation_report_sandbox(kind, sh->info[0], sh->out, NULL, sandbox, sizeof sandbox);
+    char cpu[320];
+    fprintf(sh->out, "  cpus: %s\n",
+            isolation_describe_cpu(sh->o->iso.cpu_model, UINT64_MAX, cpu, sizeof cpu));
     fprintf(sh->out, "  cases %" PRIu64 ", elements %" PRIu64 " in %.1f s: %.0f cases/s, %.0f elements/s\n",
             sh->cases, sh->elements, secs, secs > 0 ? (double)sh->cases / secs : 0,
             secs > 0 ? (double)sh->elements / secs : 0);

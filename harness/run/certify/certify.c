@@ -114,7 +114,28 @@ static int open_run(certify *cf)
     return 0;
 }
 
-/* The header: the plugin, the run, the sandbox, the FP environment. */
+const char *certify_describe_cpus(const certify *cf, char *buf, size_t cap)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (uint32_t k = 0; k < cf->n_cpu && at < cap; k++) {
+        char one[320];
+        if (cf->forced[k][0])
+            snprintf(one, sizeof one, "%s natively, the plugin forced to its level %s%s",
+                     cpum_get(cf->cpu[k])->name, cf->forced[k],
+                     cf->sampled[k] ? " (on the sample)" : "");
+        else
+            isolation_describe_cpu(cf->cpu[k], cf->sampled[k] ? cf->sample_cases : UINT64_MAX,
+                                   one, sizeof one);
+        at += (size_t)snprintf(buf + at, cap - at, "%s%s", k ? ", " : "", one);
+    }
+    if (cf->cpus_missing[0] && at < cap)
+        snprintf(buf + at, cap - at, "; %s", cf->cpus_missing);
+    return buf;
+}
+
+/* The header: the plugin, the run, the sandbox, the CPUs, the FP
+ * environment. */
 static void print_header(certify *cf)
 {
     const certify_options *o = cf->o;
@@ -127,6 +148,8 @@ static void print_header(certify *cf)
             cf->run_id, cf->session.db_path, cf->session.resumed ? " (resumed)" : "");
     isolation_report_sandbox("certify", cf->info, cf->out, cf->err, sandbox,
                              sizeof sandbox);
+    char cpus[512];
+    fprintf(cf->out, "  cpus: %s\n", certify_describe_cpus(cf, cpus, sizeof cpus));
     if (cf->info->fp_at_open) {
         char fp[128];
         fprintf(cf->out, "  note: loading and open() leave the FP environment changed (%s); "
@@ -178,7 +201,7 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
         fprintf(err, "divergence certify: %s\n", ce.text);
         goto done;
     }
-    if (open_run(&cf) || certify_plan(&cf, cf.had, cf.n_had))
+    if (certify_cpus(&cf) || open_run(&cf) || certify_plan(&cf, cf.had, cf.n_had))
         goto done;
     print_header(&cf);
     uint32_t selected = 0;

@@ -15,6 +15,16 @@
 #include "harness/run/engine/engine.h"
 #include "harness/run/engine/isolation.h"
 
+/* The most CPU models one certification judges under. */
+#define CERTIFY_MAX_CPUS 8
+
+/* The default's emulated sample: the edge cases, and of the shape-path
+ * cases of at most this many elements (A and B together) the first of
+ * each inner size and the first of each pattern (a broadcast pattern at
+ * any inner size and rank, an alignment): every remainder and pattern
+ * once, none of the large tiers. */
+#define CERTIFY_SAMPLE_ELEMENTS 4096u
+
 typedef struct certify_options {
     const char *plugin_path;
     const char *config;            /* open() config; NULL: "" */
@@ -54,6 +64,14 @@ typedef struct certify_options {
                                       two threads, in place): docs/contexts.md */
     int thread_counts;             /* 1 (default): its largest cases at the
                                       thread counts 1, 2, 3, CPUs + 1 */
+    uint8_t cpus[CERTIFY_MAX_CPUS]; /* --cpu: the CPU models (harness/base/
+                                      cpumodel.h indices) each claim is
+                                      judged under, every case under each;
+                                      n_cpus 0: the default, native and, on
+                                      the sample (CERTIFY_SAMPLE_ELEMENTS),
+                                      the model one level below the host
+                                      when the emulator is installed */
+    uint32_t n_cpus;
 } certify_options;
 
 /* Fills the defaults: profile exact, seed 1, 200 random cases of at most

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "harness/base/cpumodel.h"
 #include "harness/cases/casefile.h"
 #include "harness/cases/coverage.h"
 #include "harness/cases/gen.h"
@@ -63,6 +64,7 @@ enum { STAGE_CONFORMANCE, STAGE_EDGES, STAGE_RANDOM, STAGE_CALLS, STAGE_SHAPES }
 /* One case of a claim's plan. */
 typedef struct certify_slot {
     uint8_t stage;
+    uint8_t cpu;      /* the CPU it runs under: an index of certify.cpu */
     uint32_t index;   /* conformance: the case's index in the set; edges:
                          the rounding pass; random, shapes: the case's number */
     gen_rng rng;      /* random, shapes, calls: the generator before the case */
@@ -142,6 +144,7 @@ typedef struct certify_contexts {
 /* What one case of a unit gave, kept apart until it is folded. */
 typedef struct case_record {
     uint8_t stage;
+    uint8_t cpu;              /* its slot's */
     uint32_t index;
     int incomplete;           /* shapes: the plugin did not complete it */
     int narrow;               /* a crash a claim narrows, if its first */
@@ -167,7 +170,14 @@ typedef struct claim_state {
     int narrowed;             /* its first narrowed crash was taken */
     int hung;                 /* it stopped at max_hangs hangs */
     uint32_t incomplete;      /* shape cases the plugin did not complete */
-    size_t shapes_done;       /* shape cases judged */
+    size_t shapes_done;       /* shape cases judged (the first CPU's) */
+    /* per CPU (certify.cpu's order): cases judged, cases with a finding,
+     * the classes found (bits), and the cases whose only findings were of
+     * a class emulation can fake (verdict_emulation_fakeable) with those
+     * classes: not counted */
+    uint64_t cpu_cases[CERTIFY_MAX_CPUS], cpu_failed[CERTIFY_MAX_CPUS];
+    uint64_t cpu_classes[CERTIFY_MAX_CPUS];
+    uint64_t cpu_unconfirmed[CERTIFY_MAX_CPUS], cpu_fake_classes[CERTIFY_MAX_CPUS];
     uint32_t contexts[CTX_COUNT]; /* cases run in each context */
 } claim_state;
 
@@ -195,7 +205,32 @@ typedef struct certify {
     uint32_t claims_done, claims_held;
     int status;               /* 0, 1 (a claim does not hold) */
     uint64_t new_signatures;
+    /* the CPUs (plan.c, certify_cpus): cpu[i] a cpumodel.h index, the
+     * first one's cases all of the plan, sampled[i] 1 when CPU i judges
+     * the sample only; what the header says of the CPUs it could not
+     * cover */
+    uint8_t cpu[CERTIFY_MAX_CPUS];
+    int sampled[CERTIFY_MAX_CPUS];
+    char forced[CERTIFY_MAX_CPUS][WORKER_ISA_NAME_MAX]; /* non-empty: an
+                                 emulated model the plugin declares an ISA
+                                 level for (ABI 1.1: its x86_level is the
+                                 model's), run natively forced to it
+                                 (open_with isa=NAME), not emulated */
+    uint32_t n_cpu;
+    uint64_t sample_cases;    /* emulated sample cases of all claims */
+    char emu_version[32];
+    char cpus_missing[256];
 } certify;
+
+/* plan.c: the CPUs of this certification from o->cpus (or the default)
+ * into cf->cpu, sampled, cpus_missing. 0, or -1 (an emulated CPU asked
+ * for by name and no emulator installed: its message printed). */
+int certify_cpus(certify *cf);
+
+/* certify.c: the header's CPU line, "native (x86-64-v4: avx512f ...),
+ * x86-64-v3 emulated (AVX2/FMA/F16C, no AVX-512; qemu 7.2.22, sample of N
+ * cases)", and what was not covered, into buf. Returns buf. */
+const char *certify_describe_cpus(const certify *cf, char *buf, size_t cap);
 
 /* plan.c: the selected claims of this shard (with what a resumed run
  * holds), each judged one's slots, and the units. 0, or -1 out of memory

@@ -29,6 +29,21 @@ static void claim_begin(certify *cf)
     a->incomplete = 0;
     a->shapes_done = 0;
     memset(a->contexts, 0, sizeof a->contexts);
+    memset(a->cpu_cases, 0, sizeof a->cpu_cases);
+    memset(a->cpu_failed, 0, sizeof a->cpu_failed);
+    memset(a->cpu_classes, 0, sizeof a->cpu_classes);
+    memset(a->cpu_unconfirmed, 0, sizeof a->cpu_unconfirmed);
+    memset(a->cpu_fake_classes, 0, sizeof a->cpu_fake_classes);
+}
+
+/* The classes of t's findings, as bits. */
+static uint64_t class_bits(const verdict_tally *t)
+{
+    uint64_t bits = 0;
+    for (int k = 1; k < ORACLE_CLASS_COUNT && k < 64; k++)
+        if (t->counts[k])
+            bits |= UINT64_C(1) << k;
+    return bits;
 }
 
 /* Takes sighting i of the unit's recorder into the claim (as the judge's
@@ -56,8 +71,35 @@ static int fold(certify *cf, unit_result *res, size_t k, size_t *at)
         (*at)++;
     if (a->hung || (rec->stage == STAGE_SHAPES && a->incomplete >= CERTIFY_SHAPE_STOP))
         return 0; /* the claim stopped before this case */
-    verdict_tally_add(&a->tally, &rec->tally);
-    coverage_merge(&a->coverage, &rec->coverage);
+    /* Under an emulated CPU, findings of a class the emulator can fake
+     * are not counted (their sightings say "emulation-only, unconfirmed"). */
+    verdict_tally t = rec->tally, fake;
+    if (cpum_get(cf->cpu[rec->cpu])->qemu && !cf->forced[rec->cpu][0] &&
+        verdict_take_emulation_fakes(&t, &fake)) {
+        a->cpu_unconfirmed[rec->cpu]++;
+        a->cpu_fake_classes[rec->cpu] |= class_bits(&fake);
+    }
+    a->cpu_cases[rec->cpu]++;
+    if (verdict_tally_failed(&t)) {
+        a->cpu_failed[rec->cpu]++;
+        a->cpu_classes[rec->cpu] |= class_bits(&t);
+    }
+    /* The claim's case and element counts are its first CPU's (the same
+     * cases again under another CPU are on that CPU's line), its findings
+     * every CPU's. */
+    if (rec->cpu) {
+        t.cases = 0;
+        t.elements = 0;
+    }
+    verdict_tally_add(&a->tally, &t);
+    /* A case judged under two CPUs is one case of the claim: the cases a
+     * class occurred in stay within the claim's (the sample is a subset
+     * of the first CPU's plan). */
+    for (int c = 1; rec->cpu && c < ORACLE_CLASS_COUNT; c++)
+        if (a->tally.class_cases[c] > a->tally.cases)
+            a->tally.class_cases[c] = a->tally.cases;
+    if (rec->cpu == 0)
+        coverage_merge(&a->coverage, &rec->coverage);
     for (int c = 0; c < CTX_COUNT; c++)
         a->contexts[c] += rec->contexts[c];
     for (; *at < n && recorder_tag(&res->rec, *at) == 2 * k; (*at)++)
@@ -71,7 +113,8 @@ static int fold(certify *cf, unit_result *res, size_t k, size_t *at)
     }
     if (rec->stage == STAGE_SHAPES) {
         a->incomplete += (uint32_t)rec->incomplete;
-        a->shapes_done = rec->index + 1;
+        if (rec->cpu == 0)
+            a->shapes_done = rec->index + 1;
     }
     if (a->tally.counts[ORACLE_CLASS_HANG] >= cf->o->max_hangs)
         a->hung = 1;
@@ -171,6 +214,47 @@ static void print_notes(certify *cf, const certify_claim *cl, int shapes_stopped
                          " subnormal results\n", t->subnormal_results);
 }
 
+/* Writes the class names of `bits` into buf ("wrong-value, crash"). */
+static const char *class_names(uint64_t bits, char *buf, size_t cap)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int k = 1; k < ORACLE_CLASS_COUNT && k < 64 && at < cap; k++)
+        if (bits & (UINT64_C(1) << k))
+            at += (size_t)snprintf(buf + at, cap - at, "%s%s", at ? ", " : "",
+                                   oracle_class_name((uint32_t)k));
+    return buf;
+}
+
+/* Under a claim judged under several CPUs: a line per CPU, what it found
+ * (and what the emulator may have faked). */
+static void print_cpus(certify *cf)
+{
+    const claim_state *a = &cf->acc;
+    if (cf->n_cpu < 2 && !cpum_get(cf->cpu[0])->qemu)
+        return;
+    for (uint32_t k = 0; k < cf->n_cpu; k++) {
+        const cpum_model *m = cpum_get(cf->cpu[k]);
+        char classes[256];
+        int emulated = m->qemu && !cf->forced[k][0];
+        fprintf(cf->out, "    cpu %-10s %-9s %6" PRIu64 " cases: ", m->name,
+                emulated ? "emulated" : m->qemu ? "forced" : "", a->cpu_cases[k]);
+        if (a->cpu_failed[k])
+            fprintf(cf->out, "%" PRIu64 " with findings (%s)%s", a->cpu_failed[k],
+                    class_names(a->cpu_classes[k], classes, sizeof classes),
+                    k && !a->cpu_failed[0] && emulated ? ", seen only under emulation"
+                    : k && !a->cpu_failed[0] && m->qemu ? ", seen only at that level (native)"
+                                                        : "");
+        else
+            fprintf(cf->out, "holds");
+        if (a->cpu_unconfirmed[k])
+            fprintf(cf->out, "; %" PRIu64 " emulation-only, unconfirmed (%s: not counted)",
+                    a->cpu_unconfirmed[k],
+                    class_names(a->cpu_fake_classes[k], classes, sizeof classes));
+        fputc('\n', cf->out);
+    }
+}
+
 /* A judged claim is done: recorded and printed. 0 or -1. */
 static int claim_finish(certify *cf, const certify_claim *cl)
 {
@@ -194,6 +278,7 @@ static int claim_finish(certify *cf, const certify_claim *cl)
             a->tally.cases, a->tally.elements);
     print_notes(cf, cl, !a->hung && a->shapes_done < cl->paths.n);
     contexts_print(cf, cl);
+    print_cpus(cf);
     print_reproducers(cf, cl->dtype);
     int holds = !strncmp(cert, "CONFORMANT", 10);
     cf->claims_held += (uint32_t)holds;

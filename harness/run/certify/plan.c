@@ -86,6 +86,173 @@ static int plan_calls(const certify *cf, certify_claim *cl, size_t *cap, int rou
     return 0;
 }
 
+/* The name of the plugin's ISA level for model m's x86-64 level (the
+ * first it declares), or NULL. */
+static const char *forcible_level(const certify *cf, const cpum_model *m)
+{
+    char want[8];
+    snprintf(want, sizeof want, "v%d", m->level);
+    for (uint32_t i = 0; m->qemu && i < cf->info->n_isa_levels; i++)
+        if (!strcmp(cf->info->isa_levels[i].x86_level, want))
+            return cf->info->isa_levels[i].name;
+    return NULL;
+}
+
+/* Appends model k to cf's CPUs (sampled or not), forced natively where
+ * the plugin declares a level for it. */
+static void add_cpu(certify *cf, int k, int sampled)
+{
+    const char *level = forcible_level(cf, cpum_get(k));
+    cf->sampled[cf->n_cpu] = sampled;
+    snprintf(cf->forced[cf->n_cpu], sizeof cf->forced[cf->n_cpu], "%s", level ? level : "");
+    cf->cpu[cf->n_cpu++] = (uint8_t)k;
+}
+
+int certify_cpus(certify *cf)
+{
+    const certify_options *o = cf->o;
+    char emu[256];
+    int have_emu = cpum_emulator(emu, sizeof emu, cf->emu_version, sizeof cf->emu_version) == 0;
+    cf->n_cpu = 0;
+    if (o->n_cpus) {
+        for (uint32_t i = 0; i < o->n_cpus && i < CERTIFY_MAX_CPUS; i++) {
+            const cpum_model *m = cpum_get(o->cpus[i]);
+            if (m->qemu && !forcible_level(cf, m) && (!have_emu || !cpum_host_level())) {
+                fprintf(cf->err, "divergence certify: --cpu %s needs QEMU's user-mode emulator "
+                                 "on an x86-64 host (qemu-x86_64-static, Debian's "
+                                 "qemu-user-static)%s\n",
+                        m->name, cpum_host_level() ? ", which is not installed" : "");
+                return -1;
+            }
+            add_cpu(cf, o->cpus[i], 0);
+        }
+        return 0;
+    }
+    /* The default: native, and the tier below on the sample. */
+    add_cpu(cf, CPUM_NATIVE, 0);
+    int below = cpum_below_host();
+    if (below < 0)
+        return 0;
+    if (o->iso.grants && !forcible_level(cf, cpum_get(below))) {
+        snprintf(cf->cpus_missing, sizeof cf->cpus_missing,
+                 "%s not covered: a plugin run with --grant is not run under the emulator",
+                 cpum_get(below)->name);
+        return 0;
+    }
+    if (!have_emu && !forcible_level(cf, cpum_get(below))) {
+        snprintf(cf->cpus_missing, sizeof cf->cpus_missing,
+                 "%s not covered: qemu-user-static (qemu-x86_64-static) is not installed",
+                 cpum_get(below)->name);
+        return 0;
+    }
+    add_cpu(cf, below, 1);
+    return 0;
+}
+
+/* The sample's memory of the inner sizes and patterns it holds: their
+ * hashes (open addressing; 0 is empty). */
+#define SAMPLE_SEEN 4096u
+typedef struct sample_seen {
+    uint64_t h[SAMPLE_SEEN];
+} sample_seen;
+
+/* Adds hash h (made non-zero) to *seen: 1 when it was not there. */
+static int sample_add(sample_seen *seen, uint64_t h)
+{
+    h |= 1;
+    for (uint32_t i = (uint32_t)(h % SAMPLE_SEEN);; i = (i + 1) % SAMPLE_SEEN) {
+        if (seen->h[i] == h)
+            return 0;
+        if (!seen->h[i]) {
+            seen->h[i] = h;
+            return 1;
+        }
+    }
+}
+
+/* FNV-1a of n bytes at p onto h. */
+static uint64_t fnv(uint64_t h, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * UINT64_C(1099511628211);
+    return h;
+}
+
+/* 1 when `what` ("inner 17, rank 3, numpy equal shapes") brings a new
+ * inner size ("inner 17") or a new pattern (the words without the inner
+ * size and the rank) into *seen: each remainder once, each broadcast
+ * pattern and alignment once. */
+static int sample_new_class(sample_seen *seen, const char *what)
+{
+    const uint64_t basis = UINT64_C(1469598103934665603);
+    uint64_t inner = 0, pattern = basis ^ 0x5a;
+    const char *p = what;
+    if (!strncmp(p, "inner ", 6)) {
+        size_t n = strcspn(p, ",");
+        inner = fnv(basis, p, n);
+        p += n;
+    }
+    while (*p) {
+        if (!strncmp(p, ", rank ", 7)) {
+            p += 7;
+            while (*p >= '0' && *p <= '9')
+                p++;
+            continue;
+        }
+        pattern = fnv(pattern, p, 1);
+        p++;
+    }
+    int fresh = sample_add(seen, pattern);
+    if (inner)
+        fresh |= sample_add(seen, inner);
+    return fresh;
+}
+
+/* 1 when slot s of claim cl is in the emulated sample: the edge cases,
+ * and of the shape-path cases of at most CERTIFY_SAMPLE_ELEMENTS
+ * elements the first of each inner size and of each pattern
+ * (sample_new_class). */
+static int in_sample(const certify_claim *cl, const certify_slot *s, sample_seen *seen)
+{
+    if (s->stage == STAGE_EDGES)
+        return 1;
+    if (s->stage != STAGE_SHAPES)
+        return 0;
+    const shapes_spec *sp = &cl->paths.spec[s->index];
+    return oracle_shape_count(&sp->a) + oracle_shape_count(&sp->b) <= CERTIFY_SAMPLE_ELEMENTS &&
+           sample_new_class(seen, sp->what);
+}
+
+/* The slots of the CPUs after the first: the first's again (all, or
+ * the sample), each CPU's after the one before. 0 or -1. */
+static int plan_cpus(const certify *cf, certify_claim *cl, size_t *cap)
+{
+    size_t n = cl->n_slots;
+    sample_seen *seen = NULL;
+    for (uint32_t k = 1; k < cf->n_cpu; k++) {
+        if (cf->sampled[k]) {
+            dvg_free(seen);
+            if (!(seen = dvg_calloc(1, sizeof *seen)))
+                return -1;
+        }
+        for (size_t i = 0; i < n; i++) {
+            /* the calls stage runs natively only (its slots carry their
+             * primer, which a copy would lose) */
+            if (cl->slots[i].stage == STAGE_CALLS ||
+                (cf->sampled[k] && !in_sample(cl, &cl->slots[i], seen)))
+                continue;
+            certify_slot s = cl->slots[i];
+            if (add_slot(cl, cap, s.stage, s.index, &s.rng)) {
+                dvg_free(seen);
+                return -1;
+            }
+            cl->slots[cl->n_slots - 1].cpu = (uint8_t)k;
+        }
+    }
+    dvg_free(seen);
+    return 0;
+}
+
 /* The slots of a judged claim. 0 or -1 (out of memory). */
 static int plan_claim(const certify *cf, certify_claim *cl)
 {
@@ -121,17 +288,18 @@ static int plan_claim(const certify *cf, certify_claim *cl)
     if (plan_calls(cf, cl, &cap, roundings))
         return -1;
     /* 5. the shape paths, a stream of their own */
-    if (!o->shape_paths)
-        return 0;
-    if (shapes_build(cl->variant, cl->dtype, o->shape_tier, &cl->paths))
-        return -1;
-    gen_seed(&g, o->seed, (uint64_t)cl->variant * 64 + cl->dtype + (UINT64_C(1) << 32));
-    for (size_t i = 0; i < cl->paths.n; i++) {
-        if (add_slot(cl, &cap, STAGE_SHAPES, (uint32_t)i, &g))
+    if (o->shape_paths) {
+        if (shapes_build(cl->variant, cl->dtype, o->shape_tier, &cl->paths))
             return -1;
-        shapes_case_skip(&g, cl->variant, cl->dtype, &cl->paths.spec[i]);
+        gen_seed(&g, o->seed, (uint64_t)cl->variant * 64 + cl->dtype + (UINT64_C(1) << 32));
+        for (size_t i = 0; i < cl->paths.n; i++) {
+            if (add_slot(cl, &cap, STAGE_SHAPES, (uint32_t)i, &g))
+                return -1;
+            shapes_case_skip(&g, cl->variant, cl->dtype, &cl->paths.spec[i]);
+        }
     }
-    return 0;
+    /* 6. the same under the other CPUs */
+    return plan_cpus(cf, cl, &cap);
 }
 
 /* engine_each's item: the plan of claim i, when it is judged. */
@@ -186,8 +354,16 @@ static int plan_units(certify *cf)
         size_t from = 0;
         uint64_t cost = 0;
         for (size_t s = 0; s < cl->n_slots; s++) {
-            cost += every ? 1 : slot_cost(cf, cl, &cl->slots[s]);
-            if (cost >= (every ? every : target) && s + 1 < cl->n_slots) {
+            /* An emulated case costs about WORKER_EMULATION_SLOWDOWN native ones. */
+            uint64_t c = every ? 1 : slot_cost(cf, cl, &cl->slots[s]);
+            cost += cf->cpu[cl->slots[s].cpu] != CPUM_NATIVE && !cf->forced[cl->slots[s].cpu][0] &&
+                            !every
+                        ? c * WORKER_EMULATION_SLOWDOWN
+                        : c;
+            cf->sample_cases += (uint64_t)cf->sampled[cl->slots[s].cpu];
+            /* A unit runs under one CPU: cut where the next slot's differs. */
+            int cpu_ends = s + 1 < cl->n_slots && cl->slots[s + 1].cpu != cl->slots[s].cpu;
+            if ((cpu_ends || cost >= (every ? every : target)) && s + 1 < cl->n_slots) {
                 if (add_unit(cf, i, from, s + 1, from == 0, 0))
                     return -1;
                 from = s + 1;

@@ -22,11 +22,15 @@
 
 typedef struct certify_job {
     certify *cf;
-    worker *w;
-    int own_worker;          /* 0: the first job's, cf->w */
-    trial t;
+    worker *w;               /* the current unit's CPU's worker */
+    trial *tp;               /* and its trial */
+    worker *ws[CERTIFY_MAX_CPUS];  /* a worker per CPU (cf->cpu), made
+                                      when a unit first needs it */
+    int own[CERTIFY_MAX_CPUS];     /* 0: the first job's, cf->w */
+    trial ts[CERTIFY_MAX_CPUS];
     divcase_pool pool;       /* the shape cases' operand buffers */
     unit_result *res;        /* the unit being run */
+    uint32_t cpu;            /* the unit's CPU (an index of cf->cpu) */
     int sink_failed;
     /* the call history (history.h): the worker life's calls, a trial for
      * the probes, the sightings of the case being judged (held until the
@@ -41,6 +45,55 @@ typedef struct certify_job {
     certify_contexts cx;     /* the calling contexts' workers (contexts.c) */
 } certify_job;
 
+/* Makes the job's worker and trial for CPU k (cf->cpu[k]) current,
+ * starting it first when this job has none: a native one is loaded now
+ * (a load error ends the run, as it always did); an emulated one loads on
+ * its first case, so that a plugin that cannot load under the model
+ * (AVX-512 code outside its dispatch: SIGILL) is a finding of that CPU. 0
+ * or -1 (its message printed). */
+static int job_use_cpu(certify_job *js, engine_job *j, uint32_t k)
+{
+    certify *cf = js->cf;
+    if (!js->ws[k]) {
+        int native = cf->cpu[k] == CPUM_NATIVE;
+        if (native && j->index == 0) {
+            js->ws[k] = cf->w;
+        } else {
+            worker_options wo;
+            isolation_worker_options(&cf->o->iso, 5000, cf->o->config,
+                                     (isolation_place){j->cpu, cf->jobs}, 0, &wo);
+            /* A model the plugin can be forced to: natively, forced. */
+            if (cf->forced[k][0])
+                snprintf(wo.isa, sizeof wo.isa, "%s", cf->forced[k]);
+            else
+                snprintf(wo.cpu_model, sizeof wo.cpu_model, "%s", cpum_get(cf->cpu[k])->name);
+            native = native || cf->forced[k][0];
+            if (worker_new(cf->o->plugin_path, &wo, &js->ws[k])) {
+                fprintf(cf->err, "divergence certify: cannot create a worker for %s\n",
+                        cf->o->plugin_path);
+                return -1;
+            }
+            js->own[k] = 1;
+        }
+        trial_init(&js->ts[k], js->ws[k], &cf->o->profile);
+        if (js->own[k] && native) {
+            int started = worker_start(js->ws[k], &js->ts[k].wr);
+            if (started != 0) {
+                char msg[512];
+                fprintf(cf->err, "divergence certify: cannot load plugin %s: %s\n",
+                        cf->o->plugin_path,
+                        started < 0 ? worker_errmsg(js->ws[k])
+                                    : worker_result_format(&js->ts[k].wr, msg, sizeof msg));
+                return -1;
+            }
+        }
+    }
+    js->w = js->ws[k];
+    js->tp = &js->ts[k];
+    js->cpu = k;
+    return 0;
+}
+
 int certify_job_start(void *ctx, engine_job *j)
 {
     certify *cf = ctx;
@@ -51,33 +104,11 @@ int certify_job_start(void *ctx, engine_job *j)
     }
     j->state = js;
     js->cf = cf;
-    if (j->index == 0) {
-        js->w = cf->w;
-    } else {
-        worker_options wo;
-        isolation_worker_options(&cf->o->iso, 5000, cf->o->config,
-                                 (isolation_place){j->cpu, cf->jobs}, 0, &wo);
-        if (worker_new(cf->o->plugin_path, &wo, &js->w)) {
-            fprintf(cf->err, "divergence certify: cannot create a worker for %s\n",
-                    cf->o->plugin_path);
-            return -1;
-        }
-        js->own_worker = 1;
-    }
-    trial_init(&js->t, js->w, &cf->o->profile);
-    trial_init(&js->probe, js->w, &cf->o->profile);
+    if (job_use_cpu(js, j, 0))
+        return -1;
+    /* the call history's probe runs on the first CPU's worker */
+    trial_init(&js->probe, js->ws[0], &cf->o->profile);
     history_init(&js->hist);
-    if (js->own_worker) {
-        int started = worker_start(js->w, &js->t.wr);
-        if (started != 0) {
-            char msg[512];
-            fprintf(cf->err, "divergence certify: cannot load plugin %s: %s\n",
-                    cf->o->plugin_path,
-                    started < 0 ? worker_errmsg(js->w)
-                                : worker_result_format(&js->t.wr, msg, sizeof msg));
-            return -1;
-        }
-    }
     return 0;
 }
 
@@ -87,13 +118,16 @@ void certify_job_free(void *ctx, engine_job *j)
     certify_job *js = j->state;
     if (!js)
         return;
-    trial_free(&js->t);
+    for (uint32_t k = 0; k < CERTIFY_MAX_CPUS; k++) {
+        if (js->ws[k])
+            trial_free(&js->ts[k]);
+        if (js->own[k])
+            worker_free(js->ws[k]);
+    }
     trial_free(&js->probe);
     dvg_free(js->pending);
     contexts_free(&js->cx);
     divcase_pool_free(&js->pool);
-    if (js->own_worker)
-        worker_free(js->w);
     dvg_free(js);
     j->state = NULL;
 }
@@ -109,12 +143,43 @@ void certify_unit_discard(void *ctx, void *result)
     dvg_free(res);
 }
 
+/* 1 when the job's current CPU keeps a call history: the first CPU, run
+ * natively (an emulated or forced CPU's worker is another life). */
+static int job_keeps_history(const certify_job *js)
+{
+    return js->cpu == 0 && !cpum_get(js->cf->cpu[0])->qemu;
+}
+
 /* The judge's sink: every sighting of a case held until the call-history
  * probe has said whether it needs earlier calls (record_pending). */
 static int sink(void *ctx, const divcase *c, const verdict_example *ex)
 {
     certify_job *js = ctx;
-    (void)c;
+    /* Under an emulated CPU each sighting says so, at once (no call
+     * history there: job_keeps_history); one of a class the
+     * emulator can fake says it is unconfirmed (claim.c does not count
+     * it). */
+    char note[sizeof ex->note + 96];
+    const char *n = NULL;
+    const cpum_model *m = cpum_get(js->cf->cpu[js->cpu]);
+    const char *forced = js->cf->forced[js->cpu];
+    if (m->qemu && forced[0]) {
+        snprintf(note, sizeof note, "under %s (natively, isa=%s)%s%s", m->name, forced,
+                 ex->note[0] ? ": " : "", ex->note);
+        n = note;
+    } else if (m->qemu) {
+        snprintf(note, sizeof note, "%s%s (emulated)%s%s",
+                 verdict_emulation_fakeable(ex->cls) ? "emulation-only, unconfirmed: " : "under ",
+                 m->name, ex->note[0] ? ": " : "", ex->note);
+        n = note;
+    }
+    if (!job_keeps_history(js)) {
+        if (recorder_departure(&js->res->rec, js->cf->info->name, js->tp, c, ex, n) >= 0)
+            return 0;
+        fprintf(js->cf->err, "divergence certify: out of memory holding a finding\n");
+        js->sink_failed = 1;
+        return -1;
+    }
     if (dvg_grow((void **)&js->pending, &js->cap_pending, js->n_pending + 1,
                  sizeof *js->pending)) {
         fprintf(js->cf->err, "divergence certify: out of memory holding a finding\n");
@@ -134,7 +199,7 @@ static void narrow_failure(certify_job *js, const divcase *c, const oracle_plan 
     narrow_result nr;
     memset(&nr, 0, sizeof nr);
     narrow_options no = {0};
-    if (narrow_case(js->w, c, &js->t.wr, &no, &nr) == 0 && nr.found) {
+    if (narrow_case(js->w, c, &js->tp->wr, &no, &nr) == 0 && nr.found) {
         verdict_example ex;
         memset(&ex, 0, sizeof ex);
         ex.cls = ORACLE_CLASS_CRASH; /* only crashes and exits are narrowed */
@@ -142,7 +207,7 @@ static void narrow_failure(certify_job *js, const divcase *c, const oracle_plan 
         snprintf(ex.note, sizeof ex.note, "narrowed to output element %" PRIu64 " of case %s: %s",
                  nr.index, c->id, nr.message);
         /* recorded at once: the probe of earlier calls is the case's */
-        if (recorder_departure(&js->res->rec, js->cf->info->name, &js->t, &nr.reduced, &ex,
+        if (recorder_departure(&js->res->rec, js->cf->info->name, js->tp, &nr.reduced, &ex,
                                NULL) < 0) {
             fprintf(js->cf->err, "divergence certify: out of memory holding a finding\n");
             js->sink_failed = 1;
@@ -325,7 +390,7 @@ static int record_pending(certify_job *js, const divcase *c, uint64_t key, verdi
                      hf[first].tests);
             ex.cls = ORACLE_CLASS_EARLIER_CALLS;
         }
-        long h = recorder_departure(&js->res->rec, js->cf->info->name, &js->t, c, &ex, NULL);
+        long h = recorder_departure(&js->res->rec, js->cf->info->name, js->tp, c, &ex, NULL);
         if (h < 0) {
             fprintf(js->cf->err, "divergence certify: out of memory holding a finding\n");
             rc = -1;
@@ -353,6 +418,7 @@ static int run_case(certify_job *js, const certify_claim *cl, const certify_slot
     unit_result *res = js->res;
     case_record *rec = &res->cases[k];
     rec->stage = s->stage;
+    rec->cpu = s->cpu;
     rec->index = s->index;
     divcase built;
     const divcase *c;
@@ -364,39 +430,45 @@ static int run_case(certify_job *js, const certify_claim *cl, const certify_slot
     js->n_pending = 0;
     if (s->stage == STAGE_CALLS && s->primer) {
         /* another claim's call: made, not judged here */
-        int pv = trial_run(&js->t, c, NULL, NULL, NULL);
+        int pv = trial_run(js->tp, c, NULL, NULL, NULL);
         if (pv < 0)
-            fprintf(js->cf->err, "divergence certify: %s\n", js->t.error);
+            fprintf(js->cf->err, "divergence certify: %s\n", js->tp->error);
         else
             history_push(&js->hist, js->w, key, c);
         divcase_free(&built);
         return pv < 0 ? -1 : 0;
     }
-    int v = trial_run(&js->t, c, &rec->tally, sink, js);
-    if (v >= 0 && !js->sink_failed && record_pending(js, c, key, &rec->tally))
+    int v = trial_run(js->tp, c, &rec->tally, sink, js);
+    if (v >= 0 && !js->sink_failed && job_keeps_history(js) &&
+        record_pending(js, c, key, &rec->tally))
         js->sink_failed = 1;
     if (v < 0) {
         if (!js->sink_failed)
-            fprintf(js->cf->err, "divergence certify: %s\n", js->t.error);
+            fprintf(js->cf->err, "divergence certify: %s\n", js->tp->error);
     } else {
-        if (js->t.valid) {
-            coverage_add_plan(&rec->coverage, &js->t.plan);
-            coverage_add_offsets(&rec->coverage, c, &js->t.plan);
+        if (js->tp->valid) {
+            coverage_add_plan(&rec->coverage, &js->tp->plan);
+            coverage_add_offsets(&rec->coverage, c, &js->tp->plan);
         }
-        uint32_t out = js->t.wr.outcome;
+        uint32_t out = js->tp->wr.outcome;
         /* Hangs are not narrowed: each step would cost a full timeout. */
-        rec->narrow = v == 0 && js->t.valid && (out == WORKER_OUT_CRASH || out == WORKER_OUT_EXIT);
+        rec->narrow = v == 0 && js->tp->valid && (out == WORKER_OUT_CRASH || out == WORKER_OUT_EXIT);
         if (rec->narrow && !*narrowed) {
             *narrowed = 1;
             res->rec.tag = (uint32_t)(2 * k + 1);
-            narrow_failure(js, c, &js->t.plan);
+            narrow_failure(js, c, &js->tp->plan);
         }
-        uint32_t judged = js->t.out.outcome; /* a refusal of undefined elements completes */
+        uint32_t judged = js->tp->out.outcome; /* a refusal of undefined elements completes */
         rec->incomplete = s->stage == STAGE_SHAPES && judged != VERDICT_OUT_OK &&
                           judged != VERDICT_OUT_INVALID_INPUT && judged != VERDICT_OUT_UNSUPPORTED;
         res->rec.tag = (uint32_t)(2 * k);
-        if (!rec->narrow && !js->sink_failed &&
-            contexts_case(js->cf, &js->cx, js->w, cl, s, c, &js->t, rec, sink, js) != 0 &&
+        /* The calling contexts: natively only (their workers are native:
+         * compared with an emulated run they would see the CPUs differ,
+         * in the unspecified bits of NaNs say), under the first CPU (the
+         * same case again under another probes nothing new). */
+        if (!rec->narrow && !js->sink_failed && s->cpu == 0 &&
+            js->cf->cpu[0] == CPUM_NATIVE &&
+            contexts_case(js->cf, &js->cx, js->w, cl, s, c, js->tp, rec, sink, js) != 0 &&
             !js->sink_failed)
             v = -1;
     }
@@ -422,6 +494,8 @@ int certify_unit_run(void *ctx, engine_job *j, uint64_t u, void **result)
     recorder_init(&res->rec, STORE_DEFAULT_REPRODUCERS, CERTIFY_HELD_BYTES);
     *result = res;
     js->res = res;
+    if (cu->to > cu->from && job_use_cpu(js, j, cl->slots[cu->from].cpu))
+        return -1;
     js->shows_alone = 0;
     memset(js->unexplained, 0, sizeof js->unexplained);
     int narrowed = 0;

@@ -6,6 +6,8 @@
  */
 #include "harness/run/engine/isolation.h"
 
+#include "harness/base/cpumodel.h"
+
 #include <string.h>
 
 void isolation_default(run_isolation *iso, uint32_t timeout_ms)
@@ -32,6 +34,27 @@ void isolation_worker_options(const run_isolation *iso, uint32_t default_timeout
     wo->env = iso->env;
     wo->n_env = iso->n_env;
     wo->grants = iso->grants;
+    snprintf(wo->cpu_model, sizeof wo->cpu_model, "%s",
+             iso->cpu_model > 0 ? cpum_get(iso->cpu_model)->name : "");
+}
+
+const char *isolation_describe_cpu(int model, uint64_t sample_cases, char *buf, size_t cap)
+{
+    const cpum_model *m = cpum_get(model);
+    if (!m || !m->qemu) {
+        char host[200];
+        cpum_describe_host(host, sizeof host);
+        snprintf(buf, cap, "native (%s)", host);
+        return buf;
+    }
+    char version[32] = "";
+    cpum_emulator(NULL, 0, version, sizeof version);
+    char sample[64] = "";
+    if (sample_cases != UINT64_MAX)
+        snprintf(sample, sizeof sample, ", sample of %llu cases", (unsigned long long)sample_cases);
+    snprintf(buf, cap, "%s emulated (%s; qemu %s%s)", m->name, m->isa, version[0] ? version : "?",
+             sample);
+    return buf;
 }
 
 const char *isolation_report_sandbox(const char *cmd, const worker_info *in, FILE *out,

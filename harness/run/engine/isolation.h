@@ -24,6 +24,9 @@ typedef struct run_isolation {
                                   (borrowed: they outlive the run) */
     uint32_t n_env;
     uint32_t grants;           /* --grant NAME: WORKER_GRANT_* bits */
+    int32_t cpu_model;         /* the CPU the plugin sees (--cpu of fuzz; a
+                                  harness/base/cpumodel.h index,
+                                  CPUM_NATIVE (0) the default) */
 } run_isolation;
 
 /* The defaults: timeout_ms, the worker's limits (WORKER_LIMIT_AS of
@@ -48,6 +51,13 @@ typedef struct isolation_place {
 void isolation_worker_options(const run_isolation *iso, uint32_t default_timeout_ms,
                               const char *config, isolation_place at, int quiet,
                               worker_options *wo);
+
+/* One CPU as a run's `cpus:` line names it (docs/commands.md, "The
+ * certificate's cpus line"): "native (x86-64-v4:avx512f ...)", or
+ * "x86-64-v3 emulated (AVX2/FMA/F16C, no AVX-512; qemu 7.2.22" and, when
+ * sample_cases is not UINT64_MAX, ", sample of N cases", then ")". Into
+ * buf (cap bytes); returns buf. */
+const char *isolation_describe_cpu(int model, uint64_t sample_cases, char *buf, size_t cap);
 
 /*
  * The sandbox line of a run's header, "  sandbox: <layers>[ + grant NAME:
