@@ -254,39 +254,9 @@ int worker_call_child(worker *w, uint32_t op, uint32_t stage, worker_result *r)
 
 /* Receives the hello that follows its token and validates it; fills
  * w->info. 0, -1 with r, or -2 (memory: worker_errmsg). */
-static int take_hello(worker *w, worker_result *r)
+/* The field of the worker's description h that is malformed, or NULL. */
+static const char *hello_bad_field(const ctl_hello *h)
 {
-    ctl_hello *h = dvg_malloc(sizeof *h);
-    int rc = -1;
-    if (!h) {
-        worker_set_err(w, "out of memory");
-        return -2;
-    }
-    struct pollfd p = {w->sock, POLLIN, 0};
-    ssize_t n = -1;
-    if (poll(&p, 1, (int)(w->opt.timeout_ms > 5000 ? 5000 : w->opt.timeout_ms)) == 1)
-        do
-            n = recv(w->sock, h, sizeof *h, MSG_DONTWAIT | MSG_TRUNC);
-        while (n < 0 && errno == EINTR);
-    if (n != (ssize_t)sizeof *h) {
-        r->outcome = WORKER_OUT_PROTOCOL;
-        r->stage = WORKER_STAGE_LOAD;
-        worker_set_msg(r, "the worker sent no whole description after its hello");
-        goto done;
-    }
-    text_sanitize_inplace(h->message, sizeof h->message);
-    int open_failed = 0;
-    if (h->load_error != WORKER_LOAD_NONE) {
-        r->outcome = WORKER_OUT_LOAD_ERROR;
-        r->load_error = h->load_error < WORKER_LOAD_COUNT_ ? h->load_error : WORKER_LOAD_SETUP;
-        r->stage = h->load_stage == WORKER_STAGE_OPEN ? WORKER_STAGE_OPEN : WORKER_STAGE_LOAD;
-        wire_copy_text(r->message, sizeof r->message, h->message);
-        /* open() failed after the descriptor passed its checks: what it
-         * said is kept (worker_get_descriptor). */
-        if (h->load_error != WORKER_LOAD_OPEN)
-            goto done;
-        open_failed = 1;
-    }
     const char *bad = NULL;
     if (memchr(h->name, 0, sizeof h->name) == NULL || !h->name[0])
         bad = "name";
@@ -302,25 +272,13 @@ static int take_hello(worker *w, worker_result *r)
         if (!memchr(h->isa_name[i], 0, sizeof h->isa_name[i]) || !h->isa_name[i][0] ||
             !memchr(h->isa_x86[i], 0, sizeof h->isa_x86[i]))
             bad = "ISA level";
-    if (bad && open_failed)
-        goto done;
-    if (bad) {
-        r->outcome = WORKER_OUT_PROTOCOL;
-        r->stage = WORKER_STAGE_LOAD;
-        worker_set_msg(r, "the worker's description has a bad %s", bad);
-        goto done;
-    }
-    /* Checked again here: the plugin shares the memory the hello was in. */
-    char why[WORKER_MESSAGE_MAX - 32];
-    if (wire_check_claims(h->claims, h->n_claims, why, sizeof why) != 0) {
-        if (open_failed)
-            goto done;
-        r->outcome = WORKER_OUT_LOAD_ERROR;
-        r->load_error = WORKER_LOAD_DESCRIPTOR;
-        r->stage = WORKER_STAGE_LOAD;
-        worker_set_msg(r, "descriptor %s", why);
-        goto done;
-    }
+    return bad;
+}
+
+/* w->info from the checked description h: its strings sanitized, the
+ * layers and grants from what the harness saw and set up, never from h. */
+static void hello_take_info(worker *w, const ctl_hello *h)
+{
     worker_info *info = &w->info;
     memset(info, 0, sizeof *info);
     memcpy(info->version, h->version, sizeof info->version);
@@ -355,6 +313,62 @@ static int take_hello(worker *w, worker_result *r)
         text_sanitize_inplace(info->isa_levels[i].name, sizeof info->isa_levels[i].name);
         text_sanitize_inplace(info->isa_levels[i].x86_level, sizeof info->isa_levels[i].x86_level);
     }
+}
+
+static int take_hello(worker *w, worker_result *r)
+{
+    ctl_hello *h = dvg_malloc(sizeof *h);
+    int rc = -1;
+    if (!h) {
+        worker_set_err(w, "out of memory");
+        return -2;
+    }
+    struct pollfd p = {w->sock, POLLIN, 0};
+    ssize_t n = -1;
+    if (poll(&p, 1, (int)(w->opt.timeout_ms > 5000 ? 5000 : w->opt.timeout_ms)) == 1)
+        do
+            n = recv(w->sock, h, sizeof *h, MSG_DONTWAIT | MSG_TRUNC);
+        while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof *h) {
+        r->outcome = WORKER_OUT_PROTOCOL;
+        r->stage = WORKER_STAGE_LOAD;
+        worker_set_msg(r, "the worker sent no whole description after its hello");
+        goto done;
+    }
+    text_sanitize_inplace(h->message, sizeof h->message);
+    int open_failed = 0;
+    if (h->load_error != WORKER_LOAD_NONE) {
+        r->outcome = WORKER_OUT_LOAD_ERROR;
+        r->load_error = h->load_error < WORKER_LOAD_COUNT_ ? h->load_error : WORKER_LOAD_SETUP;
+        r->stage = h->load_stage == WORKER_STAGE_OPEN ? WORKER_STAGE_OPEN : WORKER_STAGE_LOAD;
+        wire_copy_text(r->message, sizeof r->message, h->message);
+        /* open() failed after the descriptor passed its checks: what it
+         * said is kept (worker_get_descriptor). */
+        if (h->load_error != WORKER_LOAD_OPEN)
+            goto done;
+        open_failed = 1;
+    }
+    const char *bad = hello_bad_field(h);
+    if (bad && open_failed)
+        goto done;
+    if (bad) {
+        r->outcome = WORKER_OUT_PROTOCOL;
+        r->stage = WORKER_STAGE_LOAD;
+        worker_set_msg(r, "the worker's description has a bad %s", bad);
+        goto done;
+    }
+    /* Checked again here: the plugin shares the memory the hello was in. */
+    char why[WORKER_MESSAGE_MAX - 32];
+    if (wire_check_claims(h->claims, h->n_claims, why, sizeof why) != 0) {
+        if (open_failed)
+            goto done;
+        r->outcome = WORKER_OUT_LOAD_ERROR;
+        r->load_error = WORKER_LOAD_DESCRIPTOR;
+        r->stage = WORKER_STAGE_LOAD;
+        worker_set_msg(r, "descriptor %s", why);
+        goto done;
+    }
+    hello_take_info(w, h);
     w->has_info = open_failed ? 2 : 1;
     rc = open_failed ? -1 : 0;
 done:

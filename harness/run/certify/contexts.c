@@ -127,7 +127,8 @@ static worker *thread_worker(certify *cf, certify_contexts *cx, uint32_t i, char
     if (!cx->tw[i]) {
         const run_isolation *iso = &cf->o->iso;
         worker_options wo;
-        isolation_worker_options(iso, 5000, cf->o->config, (isolation_place){-1, cf->jobs}, 0,
+        /* quiet: what the plugin prints, its claim's own worker shows */
+        isolation_worker_options(iso, 5000, cf->o->config, (isolation_place){-1, cf->jobs}, 1,
                                  &wo);
         snprintf(cx->env_text[i], sizeof cx->env_text[i], "OMP_NUM_THREADS=%u", cx->threads[i]);
         cx->env[i] = dvg_calloc((size_t)iso->n_env + 1, sizeof *cx->env[i]);

@@ -60,8 +60,9 @@ static int job_use_cpu(certify_job *js, engine_job *j, uint32_t k)
             js->ws[k] = cf->w;
         } else {
             worker_options wo;
+            /* quiet but for the first CPU's: the plugin's output once */
             isolation_worker_options(&cf->o->iso, 5000, cf->o->config,
-                                     (isolation_place){j->cpu, cf->jobs}, 0, &wo);
+                                     (isolation_place){j->cpu, cf->jobs}, k != 0, &wo);
             /* A model the plugin can be forced to: natively, forced. */
             if (cf->forced[k][0])
                 snprintf(wo.isa, sizeof wo.isa, "%s", cf->forced[k]);
