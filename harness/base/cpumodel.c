@@ -6,6 +6,9 @@
 #include "harness/base/cpumodel.h"
 
 #include <ctype.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -85,6 +88,20 @@ int cpum_below_host(void)
     return -1;
 }
 
+#if defined(__x86_64__)
+/* Bit `bit` of register `reg` (0 EAX .. 3 EDX) of CPUID leaf/subleaf:
+ * for the features clang 14's __builtin_cpu_supports does not name
+ * (avx512fp16: leaf 7.0 EDX 23; avx512bf16: leaf 7.1 EAX 5; f16c: leaf 1
+ * ECX 29). */
+static int cpuid_bit(unsigned leaf, unsigned sub, int reg, int bit)
+{
+    unsigned r[4];
+    if (!__get_cpuid_count(leaf, sub, &r[0], &r[1], &r[2], &r[3]))
+        return 0;
+    return (r[reg] >> bit) & 1u;
+}
+#endif
+
 void cpum_describe_host(char *buf, size_t cap)
 {
     int level = cpum_host_level();
@@ -105,11 +122,11 @@ void cpum_describe_host(char *buf, size_t cap)
         case 0: has = __builtin_cpu_supports("avx512f"); break;
         case 1: has = __builtin_cpu_supports("avx512bw"); break;
         case 2: has = __builtin_cpu_supports("avx512vl"); break;
-        case 3: has = __builtin_cpu_supports("avx512fp16"); break;
-        case 4: has = __builtin_cpu_supports("avx512bf16"); break;
+        case 3: has = __builtin_cpu_supports("avx512f") && cpuid_bit(7, 0, 3, 23); break;
+        case 4: has = __builtin_cpu_supports("avx512f") && cpuid_bit(7, 1, 0, 5); break;
         case 5: has = __builtin_cpu_supports("avx2"); break;
         case 6: has = __builtin_cpu_supports("fma"); break;
-        case 7: has = __builtin_cpu_supports("f16c"); break;
+        case 7: has = __builtin_cpu_supports("avx") && cpuid_bit(1, 0, 2, 29); break;
         case 8: has = __builtin_cpu_supports("avx"); break;
         default: has = __builtin_cpu_supports("sse4.2"); break;
         }

@@ -36,8 +36,8 @@ typedef struct certify_job {
      * the probes, the sightings of the case being judged (held until the
      * probe has said whether they need earlier calls), the classes a
      * probe of this unit saw show alone */
-    history hist;
-    trial probe;
+    history hist[CERTIFY_MAX_CPUS];  /* per CPU: each worker its own life */
+    trial probe[CERTIFY_MAX_CPUS];
     verdict_example *pending;
     size_t n_pending, cap_pending;
     uint64_t shows_alone;
@@ -77,6 +77,9 @@ static int job_use_cpu(certify_job *js, engine_job *j, uint32_t k)
             js->own[k] = 1;
         }
         trial_init(&js->ts[k], js->ws[k], &cf->o->profile);
+        /* the call history's probe runs on the CPU's own worker */
+        trial_init(&js->probe[k], js->ws[k], &cf->o->profile);
+        history_init(&js->hist[k]);
         if (js->own[k] && native) {
             int started = worker_start(js->ws[k], &js->ts[k].wr);
             if (started != 0) {
@@ -105,12 +108,7 @@ int certify_job_start(void *ctx, engine_job *j)
     }
     j->state = js;
     js->cf = cf;
-    if (job_use_cpu(js, j, 0))
-        return -1;
-    /* the call history's probe runs on the first CPU's worker */
-    trial_init(&js->probe, js->ws[0], &cf->o->profile);
-    history_init(&js->hist);
-    return 0;
+    return job_use_cpu(js, j, 0);
 }
 
 void certify_job_free(void *ctx, engine_job *j)
@@ -125,7 +123,9 @@ void certify_job_free(void *ctx, engine_job *j)
         if (js->own[k])
             worker_free(js->ws[k]);
     }
-    trial_free(&js->probe);
+    for (uint32_t k = 0; k < CERTIFY_MAX_CPUS; k++)
+        if (js->ws[k])
+            trial_free(&js->probe[k]);
     dvg_free(js->pending);
     contexts_free(&js->cx);
     divcase_pool_free(&js->pool);
@@ -144,11 +144,39 @@ void certify_unit_discard(void *ctx, void *result)
     dvg_free(res);
 }
 
-/* 1 when the job's current CPU keeps a call history: the first CPU, run
- * natively (an emulated or forced CPU's worker is another life). */
-static int job_keeps_history(const certify_job *js)
+/* The note of a sighting under the job's current CPU: under an emulated
+ * CPU each says so, and one of a class the emulator can fake says it is
+ * unconfirmed (claim.c does not count it); NULL natively. */
+static const char *cpu_note(const certify_job *js, const verdict_example *ex, char *note,
+                            size_t cap)
 {
-    return js->cpu == 0 && !cpum_get(js->cf->cpu[0])->qemu;
+    const cpum_model *m = cpum_get(js->cf->cpu[js->cpu]);
+    const char *forced = js->cf->forced[js->cpu];
+    if (m->qemu && forced[0]) {
+        snprintf(note, cap, "under %s (natively, isa=%s)%s%s", m->name, forced,
+                 ex->note[0] ? ": " : "", ex->note);
+        return note;
+    }
+    if (m->qemu) {
+        snprintf(note, cap, "%s%s (emulated)%s%s",
+                 verdict_emulation_fakeable(ex->cls) ? "emulation-only, unconfirmed: " : "under ",
+                 m->name, ex->note[0] ? ": " : "", ex->note);
+        return note;
+    }
+    return NULL;
+}
+
+/* Records a sighting at once (a calling context's: no call history). */
+static int sink_now(void *ctx, const divcase *c, const verdict_example *ex)
+{
+    certify_job *js = ctx;
+    char note[sizeof ex->note + 96];
+    if (recorder_departure(&js->res->rec, js->cf->info->name, js->tp, c, ex,
+                           cpu_note(js, ex, note, sizeof note)) >= 0)
+        return 0;
+    fprintf(js->cf->err, "divergence certify: out of memory holding a finding\n");
+    js->sink_failed = 1;
+    return -1;
 }
 
 /* The judge's sink: every sighting of a case held until the call-history
@@ -156,31 +184,7 @@ static int job_keeps_history(const certify_job *js)
 static int sink(void *ctx, const divcase *c, const verdict_example *ex)
 {
     certify_job *js = ctx;
-    /* Under an emulated CPU each sighting says so, at once (no call
-     * history there: job_keeps_history); one of a class the
-     * emulator can fake says it is unconfirmed (claim.c does not count
-     * it). */
-    char note[sizeof ex->note + 96];
-    const char *n = NULL;
-    const cpum_model *m = cpum_get(js->cf->cpu[js->cpu]);
-    const char *forced = js->cf->forced[js->cpu];
-    if (m->qemu && forced[0]) {
-        snprintf(note, sizeof note, "under %s (natively, isa=%s)%s%s", m->name, forced,
-                 ex->note[0] ? ": " : "", ex->note);
-        n = note;
-    } else if (m->qemu) {
-        snprintf(note, sizeof note, "%s%s (emulated)%s%s",
-                 verdict_emulation_fakeable(ex->cls) ? "emulation-only, unconfirmed: " : "under ",
-                 m->name, ex->note[0] ? ": " : "", ex->note);
-        n = note;
-    }
-    if (!job_keeps_history(js)) {
-        if (recorder_departure(&js->res->rec, js->cf->info->name, js->tp, c, ex, n) >= 0)
-            return 0;
-        fprintf(js->cf->err, "divergence certify: out of memory holding a finding\n");
-        js->sink_failed = 1;
-        return -1;
-    }
+    (void)c;
     if (dvg_grow((void **)&js->pending, &js->cap_pending, js->n_pending + 1,
                  sizeof *js->pending)) {
         fprintf(js->cf->err, "divergence certify: out of memory holding a finding\n");
@@ -352,10 +356,10 @@ static int record_pending(certify_job *js, const divcase *c, uint64_t key, verdi
         if (seen)
             continue;
         probed = 1;
-        int v = history_explain(&js->hist, &js->probe, c, key, cls, &src, &hf[cls]);
+        int v = history_explain(&js->hist[js->cpu], &js->probe[js->cpu], c, key, cls, &src, &hf[cls]);
         if (v < 0) {
             fprintf(js->cf->err, "divergence certify: probing the calls before case %s: %s\n",
-                    c->id, js->probe.error);
+                    c->id, js->probe[js->cpu].error);
             return -1;
         }
         if (v == 0) {
@@ -377,7 +381,7 @@ static int record_pending(certify_job *js, const divcase *c, uint64_t key, verdi
         tally->counts[cls] = tally->class_cases[cls] = 0;
     }
     if (!probed)
-        history_push(&js->hist, js->w, key, c);
+        history_push(&js->hist[js->cpu], js->w, key, c);
     for (size_t i = 0; i < js->n_pending && rc == 0; i++) {
         verdict_example ex = js->pending[i];
         uint32_t first = ex.cls; /* the probe of its class */
@@ -391,7 +395,9 @@ static int record_pending(certify_job *js, const divcase *c, uint64_t key, verdi
                      hf[first].tests);
             ex.cls = ORACLE_CLASS_EARLIER_CALLS;
         }
-        long h = recorder_departure(&js->res->rec, js->cf->info->name, js->tp, c, &ex, NULL);
+        char note[sizeof ex.note + 96];
+        long h = recorder_departure(&js->res->rec, js->cf->info->name, js->tp, c, &ex,
+                                    cpu_note(js, &ex, note, sizeof note));
         if (h < 0) {
             fprintf(js->cf->err, "divergence certify: out of memory holding a finding\n");
             rc = -1;
@@ -435,13 +441,12 @@ static int run_case(certify_job *js, const certify_claim *cl, const certify_slot
         if (pv < 0)
             fprintf(js->cf->err, "divergence certify: %s\n", js->tp->error);
         else
-            history_push(&js->hist, js->w, key, c);
+            history_push(&js->hist[js->cpu], js->w, key, c);
         divcase_free(&built);
         return pv < 0 ? -1 : 0;
     }
     int v = trial_run(js->tp, c, &rec->tally, sink, js);
-    if (v >= 0 && !js->sink_failed && job_keeps_history(js) &&
-        record_pending(js, c, key, &rec->tally))
+    if (v >= 0 && !js->sink_failed && record_pending(js, c, key, &rec->tally))
         js->sink_failed = 1;
     if (v < 0) {
         if (!js->sink_failed)
@@ -469,7 +474,7 @@ static int run_case(certify_job *js, const certify_claim *cl, const certify_slot
          * same case again under another probes nothing new). */
         if (!rec->narrow && !js->sink_failed && s->cpu == 0 &&
             js->cf->cpu[0] == CPUM_NATIVE &&
-            contexts_case(js->cf, &js->cx, js->w, cl, s, c, js->tp, rec, sink, js) != 0 &&
+            contexts_case(js->cf, &js->cx, js->w, cl, s, c, js->tp, rec, sink_now, js) != 0 &&
             !js->sink_failed)
             v = -1;
     }
