@@ -224,8 +224,31 @@ static void read_version(const char *path)
     emu_version[len] = '\0';
 }
 
+/* A build under AddressSanitizer: its shadow memory (terabytes of address
+ * space reserved at start) does not fit an emulated worker's limits, so
+ * such a build has no emulator (cpum_no_emulator_why). */
+#if defined(__SANITIZE_ADDRESS__)
+#define CPUM_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CPUM_SANITIZED 1
+#endif
+#endif
+
+const char *cpum_no_emulator_why(void)
+{
+#ifdef CPUM_SANITIZED
+    return "this is an AddressSanitizer build (its shadow memory does not fit under the emulator)";
+#else
+    return "qemu-user-static (qemu-x86_64-static) is not installed";
+#endif
+}
+
 static void find_emulator(void)
 {
+#ifdef CPUM_SANITIZED
+    return;
+#endif
 #if defined(__x86_64__)
     const char *env = getenv("DIVERGENCE_EMULATOR");
     const char *path = env ? env : "/usr/bin/qemu-x86_64-static";

@@ -64,4 +64,8 @@ void cpum_describe_host(char *buf, size_t cap);
  * (the worker's view holds the file alone). Answered once per process. */
 int cpum_emulator(char *path, size_t cap, char *version, size_t vcap);
 
+/* Why cpum_emulator finds none: not installed, or an AddressSanitizer
+ * build (no emulator there). A constant string. */
+const char *cpum_no_emulator_why(void);
+
 #endif

@@ -462,9 +462,8 @@ int launch_prepare(worker *w, worker_result *r)
         r->outcome = WORKER_OUT_LOAD_ERROR;
         r->load_error = WORKER_LOAD_SETUP;
         r->stage = WORKER_STAGE_LOAD;
-        worker_set_msg(r, "cpu %s needs QEMU's user-mode emulator (qemu-x86_64-static, "
-                          "Debian's qemu-user-static), which is not installed",
-                       cpum_get(w->emu_model)->name);
+        worker_set_msg(r, "cpu %s needs QEMU's user-mode emulator, and there is none: %s",
+                       cpum_get(w->emu_model)->name, cpum_no_emulator_why());
         launch_free(w);
         return 1;
     }

@@ -19,6 +19,10 @@ set -u
 D=$1
 . "$(dirname "$0")/../lib.sh"
 need qemu-x86_64-static
+if ldd "$D" 2>/dev/null | grep -q libasan; then
+    echo "SKIP: an AddressSanitizer build runs no emulator (harness/base/cpumodel.h)" >&2
+    exit 77
+fi
 if ! grep -qw avx512f /proc/cpuinfo; then
     echo "SKIP: this host has no AVX-512: the mutant's AVX2 path is its native one" >&2
     exit 77

@@ -141,8 +141,7 @@ int certify_cpus(certify *cf)
     }
     if (!have_emu && !forcible_level(cf, cpum_get(below))) {
         snprintf(cf->cpus_missing, sizeof cf->cpus_missing,
-                 "%s not covered: qemu-user-static (qemu-x86_64-static) is not installed",
-                 cpum_get(below)->name);
+                 "%s not covered: %s", cpum_get(below)->name, cpum_no_emulator_why());
         return 0;
     }
     add_cpu(cf, below, 1);
