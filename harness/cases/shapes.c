@@ -541,10 +541,12 @@ static size_t divisors(uint32_t dtype, int64_t *out, size_t cap)
         if (k > top || (i > 0 && k <= ks[i - 1]))
             continue;
         /* signed integers: +2^(bits-1) is out of range, -2^(bits-1) is MIN */
+        /* through uint64_t: 2^63 (u64's top) and -2^63 (i64's MIN) have
+         * no int64_t value to shift to; their bits are what is meant */
         if (n < cap && !(d->kind == DVG_KIND_SIGNED && k == top))
-            out[n++] = INT64_C(1) << k;
+            out[n++] = (int64_t)(UINT64_C(1) << k);
         if (sign && n < cap)
-            out[n++] = -(INT64_C(1) << k);
+            out[n++] = (int64_t)(UINT64_C(0) - (UINT64_C(1) << k));
     }
     static const int64_t odd[] = {3, 5, 7};
     for (size_t i = 0; i < 3; i++) {
