@@ -86,7 +86,8 @@ int sweep_chunk_run(void *ctx, engine_job *ej, uint64_t u, void **result)
     r->c = c;
     r->random = random;
     r->chunk = jb->chunk;
-    memcpy(r->sigs, sigs, n_sigs * sizeof *sigs);
+    if (n_sigs)
+        memcpy(r->sigs, sigs, n_sigs * sizeof *sigs);
     r->n_sigs = n_sigs;
     memcpy(r->cf, jb->cf, sizeof r->cf);
     r->n_cf = jb->n_cf;
