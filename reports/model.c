@@ -9,6 +9,7 @@
 #include "reports/model.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,7 @@ static void *grow(loader *l, void **items, size_t *n, size_t *cap, size_t size)
     return slot;
 }
 
+
 static void key_of(loader *l, const store_row *r, int first, report_key *k)
 {
     k->implementation = col(l, r, first);
@@ -143,6 +145,62 @@ static void key_of(loader *l, const store_row *r, int first, report_key *k)
     uint32_t d = oracle_dtype_by_tag(k->dtype);
     k->variant_id = v ? v->id : DVG_VARIANT_COUNT;
     k->dtype_id = d ? d : DVG_DTYPE_COUNT;
+}
+
+/* One column of a row and the field of the model's item it fills: a text
+ * ("" for NULL), a text that may be NULL, an int64_t, an int64_t with an
+ * int flag set when the column is not NULL, or a report_key (three
+ * columns: implementation, variant, dtype). */
+enum { COL_TEXT, COL_TEXT_NULL, COL_INT, COL_INT_OR_NULL, COL_KEY };
+typedef struct column {
+    int kind;
+    size_t at, flag_at; /* offsetof the field (and of its flag) */
+} column;
+#define TEXT(T, f) {COL_TEXT, offsetof(T, f), 0}
+#define TEXT_NULL(T, f) {COL_TEXT_NULL, offsetof(T, f), 0}
+#define INT(T, f) {COL_INT, offsetof(T, f), 0}
+#define INT_OR_NULL(T, f, has) {COL_INT_OR_NULL, offsetof(T, f), offsetof(T, has)}
+#define KEY(T, f) {COL_KEY, offsetof(T, f), 0}
+#define COLUMNS(cols) (sizeof(cols) / sizeof(cols)[0])
+
+/* Fills item from row r, its columns in the order cols names them. */
+static void fill_row(loader *l, const store_row *r, void *item, const column *cols, size_t n)
+{
+    int i = 0;
+    for (size_t c = 0; c < n; c++) {
+        char *field = (char *)item + cols[c].at;
+        switch (cols[c].kind) {
+        case COL_TEXT:
+            *(const char **)(void *)field = col(l, r, i++);
+            break;
+        case COL_TEXT_NULL:
+            *(const char **)(void *)field = col_null(l, r, i++);
+            break;
+        case COL_INT:
+            *(int64_t *)(void *)field = store_row_int(r, i++);
+            break;
+        case COL_INT_OR_NULL:
+            *(int *)(void *)((char *)item + cols[c].flag_at) = store_row_type(r, i) == STORE_INT;
+            *(int64_t *)(void *)field = store_row_int(r, i++);
+            break;
+        default: /* COL_KEY */
+            key_of(l, r, i, (report_key *)(void *)field);
+            i += 3;
+            break;
+        }
+    }
+}
+
+/* A new item at the end of *items (grow), filled from row r; NULL out of
+ * memory (l->failed). */
+static void *add_row(loader *l, const store_row *r, void **items, size_t *n, size_t *cap,
+                     size_t size, const column *cols, size_t n_cols)
+{
+    void *item = grow(l, items, n, cap, size);
+    if (!item)
+        return NULL;
+    fill_row(l, r, item, cols, n_cols);
+    return l->failed ? NULL : item;
 }
 
 static int key_cmp(const report_key *a, const report_key *b)
@@ -244,62 +302,49 @@ static int on_sandbox(void *ctx, const store_row *r)
 
 static int on_shard(void *ctx, const store_row *r)
 {
+    static const column cols[] = {INT(report_shard, index), INT(report_shard, count),
+                                  TEXT(report_shard, status), TEXT(report_shard, started_at),
+                                  TEXT(report_shard, finished_at), TEXT(report_shard, host),
+                                  TEXT(report_shard, cpu_features), TEXT(report_shard, args)};
     loader *l = ctx;
-    report_shard *h = grow(l, (void **)&l->m->shards, &l->m->n_shards, &l->cap_shards, sizeof *h);
-    if (!h)
-        return 1;
-    h->index = store_row_int(r, 0);
-    h->count = store_row_int(r, 1);
-    h->status = col(l, r, 2);
-    h->started_at = col(l, r, 3);
-    h->finished_at = col(l, r, 4);
-    h->host = col(l, r, 5);
-    h->cpu_features = col(l, r, 6);
-    h->args = col(l, r, 7);
-    return l->failed;
+    return add_row(l, r, (void **)&l->m->shards, &l->m->n_shards, &l->cap_shards,
+                   sizeof(report_shard), cols, COLUMNS(cols)) == NULL;
 }
 
 static int on_plugin(void *ctx, const store_row *r)
 {
+    static const column cols[] = {TEXT(report_plugin, name), TEXT(report_plugin, version),
+                                  TEXT(report_plugin, sha256), TEXT(report_plugin, path)};
     loader *l = ctx;
-    report_plugin *p =
-        grow(l, (void **)&l->m->plugins, &l->m->n_plugins, &l->cap_plugins, sizeof *p);
-    if (!p)
-        return 1;
-    p->name = col(l, r, 0);
-    p->version = col(l, r, 1);
-    p->sha256 = col(l, r, 2);
-    p->path = col(l, r, 3);
-    return l->failed;
+    return add_row(l, r, (void **)&l->m->plugins, &l->m->n_plugins, &l->cap_plugins,
+                   sizeof(report_plugin), cols, COLUMNS(cols)) == NULL;
 }
 
 static int on_cert(void *ctx, const store_row *r)
 {
+    static const column cols[] = {KEY(report_cert, k), TEXT(report_cert, verdict),
+                                  TEXT(report_cert, profile), INT(report_cert, cases),
+                                  INT(report_cert, elements)};
     loader *l = ctx;
-    report_cert *c = grow(l, (void **)&l->m->certs, &l->m->n_certs, &l->cap_certs, sizeof *c);
+    report_cert *c = add_row(l, r, (void **)&l->m->certs, &l->m->n_certs, &l->cap_certs,
+                             sizeof *c, cols, COLUMNS(cols));
     if (!c)
         return 1;
-    key_of(l, r, 0, &c->k);
-    c->verdict = col(l, r, 3);
-    c->profile = col(l, r, 4);
-    c->cases = store_row_int(r, 5);
-    c->elements = store_row_int(r, 6);
     c->held = !strncmp(c->verdict, "CONFORMANT", 10);
-    return l->failed;
+    return 0;
 }
 
 static int on_count(void *ctx, const store_row *r)
 {
+    static const column cols[] = {KEY(report_count, k), TEXT(report_count, cls),
+                                  INT(report_count, elements), INT(report_count, cases)};
     loader *l = ctx;
-    report_count *c = grow(l, (void **)&l->m->counts, &l->m->n_counts, &l->cap_counts, sizeof *c);
+    report_count *c = add_row(l, r, (void **)&l->m->counts, &l->m->n_counts, &l->cap_counts,
+                              sizeof *c, cols, COLUMNS(cols));
     if (!c)
         return 1;
-    key_of(l, r, 0, &c->k);
-    c->cls = col(l, r, 3);
     c->cls_id = class_id(c->cls);
-    c->elements = store_row_int(r, 4);
-    c->cases = store_row_int(r, 5);
-    return l->failed;
+    return 0;
 }
 
 static int on_hist(void *ctx, const store_row *r)
@@ -325,57 +370,42 @@ static int on_hist(void *ctx, const store_row *r)
 
 static int on_finding(void *ctx, const store_row *r)
 {
+    static const column cols[] = {
+        INT(report_finding, signature_id), KEY(report_finding, k), TEXT(report_finding, cls),
+        TEXT(report_finding, operand_class), TEXT(report_finding, status),
+        INT(report_finding, occurrences_run), INT(report_finding, occurrences_total),
+        INT(report_finding, first_run_id), INT(report_finding, reproducers_dropped),
+        INT(report_finding, bug_id), TEXT_NULL(report_finding, ranges)};
     loader *l = ctx;
-    report_finding *f =
-        grow(l, (void **)&l->m->findings, &l->m->n_findings, &l->cap_findings, sizeof *f);
+    report_finding *f = add_row(l, r, (void **)&l->m->findings, &l->m->n_findings,
+                                &l->cap_findings, sizeof *f, cols, COLUMNS(cols));
     if (!f)
         return 1;
-    f->signature_id = store_row_int(r, 0);
-    key_of(l, r, 1, &f->k);
-    f->cls = col(l, r, 4);
     f->cls_id = class_id(f->cls);
-    f->operand_class = col(l, r, 5);
-    f->status = col(l, r, 6);
-    f->occurrences_run = store_row_int(r, 7);
-    f->occurrences_total = store_row_int(r, 8);
-    f->first_run_id = store_row_int(r, 9);
-    f->reproducers_dropped = store_row_int(r, 10);
-    f->ranges = col_null(l, r, 12);
     f->is_new = f->first_run_id == l->m->run.id;
-    f->bug_id = store_row_int(r, 11);
-    return l->failed;
+    return 0;
 }
 
 static int on_bug(void *ctx, const store_row *r)
 {
+    static const column cols[] = {INT(report_bug, id), TEXT(report_bug, implementation),
+                                  TEXT(report_bug, cls), TEXT(report_bug, kind),
+                                  TEXT(report_bug, locus)};
     loader *l = ctx;
-    report_bug *b = grow(l, (void **)&l->m->bugs, &l->m->n_bugs, &l->cap_bugs, sizeof *b);
-    if (!b)
-        return 1;
-    b->id = store_row_int(r, 0);
-    b->implementation = col(l, r, 1);
-    b->cls = col(l, r, 2);
-    b->kind = col(l, r, 3);
-    b->locus = col(l, r, 4);
-    return l->failed;
+    return add_row(l, r, (void **)&l->m->bugs, &l->m->n_bugs, &l->cap_bugs, sizeof(report_bug),
+                   cols, COLUMNS(cols)) == NULL;
 }
 
 static int on_coverage(void *ctx, const store_row *r)
 {
+    static const column cols[] = {
+        KEY(report_coverage, k), INT(report_coverage, cases), TEXT(report_coverage, ranks),
+        TEXT(report_coverage, inner_sizes), TEXT(report_coverage, broadcast_classes),
+        TEXT(report_coverage, size_tiers), TEXT(report_coverage, paths),
+        TEXT(report_coverage, alignments)};
     loader *l = ctx;
-    report_coverage *c =
-        grow(l, (void **)&l->m->coverage, &l->m->n_coverage, &l->cap_coverage, sizeof *c);
-    if (!c)
-        return 1;
-    key_of(l, r, 0, &c->k);
-    c->cases = store_row_int(r, 3);
-    c->ranks = col(l, r, 4);
-    c->inner_sizes = col(l, r, 5);
-    c->broadcast_classes = col(l, r, 6);
-    c->size_tiers = col(l, r, 7);
-    c->paths = col(l, r, 8);
-    c->alignments = col(l, r, 9);
-    return l->failed;
+    return add_row(l, r, (void **)&l->m->coverage, &l->m->n_coverage, &l->cap_coverage,
+                   sizeof(report_coverage), cols, COLUMNS(cols)) == NULL;
 }
 
 /* Each bug's members: the findings that name it, in the findings' order. */
@@ -408,30 +438,21 @@ static int coverage_cmp(const void *a, const void *b)
 
 static int on_repro(void *ctx, const store_row *r)
 {
+    static const column cols[] = {
+        INT(report_repro, id), INT(report_repro, run_id), TEXT(report_repro, case_id),
+        TEXT(report_repro, source), TEXT(report_repro, attrs), TEXT(report_repro, a_shape),
+        TEXT(report_repro, b_shape), INT_OR_NULL(report_repro, element, has_element),
+        TEXT_NULL(report_repro, expected), TEXT_NULL(report_repro, actual),
+        INT_OR_NULL(report_repro, ulps, has_ulps), TEXT_NULL(report_repro, note),
+        INT(report_repro, a_bytes), INT(report_repro, b_bytes), TEXT(report_repro, a_hex),
+        TEXT(report_repro, b_hex)};
     loader *l = ctx;
     report_finding *f = l->finding;
     if (f->n_repros >= REPORT_MAX_REPRODUCERS)
         return 0;
     report_repro *x = &f->repros[f->n_repros++];
     memset(x, 0, sizeof *x);
-    x->id = store_row_int(r, 0);
-    x->run_id = store_row_int(r, 1);
-    x->case_id = col(l, r, 2);
-    x->source = col(l, r, 3);
-    x->attrs = col(l, r, 4);
-    x->a_shape = col(l, r, 5);
-    x->b_shape = col(l, r, 6);
-    x->has_element = store_row_type(r, 7) == STORE_INT;
-    x->element = store_row_int(r, 7);
-    x->expected = col_null(l, r, 8);
-    x->actual = col_null(l, r, 9);
-    x->has_ulps = store_row_type(r, 10) == STORE_INT;
-    x->ulps = store_row_int(r, 10);
-    x->note = col_null(l, r, 11);
-    x->a_bytes = store_row_int(r, 12);
-    x->b_bytes = store_row_int(r, 13);
-    x->a_hex = col(l, r, 14);
-    x->b_hex = col(l, r, 15);
+    fill_row(l, r, x, cols, COLUMNS(cols));
     return l->failed;
 }
 
