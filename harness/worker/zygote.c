@@ -294,6 +294,7 @@ int worker_fork_runner(worker *w)
      * it); the shape buffer and the stack are the zygote's, inherited. */
     memset(&b->fault, 0, sizeof b->fault);
     memset(&b->exitrec, 0, sizeof b->exitrec);
+    memset(&b->late, 0, sizeof b->late);
     memset(&b->rep, 0, sizeof b->rep);
     memset(b->map, 0, sizeof b->map);
     b->map[R_SHAPE] = w->zshape;
