@@ -9,7 +9,10 @@
  * faults, at whatever time it writes, and the fault handler's record
  * (thread, name, time) with the block's ctl_late (which call returned,
  * when, which threads were alive) lets the parent name it a late write of
- * that call (fault.c). A and B are read-only always.
+ * that call (fault.c). A and B are read-only always. After the release
+ * the block still names those pages: a later fault there by another
+ * thread than the serving one (the next layout mapped them otherwise) is
+ * still that call's late write.
  *
  * So that the fault comes while the call that caused it is still the one
  * waiting for its reply, the worker then looks at the process's other
@@ -180,6 +183,7 @@ void child_late_arm(ctl_block *b, const ctl_map *out, uint32_t seq, size_t page)
     if (out->lo && out->hi - out->page > page) {
         l->lo = out->page;
         l->hi = out->hi - page; /* the upper guard stays PROT_NONE */
+        l->data = out->data;
         if (mprotect((void *)(uintptr_t)l->lo, (size_t)(l->hi - l->lo), PROT_READ) == 0) {
             late_lo = l->lo;
             late_hi = l->hi;
@@ -187,6 +191,7 @@ void child_late_arm(ctl_block *b, const ctl_map *out, uint32_t seq, size_t page)
         }
     }
     int32_t self = (int32_t)syscall(SYS_gettid);
+    l->server = self;
     uint64_t until = l->returned_ns + (uint64_t)LATE_WINDOW_MS * 1000000u;
     uint32_t active = late_scan(l, self);
     while (active && late_hi) {

@@ -75,23 +75,30 @@ static void classify_fault(const ctl_map *maps, uint32_t stage, const ctl_fault 
 /* 1 when fault f is a write after compute returned (child_late.c): a
  * memory fault, out of a compute, in the output's pages while they were
  * read-only (the range must be the output map's own to be believed), or in
- * an input's pages; r then says so. */
+ * an input's pages; or, once the next compute began, a fault by another
+ * thread than the serving one in the pages that were protected (mapped
+ * otherwise since). r then says so. */
 static int classify_late(const ctl_map *maps, const ctl_late *l, const ctl_fault *f,
                          worker *w, worker_result *r)
 {
     if ((f->signo != SIGSEGV && f->signo != SIGBUS) || f->code <= 0 || f->write == 0 ||
-        f->stage == WORKER_STAGE_COMPUTE1 || f->stage == WORKER_STAGE_COMPUTE2 ||
-        f->stage == WORKER_STAGE_PROBE || l->armed != 1 || !l->seq)
+        !l->seq || l->armed > 1)
         return 0;
+    int in_compute = f->stage == WORKER_STAGE_COMPUTE1 || f->stage == WORKER_STAGE_COMPUTE2 ||
+                     f->stage == WORKER_STAGE_PROBE;
+    if (l->armed ? in_compute : f->tid == l->server || !l->server)
+        return 0; /* released: only another thread's write counts */
     const ctl_map *o = &maps[R_OUT];
     uint32_t region = 0;
     const ctl_map *m = NULL;
-    if (o->hi && l->lo == o->page && l->hi == o->hi - w->page && f->addr >= l->lo &&
-        f->addr < l->hi) {
+    ctl_map was = {l->lo, l->lo, l->data, l->hi, l->hi};
+    if (l->hi > l->lo && f->addr >= l->lo && f->addr < l->hi) {
+        if (l->armed && !(o->hi && l->lo == o->page && l->hi == o->hi - w->page))
+            return 0; /* armed pages must be the output map's own to be believed */
         region = WORKER_REGION_OUT;
-        m = o;
+        m = l->armed ? o : &was;
     }
-    for (int i = R_A; !m && i <= R_B; i++)
+    for (int i = R_A; !m && l->armed && i <= R_B; i++)
         if (maps[i].hi && f->addr >= maps[i].page && f->addr < maps[i].end) {
             region = (uint32_t)i + 1;
             m = &maps[i];

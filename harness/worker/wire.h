@@ -133,8 +133,11 @@ typedef struct ctl_fault {
  * ones still active marked so). */
 #define CTL_LATE_THREADS 240
 typedef struct ctl_late {
-    uint32_t armed, seq;   /* the compute whose output is protected */
-    uint64_t lo, hi;
+    uint32_t armed, seq;   /* the compute whose output is protected (armed
+                              0: no longer, the next compute began; lo, hi
+                              still name its pages) */
+    int32_t server;        /* the thread that serves the calls */
+    uint64_t lo, hi, data; /* data: where the output's bytes began */
     uint64_t returned_ns;  /* CLOCK_MONOTONIC when it returned */
     uint32_t alive, active; /* plugin threads alive, and not parked */
     uint32_t waited_us;    /* how long the worker watched before replying */
