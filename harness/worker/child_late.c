@@ -26,7 +26,10 @@
  * workers of a thread pool: OpenMP, oneDNN, ONNX Runtime, libtorch) or
  * spinning (running, and seen after the previous call too: OpenMP's
  * spin-wait) costs no wait. Whatever writes later still faults; the
- * parent then knows from ctl_late which earlier call it was.
+ * parent then knows from ctl_late which earlier call it was. A process
+ * alone costs one read of /proc/self/stat per compute; threads that were
+ * all parked after the previous call, and are as many now, are looked at
+ * again on one call in LATE_SAMPLE (the protection stays on every call).
  */
 #include "harness/worker/worker_internal.h"
 
@@ -46,6 +49,12 @@
  * (runner-private: this file runs on the serving thread only). */
 static int32_t late_seen[LATE_MAX_SEEN], late_now[LATE_MAX_SEEN];
 static uint32_t late_n_seen, late_n_now;
+/* What the last scan saw (the thread count, whether one was active, the
+ * names), and the calls since. */
+#define LATE_SAMPLE 16
+static long late_last_threads;
+static uint32_t late_last_active, late_calls;
+static char late_names[CTL_LATE_THREADS];
 /* The protected range, kept here too: the block is the plugin's to write. */
 static uint64_t late_lo, late_hi;
 
@@ -170,15 +179,11 @@ void child_late_arm(ctl_block *b, const ctl_map *out, uint32_t seq, size_t page)
     l->returned_ns = late_now_ns();
     l->seq = seq;
     /* One thread (the serving one): nothing is left to write late. */
-    char stat[1024];
-    if (worker_read_small("/proc/self/stat", stat, sizeof stat)) {
-        const char *p = strrchr(stat, ')');
-        for (int field = 3; field < 20 && p; field++)
-            p = strchr(p + 1, ' ');
-        if (p && strtol(p + 1, NULL, 10) == 1) {
-            late_n_seen = 0;
-            return;
-        }
+    long threads = child_count_threads();
+    if (threads == 1) {
+        late_n_seen = 0;
+        late_last_threads = 1;
+        return;
     }
     if (out->lo && out->hi - out->page > page) {
         l->lo = out->page;
@@ -192,6 +197,14 @@ void child_late_arm(ctl_block *b, const ctl_map *out, uint32_t seq, size_t page)
     }
     int32_t self = (int32_t)syscall(SYS_gettid);
     l->server = self;
+    /* The same threads as after the previous call, none of them active
+     * then: a parked pool; looked at again on one call in LATE_SAMPLE. */
+    if (threads == late_last_threads && !late_last_active && ++late_calls % LATE_SAMPLE != 0) {
+        memcpy(l->threads, late_names, sizeof l->threads);
+        l->alive = (uint32_t)threads - 1;
+        return;
+    }
+    late_last_threads = threads;
     uint64_t until = l->returned_ns + (uint64_t)LATE_WINDOW_MS * 1000000u;
     uint32_t active = late_scan(l, self);
     while (active && late_hi) {
@@ -205,6 +218,8 @@ void child_late_arm(ctl_block *b, const ctl_map *out, uint32_t seq, size_t page)
     l->waited_us = (uint32_t)((late_now_ns() - l->returned_ns) / 1000u);
     memcpy(late_seen, late_now, late_n_now * sizeof late_now[0]);
     late_n_seen = late_n_now;
+    late_last_active = active;
+    memcpy(late_names, l->threads, sizeof late_names);
 }
 
 void child_late_release(ctl_block *b)

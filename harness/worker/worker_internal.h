@@ -648,6 +648,9 @@ void child_probe(const dvg_descriptor *d, dvg_iut *iut, const child_setup *cs,
  * none running after open()) and a kernel with pidfds. */
 int child_can_fork(void);
 
+/* Threads of this process (/proc/self/stat), 0 when unknown. */
+long child_count_threads(void);
+
 /* The zygote's life after its hello on `sock`: forks a runner per
  * OP_FORK, reaps it on OP_REAP, exits on OP_QUIT or when the channel
  * closes. Returns only in a runner, set up (fd 3 its own channel, its own

@@ -96,8 +96,7 @@ static int send_token_fds(int sock, uint32_t seq, uint32_t op, uint32_t arg, con
  * The child: the zygote and the start of each runner
  * ---------------------------------------------------------------------- */
 
-/* Threads of this process (/proc/self/stat), 0 when unknown. */
-static long count_threads(void)
+long child_count_threads(void)
 {
     char buf[1024];
     if (!worker_read_small("/proc/self/stat", buf, sizeof buf))
@@ -114,7 +113,7 @@ static long count_threads(void)
 
 int child_can_fork(void)
 {
-    if (count_threads() != 1)
+    if (child_count_threads() != 1)
         return 0;
     int fd = open_pidfd(getpid());
     if (fd < 0)
