@@ -14,13 +14,17 @@
  * compared again (harness/run/engine/crosscheck.h). Exit 0 when the plugin (every
  * plugin of a set) now conforms on it, 1 when one still departs, 2 on
  * errors. --write-case FILE writes the reproducer's case as a case file
- * (cases/README.md; casefile_write) instead, to commit it as a test.
+ * (cases/README.md; casefile_write) instead, to commit it as a test. A
+ * reproducer found under another CPU (its note: isolation_cpu_note) is
+ * replayed there - emulated, or natively with the plugin forced to its
+ * level - unless --cpu MODEL names where (--cpu native: natively).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "harness/base/alloc.h"
+#include "harness/base/cpumodel.h"
 #include "harness/cases/casefile.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
@@ -34,7 +38,8 @@
 
 #define USAGE \
     "usage: divergence replay --db FILE sig:N|repro:N [--plugin PATH ...] [--write-case FILE]\n" \
-    "         [--config TEXT] [--grant pocl|cuda ...] [--timeout MS] [--memory-limit MIB]\n"
+    "         [--config TEXT] [--grant pocl|cuda ...] [--timeout MS] [--memory-limit MIB]\n" \
+    "         [--cpu MODEL]\n"
 #define REPLAY_MAX_PLUGINS CROSSCHECK_MAX_PLUGINS
 
 static void show_elem(uint32_t dtype, const char *label, const verdict_example *ex)
@@ -182,6 +187,9 @@ static int usage(FILE *to)
               "one --plugin per plugin, in the set's order) and compared again.\n"
               "--write-case FILE writes the reproducer's case as a case file (with the\n"
               "oracle's expectation) instead of running it, to commit it under cases/.\n"
+              "A reproducer found under another CPU (its note: \"under x86-64-v3\n"
+              "(emulated)\") is replayed there; --cpu MODEL says where instead\n"
+              "(--cpu native: natively).\n"
               "Exit 0 the plugin (every plugin of a set) now conforms on it, 1 one still\n"
               "departs, 2 errors.\n",
               to);
@@ -348,8 +356,11 @@ int cmd_replay(int argc, char **argv)
     char *ids[1];
     run_isolation iso;
     isolation_default(&iso, 0);
+    uint8_t cpus[CLI_MAX_CPUS];
+    uint32_t n_cpus = 0;
     const cli_shared shared = {.grants = &iso.grants, .timeout_ms = &iso.timeout_ms,
-                               .memory_limit = &iso.memory_limit};
+                               .memory_limit = &iso.memory_limit, .cpus = cpus,
+                               .n_cpus = &n_cpus};
     const cli_flag flags[] = {
         CLI_FLAG_TEXT("--db", &db_path),
         CLI_FLAG_TEXT("--config", &config),
@@ -369,6 +380,10 @@ int cmd_replay(int argc, char **argv)
         plugin = plugins[n_plugins - 1];
     if (!id_text) {
         fprintf(stderr, USAGE);
+        return 2;
+    }
+    if (n_cpus > 1) {
+        fprintf(stderr, "divergence replay: --cpu: one CPU per replay\n");
         return 2;
     }
     store *db = NULL;
@@ -402,6 +417,13 @@ int cmd_replay(int argc, char **argv)
     }
     if (print_recorded(&c, &info, id, by_signature, &p, &valid))
         goto done;
+    /* Where it was found (its note), unless --cpu says where. */
+    if (n_cpus)
+        iso.cpu_model = cpus[0];
+    else if (isolation_cpu_from_note(info.note, &iso))
+        printf("  under %s%s%s, as recorded (--cpu native: natively)\n",
+               cpum_get(iso.cpu_model)->name, iso.isa[0] ? ", natively forced to " : " emulated",
+               iso.isa);
     if (hazard < 0) {
         char *text = NULL, why[640];
         if (store_reproducer_calls(db, id, &text)) {
