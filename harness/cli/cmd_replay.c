@@ -29,6 +29,7 @@
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
+#include "harness/run/engine/context.h"
 #include "harness/run/engine/crosscheck.h"
 #include "harness/run/engine/trial.h"
 #include "harness/run/replay/replay.h"
@@ -122,7 +123,8 @@ static int replay_set(store *db, const divcase *c, const store_reproducer *info,
         snprintf(sr->paths[k], sizeof sr->paths[k], "%s", b.path);
     }
     int departs = 0;
-    const replay_input in = {c, NULL, 0};
+    replay_input in;
+    replay_input_for(&in, c, NULL, "", "");
     for (uint32_t k = 0; k < sr->n; k++) {
         printf("  replaying on %s (%s)\n", sr->paths[k], sr->names[k]);
         char cfg[WORKER_NAME_MAX];
@@ -298,7 +300,8 @@ static int replay_one(const char *plugin, const divcase *c, const store_reproduc
     printf("  replaying on %s\n", plugin);
     replay rp;
     uint64_t shown = 0;
-    const replay_input in = {c, calls ? calls->cases : NULL, calls ? calls->count : 0};
+    replay_input in;
+    replay_input_for(&in, c, calls, info->cls, info->note);
     char cfg[WORKER_NAME_MAX];
     /* The config the finding was recorded with (its implementation's
      * name), unless --config says otherwise. */
@@ -317,6 +320,14 @@ static int replay_one(const char *plugin, const divcase *c, const store_reproduc
         for (size_t i = 0; i < calls->count; i++)
             printf("%s %s", i ? "," : "", calls->cases[i].id);
         printf("\n");
+    }
+    if (in.context_cls) {
+        uint32_t kind = context_probe_of_class(in.context_cls);
+        printf("  then in its calling context, as certify ran it: ");
+        if (kind)
+            printf("%s\n", worker_probe_name(kind));
+        else
+            printf("%u threads (open_with, OMP_NUM_THREADS)\n", in.threads);
     }
     int conforms = replay_open(&rp, plugin, config, iso);
     if (conforms == 0)
@@ -340,7 +351,9 @@ static int replay_one(const char *plugin, const divcase *c, const store_reproduc
         ex.actual2 = oracle_load(c->dtype, t->wr.out2, i); /* the worker ran it twice */
         show_elem(c->dtype, "recorded", &ex);
     }
-    printf("  now: %s\n", conforms ? "conforms" : "still departs from the spec");
+    printf("  now: %s\n", conforms        ? "conforms"
+                           : in.context_cls ? "still departs from the spec in that context"
+                                            : "still departs from the spec");
     status = conforms ? 0 : 1;
 done:
     replay_close(&rp);
