@@ -64,7 +64,9 @@
     X(IN_PLACE_B_WRONG, "in-place-b-wrong",                                           \
       "with C in B's buffer (in place) the answer differs, or the call failed")         \
     X(THREAD_COUNT_DIFFERS, "thread-count-differs",                                   \
-      "at another thread count (open_with's threads, OMP_NUM_THREADS) the answer differs")
+      "at another thread count (open_with's threads, OMP_NUM_THREADS) the answer differs") \
+    X(LATE_WRITE, "late-write",                                                       \
+      "the output (or an input) was written after compute returned, by a thread the plugin left running")
 
 #define ORACLE_CLASS_ENUM_(ID, name, desc) ORACLE_CLASS_##ID,
 enum { ORACLE_CLASS_LIST(ORACLE_CLASS_ENUM_) ORACLE_CLASS_COUNT };

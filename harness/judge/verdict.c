@@ -227,6 +227,7 @@ static uint32_t outcome_class(uint32_t outcome)
 {
     switch (outcome) {
     case VERDICT_OUT_HANG: return ORACLE_CLASS_HANG;
+    case VERDICT_OUT_LATE_WRITE: return ORACLE_CLASS_LATE_WRITE;
     case VERDICT_OUT_OOB_WRITE: return ORACLE_CLASS_OOB_WRITE;
     case VERDICT_OUT_OOB_READ: return ORACLE_CLASS_OOB_READ;
     case VERDICT_OUT_INPUT_MUTATED: return ORACLE_CLASS_INPUT_MUTATED;

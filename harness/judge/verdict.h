@@ -42,7 +42,9 @@
  *   OOB_WRITE, OOB_READ, INPUT_MUTATED
  *                  a write past the output, a read past an input, a write
  *                  into an input, caught while it ran;
- *   HANG           a call outlived its deadline.
+ *   HANG           a call outlived its deadline;
+ *   LATE_WRITE     a thread the plugin left running wrote into the output
+ *                  (or an input) after compute returned.
  * Every outcome but OK is a case-level finding (or none: INVALID_INPUT on
  * invalid input, UNSUPPORTED from output_shape on invalid input).
  */
@@ -56,7 +58,8 @@ enum {
     VERDICT_OUT_OOB_WRITE,
     VERDICT_OUT_OOB_READ,
     VERDICT_OUT_INPUT_MUTATED,
-    VERDICT_OUT_HANG
+    VERDICT_OUT_HANG,
+    VERDICT_OUT_LATE_WRITE
 };
 
 /* Bits of verdict_outputs.flags[i]: what is known of output element i. */

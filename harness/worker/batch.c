@@ -134,6 +134,7 @@ static int batch_compute(worker *w, worker_batch *bt, const divcase *c, const or
         return 1;
     }
     worker_take_leaks(r, &rep);
+    wire_copy_text(w->late_case, sizeof w->late_case, c->id);
     r->compute_status[run] = rep.status;
     if (rep.status != DVG_OK) {
         worker_take_status(r, stage, rep.status, rep.message);
@@ -194,6 +195,7 @@ int worker_batch_run(worker *w, worker_batch *bt, const divcase *c, const oracle
             return 0;
         worker_reset_result(r);
     }
+    w->run_seq = w->seq + 1;
 
     /* output_shape, once per child and layout */
     if (!bt->shape_ok_ || bt->spawn_ != w->spawns || !batch_same_header(bt, c, expect)) {

@@ -72,6 +72,11 @@ static void child_on_fault(int sig, siginfo_t *si, void *ucv)
 #endif
     b->fault.seq = b->cur_seq;
     b->fault.stage = b->cur_stage;
+    b->fault.tid = (int32_t)syscall(SYS_gettid);
+    prctl(PR_GET_NAME, b->fault.comm, 0, 0, 0);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    b->fault.ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     __atomic_store_n(&b->fault.magic, FAULT_MAGIC, __ATOMIC_RELEASE);
     _exit(CHILD_EXIT_FAULT + sig);
 }
@@ -764,6 +769,7 @@ void child_main(const child_setup *cs, ctl_block *b)
         } else if (q.op == OP_COMPUTE || q.op == OP_PROBE) {
             static const int prot[3] = {PROT_READ, PROT_READ, PROT_READ | PROT_WRITE};
             const int fds[3] = {rofd, rofd, memfd};
+            child_late_release(b);
             int mapped = 1;
             for (int i = 0; i < 3 && mapped; i++)
                 mapped = child_fit(fds[i], &q.region[i], &held[i], prot[i], page, &m[i]) == 0;
@@ -794,6 +800,8 @@ void child_main(const child_setup *cs, ctl_block *b)
                 }
                 child_stage(b, q.seq, WORKER_STAGE_IDLE);
                 child_end_call(&cb, &q, rep);
+                if (q.op == OP_COMPUTE)
+                    child_late_arm(b, &m[R_OUT], q.seq, page);
             }
         } else {
             rep->internal = 1;

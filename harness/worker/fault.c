@@ -12,6 +12,8 @@
  */
 #include "harness/worker/worker_internal.h"
 
+#include "harness/base/text.h"
+
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -70,6 +72,59 @@ static void classify_fault(const ctl_map *maps, uint32_t stage, const ctl_fault 
     }
 }
 
+/* 1 when fault f is a write after compute returned (child_late.c): a
+ * memory fault, out of a compute, in the output's pages while they were
+ * read-only (the range must be the output map's own to be believed), or in
+ * an input's pages; or, once the next compute began, a fault by another
+ * thread than the serving one in the pages that were protected (mapped
+ * otherwise since). r then says so. */
+static int classify_late(const ctl_map *maps, const ctl_late *l, const ctl_fault *f,
+                         worker *w, worker_result *r)
+{
+    if ((f->signo != SIGSEGV && f->signo != SIGBUS) || f->code <= 0 || f->write == 0 ||
+        !l->seq || l->armed > 1)
+        return 0;
+    int in_compute = f->stage == WORKER_STAGE_COMPUTE1 || f->stage == WORKER_STAGE_COMPUTE2 ||
+                     f->stage == WORKER_STAGE_PROBE;
+    if (l->armed ? in_compute : f->tid == l->server || !l->server)
+        return 0; /* released: only another thread's write counts */
+    const ctl_map *o = &maps[R_OUT];
+    uint32_t region = 0;
+    const ctl_map *m = NULL;
+    ctl_map was = {l->lo, l->lo, l->data, l->hi, l->hi};
+    if (l->hi > l->lo && f->addr >= l->lo && f->addr < l->hi) {
+        if (l->armed && !(o->hi && l->lo == o->page && l->hi == o->hi - w->page))
+            return 0; /* armed pages must be the output map's own to be believed */
+        region = WORKER_REGION_OUT;
+        m = l->armed ? o : &was;
+    }
+    for (int i = R_A; !m && l->armed && i <= R_B; i++)
+        if (maps[i].hi && f->addr >= maps[i].page && f->addr < maps[i].end) {
+            region = (uint32_t)i + 1;
+            m = &maps[i];
+        }
+    if (!m)
+        return 0;
+    static const char *const what[] = {"", "A", "B", "the output"};
+    r->outcome = WORKER_OUT_LATE_WRITE;
+    r->fault_region = region;
+    r->fault_offset = (int64_t)(f->addr - m->data);
+    r->late_earlier = l->seq < w->run_seq;
+    memcpy(r->late_case, w->late_case, sizeof r->late_case);
+    char comm[sizeof f->comm + 1], threads[CTL_LATE_THREADS + 1];
+    wire_copy_text(comm, sizeof comm, f->comm);
+    wire_copy_text(threads, sizeof threads, l->threads);
+    text_sanitize_inplace(comm, sizeof comm);
+    text_sanitize_inplace(threads, sizeof threads);
+    uint64_t us = f->ns > l->returned_ns ? (f->ns - l->returned_ns) / 1000u : 0;
+    worker_set_msg(r, "thread '%s' (%d) wrote byte %lld of %s %llu us after compute returned%s%s; "
+                   "threads of the plugin alive then: %s",
+                   comm, (int)f->tid, (long long)r->fault_offset, what[region],
+                   (unsigned long long)us, r->late_earlier ? " in case " : "",
+                   r->late_earlier ? r->late_case : "", threads[0] ? threads : "none seen");
+    return 1;
+}
+
 /*
  * The child is gone (or must go): reaps it and fills r. `why` is
  * 0 the child died on its own, 1 the deadline passed (hang), 2 it broke
@@ -83,14 +138,17 @@ void worker_lose_child(worker *w, int why, uint32_t stage, const char *detail,
     ctl_block *b = w->ctl;
     ctl_fault f;
     ctl_exit x;
+    ctl_late late;
     ctl_map maps[R_COUNT];
     uint64_t stack_top = 0, stack_limit = 0;
     memset(&f, 0, sizeof f);
     memset(&x, 0, sizeof x);
+    memset(&late, 0, sizeof late);
     memset(maps, 0, sizeof maps);
     if (b) {
         f = b->fault;
         x = b->exitrec;
+        late = b->late;
         memcpy(maps, b->map, sizeof maps);
         stack_top = b->stack_top;
         stack_limit = b->stack_limit;
@@ -116,6 +174,8 @@ void worker_lose_child(worker *w, int why, uint32_t stage, const char *detail,
         WEXITSTATUS(st) == CHILD_EXIT_FAULT + f.signo) {
         if (f.stage > WORKER_STAGE_NONE && f.stage < WORKER_STAGE_COUNT_)
             r->stage = f.stage;
+        if (classify_late(maps, &late, &f, w, r))
+            return;
         classify_fault(maps, r->stage, &f, r);
         if (f.signo == SIGXCPU) {
             r->outcome = WORKER_OUT_HANG;

@@ -147,6 +147,7 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
             return 0;
         worker_reset_result(r);
     }
+    w->run_seq = w->seq + 1;
 
     /* output_shape */
     worker_fill_request(&w->ctl->req, c);
@@ -234,6 +235,7 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
         }
         text_sanitize_inplace(rep.message, sizeof rep.message);
         worker_take_leaks(r, &rep);
+        wire_copy_text(w->late_case, sizeof w->late_case, c->id);
         r->compute_status[run] = rep.status;
         if (rep.status != DVG_OK) {
             worker_take_status(r, stage, rep.status, rep.message);

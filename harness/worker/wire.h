@@ -121,7 +121,28 @@ typedef struct ctl_fault {
     uint32_t magic, seq, stage;
     int32_t signo, code, write;
     uint64_t addr;
+    int32_t tid;      /* the thread that faulted */
+    char comm[16];    /* its name (PR_GET_NAME) */
+    uint64_t ns;      /* CLOCK_MONOTONIC when it faulted */
 } ctl_fault;
+
+/* The watch after a compute returned (child_late.c): the output's pages
+ * [lo, hi) stay read-only from then until the next compute, so a write
+ * into them by a thread the plugin left running faults; `threads` names
+ * the plugin's threads alive when the call returned ("name (tid)", the
+ * ones still active marked so). */
+#define CTL_LATE_THREADS 240
+typedef struct ctl_late {
+    uint32_t armed, seq;   /* the compute whose output is protected (armed
+                              0: no longer, the next compute began; lo, hi
+                              still name its pages) */
+    int32_t server;        /* the thread that serves the calls */
+    uint64_t lo, hi, data; /* data: where the output's bytes began */
+    uint64_t returned_ns;  /* CLOCK_MONOTONIC when it returned */
+    uint32_t alive, active; /* plugin threads alive, and not parked */
+    uint32_t waited_us;    /* how long the worker watched before replying */
+    char threads[CTL_LATE_THREADS];
+} ctl_late;
 
 typedef struct ctl_exit {
     uint32_t magic, seq, stage;
@@ -170,6 +191,7 @@ typedef struct ctl_block {
     uint32_t cur_seq, cur_stage; /* what the child is doing now */
     ctl_fault fault;
     ctl_exit exitrec;
+    ctl_late late;
     uint64_t stack_top, stack_limit; /* the child's main stack, for messages */
 } ctl_block;
 

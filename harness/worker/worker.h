@@ -141,6 +141,14 @@ void worker_poison(uint32_t run, uint8_t out[WORKER_POISON_BYTES]);
  *   PROTOCOL       the child broke the worker protocol (malformed message,
  *                  closed its channel, lied about its state);
  *   LOAD_ERROR     the plugin could not be loaded or opened (`load_error`).
+ *   LATE_WRITE     a thread the plugin left running wrote into the output
+ *                  (or an input) after compute returned: the output stays
+ *                  read-only from then until the next compute, and the
+ *                  worker watches the plugin's active threads for up to a
+ *                  few ms before it replies (child_late.c); `message` names
+ *                  the thread, the delay and the threads alive after the
+ *                  call; `late_earlier` says whether the call was an
+ *                  earlier request's (another case's) than this one.
  */
 #define WORKER_OUTCOME_LIST(X)            \
     X(OK, "ok")                           \
@@ -156,7 +164,8 @@ void worker_poison(uint32_t run, uint8_t out[WORKER_POISON_BYTES]);
     X(HANG, "hang")                       \
     X(EXIT, "exit")                       \
     X(PROTOCOL, "protocol")               \
-    X(LOAD_ERROR, "load-error")
+    X(LOAD_ERROR, "load-error")           \
+    X(LATE_WRITE, "late-write")
 
 #define WORKER_OUT_ENUM_(ID, name) WORKER_OUT_##ID,
 enum { WORKER_OUTCOME_LIST(WORKER_OUT_ENUM_) WORKER_OUT_COUNT_ };
@@ -523,6 +532,10 @@ typedef struct worker_result {
                                region's data (negative: before it) */
     int32_t wait_status;    /* raw waitpid status, -1 when not reaped */
     int32_t exit_code;      /* with EXIT: the exit status; -1 otherwise */
+    int32_t late_earlier;   /* with LATE_WRITE: 1 when the compute that
+                               returned before the write was an earlier
+                               worker_run's (late_case names its case) */
+    char late_case[64];     /* that case's id */
 
     /* private: buffer capacities */
     uint64_t cap_bytes_, cap_count_;

@@ -20,6 +20,8 @@
  *                   what the plugin left where no cgroup does
  *   child_state.c   the FP environment and signal state a call must leave
  *                   as it found it
+ *   child_late.c    the output read-only after a compute returned, the
+ *                   plugin's threads still active watched a few ms
  *   child_probe.c   the worker program's side of a probe (two threads at
  *                   once, in place: worker_probe)
  *   probe.c         worker_probe, the harness's side
@@ -322,6 +324,10 @@ struct worker {
                                the zygote and its runners) */
     size_t ctl_size;
     uint32_t seq;
+    uint32_t run_seq;       /* the first request of the current worker_run
+                               (a late write of an earlier one is another
+                               case's: worker_result.late_earlier) */
+    char late_case[64];     /* the case of the last compute that returned */
     uint64_t spawns;        /* processes that served calls */
     uint64_t loads;         /* children that loaded the plugin */
 
@@ -642,6 +648,9 @@ void child_probe(const dvg_descriptor *d, dvg_iut *iut, const child_setup *cs,
  * none running after open()) and a kernel with pidfds. */
 int child_can_fork(void);
 
+/* Threads of this process (/proc/self/stat), 0 when unknown. */
+long child_count_threads(void);
+
 /* The zygote's life after its hello on `sock`: forks a runner per
  * OP_FORK, reaps it on OP_REAP, exits on OP_QUIT or when the channel
  * closes. Returns only in a runner, set up (fd 3 its own channel, its own
@@ -754,5 +763,21 @@ void child_begin_call(const call_base *cb);
 
 /* After a plugin call: what it left changed into rep (and put back). */
 void child_end_call(const call_base *cb, const ctl_request *q, ctl_reply *rep);
+
+/* ------------------------------------------------------------------------
+ * child_late.c: writes after a compute returned
+ * ---------------------------------------------------------------------- */
+
+/* The longest the worker watches the plugin's active threads after a
+ * compute returned, before it replies (milliseconds). */
+#define LATE_WINDOW_MS 5
+
+/* After compute `seq` returned: the output's pages (out) read-only, the
+ * plugin's threads named in b->late, and a wait of at most LATE_WINDOW_MS
+ * while one of them is active. Nothing when the serving thread is alone. */
+void child_late_arm(ctl_block *b, const ctl_map *out, uint32_t seq, size_t page);
+
+/* Before the next compute or probe: the output writable again. */
+void child_late_release(ctl_block *b);
 
 #endif /* HARNESS_WORKER_INTERNAL_H */

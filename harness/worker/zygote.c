@@ -96,8 +96,7 @@ static int send_token_fds(int sock, uint32_t seq, uint32_t op, uint32_t arg, con
  * The child: the zygote and the start of each runner
  * ---------------------------------------------------------------------- */
 
-/* Threads of this process (/proc/self/stat), 0 when unknown. */
-static long count_threads(void)
+long child_count_threads(void)
 {
     char buf[1024];
     if (!worker_read_small("/proc/self/stat", buf, sizeof buf))
@@ -114,7 +113,7 @@ static long count_threads(void)
 
 int child_can_fork(void)
 {
-    if (count_threads() != 1)
+    if (child_count_threads() != 1)
         return 0;
     int fd = open_pidfd(getpid());
     if (fd < 0)
@@ -294,6 +293,7 @@ int worker_fork_runner(worker *w)
      * it); the shape buffer and the stack are the zygote's, inherited. */
     memset(&b->fault, 0, sizeof b->fault);
     memset(&b->exitrec, 0, sizeof b->exitrec);
+    memset(&b->late, 0, sizeof b->late);
     memset(&b->rep, 0, sizeof b->rep);
     memset(b->map, 0, sizeof b->map);
     b->map[R_SHAPE] = w->zshape;

@@ -73,6 +73,8 @@
 #define MUTANT_CACHE_SHAPES      44  /* kernel cache keyed by the shapes only, not the dtype */
 #define MUTANT_CACHE_ATTR        45  /* cache keyed by shapes and dtype, not the rounding attribute */
 #define MUTANT_LEAK_256K         46  /* every compute leaks a 256 KiB workspace it wrote */
+#define MUTANT_LATE_WRITER       48  /* a helper thread rewrites C's first element 1 ms after
+                                        compute returned */
 /* Shape families of issue 26 (numbered apart from the other mutants of that issue). */
 #define MUTANT_TILE_8X8          50  /* 8x8 tiles: last two dims >= 16, rows not a multiple of 8 */
 #define MUTANT_FLOAT_4MI         51  /* claims onnx-div-14 f32, i32 only; floats above 4 Mi wrong */
@@ -651,6 +653,32 @@ static inline void mutant_leak(void)
     }
 }
 #define MUTANT_AFTER(variant, a, b, c, count) mutant_leak()
+#elif DVG_MUTANT == MUTANT_LATE_WRITER
+/* Hands the last step to a helper thread and returns without waiting for
+ * it, as a kernel that posts its epilogue to a worker thread: C is right
+ * when compute returns, and 1 ms later the helper (named "late-writer")
+ * writes C's first element again, wrong (its low bit flipped). */
+#include <time.h>
+static void *mutant_late(void *arg)
+{
+    pthread_setname_np(pthread_self(), "late-writer");
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+    volatile uint8_t *c0 = arg;
+    *c0 ^= 1u;
+    return NULL;
+}
+static inline void mutant_late_writer(dvg_tensor *c)
+{
+    pthread_t t;
+    pthread_attr_t at;
+    if (!c->nbytes || pthread_attr_init(&at) != 0)
+        return;
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_create(&t, &at, mutant_late, c->data);
+    pthread_attr_destroy(&at);
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_late_writer(c)
 #elif DVG_MUTANT == MUTANT_ISA_AVX2_TAIL || DVG_MUTANT == MUTANT_ISA_FORCIBLE
 /* Dispatches on CPUID as real kernels do (__builtin_cpu_supports reads
  * it), or takes the level open_with forced (isa_forcible declares them):

@@ -130,6 +130,22 @@ if [ $rc -eq 1 ] && grep -q '^    resource-leak ' "$tmp/leak-fuzz.out" &&
     bad "fuzz of leak_256k: exit $rc: $(cat "$tmp/leak-fuzz.out")"; fi
 fi
 
+# A helper thread that rewrites C 1 ms after compute returned: a
+# late-write of the call that returned, naming the thread, in certify and
+# in fuzz; never an input-mutated, out-of-bounds-write, nondeterministic or
+# wrong-value finding of a later call (harness/worker/child_late.c).
+certify late_writer 1 "^    late-write .*thread 'late-writer' ([0-9]*) wrote byte 0 of the output [0-9]* us after compute returned" \
+    --variant onnx-div-14 --dtype f32
+if grep -q '^    \(input-mutated\|out-of-bounds-write\|nondeterministic\|wrong-value\|crash\) ' \
+    "$tmp/late_writer.out"; then bad "late_writer: another class: $(cat "$tmp/late_writer.out")"; else ok; fi
+"$D" fuzz --plugin "$M/mutant_late_writer.so" --db "$tmp/late.db" --seconds 2 --no-progress \
+    >"$tmp/late-fuzz.out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q '^    late-write ' "$tmp/late-fuzz.out" &&
+    ! grep -q '^    \(input-mutated\|out-of-bounds-write\|nondeterministic\|wrong-value\|crash\) ' \
+        "$tmp/late-fuzz.out"; then ok; else
+    bad "fuzz of late_writer: exit $rc: $(cat "$tmp/late-fuzz.out")"; fi
+
 # Certificates name the class, and the run is in the database.
 certify crash_int_min 1 'CRASHED' --variant onnx-div-7 --dtype i64
 

@@ -422,6 +422,20 @@ static void contract_mutants(void)
         CHECK(memcmp(c1, c2, sizeof c1) != 0 && memcmp(c1, c3, sizeof c1) == 0);
         unload(&m);
     }
+    if (load_mutant("late_writer", &m) == 0) {
+        /* C's first element changed after compute returned (a static
+         * buffer: the helper thread outlives the call); the rest right. */
+        static uint8_t c[16];
+        uint8_t cr[16];
+        kase k = F32(f_neutral);
+        uint64_t n;
+        CHECK(run(&ref, &k, cr, sizeof cr, 0, &n, NULL) == DVG_OK);
+        CHECK(run(&m, &k, c, sizeof c, 0, &n, NULL) == DVG_OK);
+        usleep(50000);
+        CHECKF(c[0] != cr[0] && !memcmp(c + 1, cr + 1, sizeof c - 1),
+               "late_writer: C's first element not rewritten after return");
+        unload(&m);
+    }
     if (load_mutant("claims_unsupported", &m) == 0) {
         kase k = I32(i_neutral), f = F32(f_neutral);
         uint8_t c[16];

@@ -35,6 +35,7 @@ static uint32_t outcome_of(uint32_t worker_outcome)
     case WORKER_OUT_OOB_READ: return VERDICT_OUT_OOB_READ;
     case WORKER_OUT_INPUT_MUTATED: return VERDICT_OUT_INPUT_MUTATED;
     case WORKER_OUT_HANG: return VERDICT_OUT_HANG;
+    case WORKER_OUT_LATE_WRITE: return VERDICT_OUT_LATE_WRITE;
     default: return VERDICT_OUT_CRASH; /* CRASH, EXIT, PROTOCOL, LOAD_ERROR */
     }
 }
