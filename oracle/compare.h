@@ -64,7 +64,9 @@
     X(IN_PLACE_B_WRONG, "in-place-b-wrong",                                           \
       "with C in B's buffer (in place) the answer differs, or the call failed")         \
     X(THREAD_COUNT_DIFFERS, "thread-count-differs",                                   \
-      "at another thread count (open_with's threads, OMP_NUM_THREADS) the answer differs")
+      "at another thread count (open_with's threads, OMP_NUM_THREADS) the answer differs") \
+    X(PERFORMANCE_CLIFF, "performance-cliff",                                         \
+      "a call took 20 times or more the time per element of the plugin's comparable calls")
 
 #define ORACLE_CLASS_ENUM_(ID, name, desc) ORACLE_CLASS_##ID,
 enum { ORACLE_CLASS_LIST(ORACLE_CLASS_ENUM_) ORACLE_CLASS_COUNT };

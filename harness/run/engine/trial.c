@@ -105,6 +105,7 @@ void trial_free(trial *t)
     if (!t)
         return;
     worker_result_free(&t->wr);
+    worker_result_free(&t->retime);
     narrow_refusal_free(&t->refusal);
     dvg_free(t->undefined);
     t->undefined = NULL;
@@ -224,6 +225,52 @@ static int judge_refusal(trial *t, const divcase *c, uint64_t period)
     return 0;
 }
 
+int trial_case_finding(uint32_t cls, int accepted, const char *note, const divcase *c,
+                       verdict_tally *tally, verdict_sink sink, void *ctx)
+{
+    verdict_example ex;
+    memset(&ex, 0, sizeof ex);
+    ex.cls = cls;
+    ex.index = UINT64_MAX;
+    ex.operand_a = ex.operand_b = ORACLE_OPERAND_COUNT;
+    ex.elements = 1;
+    ex.accepted = accepted;
+    snprintf(ex.note, sizeof ex.note, "%s", note);
+    if (accepted)
+        tally->accepted[cls]++;
+    else
+        tally->counts[cls]++;
+    tally->class_cases[cls]++;
+    return sink && sink(ctx, c, &ex) ? -1 : 0;
+}
+
+/* The pace of t's last case c, computed (pace.h): a cliff candidate is
+ * run once more and timed again. 0, 1 when it is a cliff (*note says so),
+ * -1 on a harness error (t->error). */
+static int pace_case(trial *t, const divcase *c, char *note, size_t len)
+{
+    const worker_info *in = worker_get_info(t->w);
+    if (t->pace.off || (in && strcmp(in->cpu_model, "native") != 0))
+        return 0;
+    uint64_t n = t->wr.count, ns = pace_case_ns(&t->wr);
+    pace_verdict pv;
+    if (pace_judge(&t->pace, c->dtype, n, ns, &pv)) {
+        if (worker_run(t->w, c, &t->plan.out, &t->retime)) {
+            snprintf(t->error, sizeof t->error, "case %s: %s", c->id, worker_errmsg(t->w));
+            return -1;
+        }
+        uint64_t again = pace_case_ns(&t->retime);
+        if (again && again < ns)
+            ns = again;
+        if (pace_judge(&t->pace, c->dtype, n, ns, &pv)) {
+            pace_describe(&pv, c->dtype, n, ns, note, len);
+            return 1;
+        }
+    }
+    pace_add(&t->pace, c->dtype, n, ns);
+    return 0;
+}
+
 int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sink, void *ctx)
 {
     oracle_error why;
@@ -288,17 +335,15 @@ int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sin
     }
     char note[VERDICT_NOTE_MAX];
     if (v >= 0 && leak_note(&t->leak, t->w, note, sizeof note)) {
-        verdict_example ex;
-        memset(&ex, 0, sizeof ex);
-        ex.cls = ORACLE_CLASS_RESOURCE_LEAK;
-        ex.index = UINT64_MAX;
-        ex.operand_a = ex.operand_b = ORACLE_OPERAND_COUNT;
-        ex.elements = 1;
-        snprintf(ex.note, sizeof ex.note, "%s", note);
-        tally->counts[ORACLE_CLASS_RESOURCE_LEAK]++;
-        tally->class_cases[ORACLE_CLASS_RESOURCE_LEAK]++;
-        v = sink && sink(ctx, c, &ex) ? -1 : 0;
+        v = trial_case_finding(ORACLE_CLASS_RESOURCE_LEAK, 0, note, c, tally, sink, ctx);
         worker_renew(t->w);
+    }
+    if (v >= 0 && t->valid && t->wr.computed) {
+        int slow = pace_case(t, c, note, sizeof note);
+        if (slow < 0)
+            return -1;
+        if (slow)
+            v = trial_case_finding(ORACLE_CLASS_PERFORMANCE_CLIFF, 0, note, c, tally, sink, ctx);
     }
     if (v < 0)
         snprintf(t->error, sizeof t->error, "case %s: recording a finding failed", c->id);
