@@ -325,13 +325,18 @@ int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sin
     leak_sink_ctx lc = {sink, ctx, {0}};
     int leaked = t->wr.outcome == WORKER_OUT_FAILURE &&
                  leak_explains_failure(&t->leak, t->w, lc.why, sizeof lc.why);
+    /* the tally may hold earlier cases' (fuzz adds up a lane's) */
+    uint64_t failed = tally->counts[ORACLE_CLASS_FAILURE],
+             failed_cases = tally->class_cases[ORACLE_CLASS_FAILURE];
     int v = verdict_case(&t->rules, c, t->valid, &t->plan, t->expected, &t->out, t->profile,
                          t->declared, t->int_div_zero_value, tally, leaked ? leak_sink : sink,
                          leaked ? &lc : ctx);
-    if (leaked) { /* the failure is the leak's */
-        tally->counts[ORACLE_CLASS_RESOURCE_LEAK] += tally->counts[ORACLE_CLASS_FAILURE];
-        tally->class_cases[ORACLE_CLASS_RESOURCE_LEAK] += tally->class_cases[ORACLE_CLASS_FAILURE];
-        tally->counts[ORACLE_CLASS_FAILURE] = tally->class_cases[ORACLE_CLASS_FAILURE] = 0;
+    if (leaked) { /* this case's failure is the leak's */
+        tally->counts[ORACLE_CLASS_RESOURCE_LEAK] += tally->counts[ORACLE_CLASS_FAILURE] - failed;
+        tally->class_cases[ORACLE_CLASS_RESOURCE_LEAK] +=
+            tally->class_cases[ORACLE_CLASS_FAILURE] - failed_cases;
+        tally->counts[ORACLE_CLASS_FAILURE] = failed;
+        tally->class_cases[ORACLE_CLASS_FAILURE] = failed_cases;
     }
     char note[VERDICT_NOTE_MAX];
     if (v >= 0 && leak_note(&t->leak, t->w, note, sizeof note)) {
