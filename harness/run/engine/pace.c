@@ -18,6 +18,20 @@ uint64_t pace_run_ns(const worker_result *wr, int run)
     return wr->compute_cpu_ns[run] ? wr->compute_cpu_ns[run] : wr->compute_ns[run];
 }
 
+int pace_main_thread_ns(int pid, uint64_t *ns)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/schedstat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    unsigned long long v = 0;
+    int ok = fscanf(f, "%llu", &v) == 1;
+    fclose(f);
+    *ns = v;
+    return ok ? 0 : -1;
+}
+
 uint64_t pace_case_ns(const worker_result *wr)
 {
     if (!wr->computed)

@@ -11,7 +11,10 @@
  * its dtype whose sizes are within a factor 2^PACE_BAND of its own, it
  * took PACE_RATIO times as long per element or more, and at least
  * PACE_MIN_NS in all; it is then timed once more (one more worker_run of
- * the case) and reported only when the lesser time still says so. A case
+ * the case, also by the CPU time of the worker's main thread, half of what
+ * the whole run used: a thread the plugin left spinning, which the
+ * process's clock counts during every call, is not in it) and reported
+ * only when the lesser time still says so. A case
  * found slow does not join the book (the median stays the plugin's
  * usual pace).
  */
@@ -46,6 +49,11 @@ typedef struct pace_book {
 /* The time one run took per the rules above: the CPU time of compute run
  * `run` of *wr, or its wall time where the CPU time was not read. */
 uint64_t pace_run_ns(const worker_result *wr, int run);
+
+/* The CPU time process pid's main thread has used so far
+ * (/proc/PID/schedstat: a thread the plugin left spinning is not in it).
+ * 0, or -1 when it cannot be read. */
+int pace_main_thread_ns(int pid, uint64_t *ns);
 
 /* The lesser of *wr's two runs (pace_run_ns); 0 when it did not compute. */
 uint64_t pace_case_ns(const worker_result *wr);
