@@ -66,7 +66,9 @@
     X(THREAD_COUNT_DIFFERS, "thread-count-differs",                                   \
       "at another thread count (open_with's threads, OMP_NUM_THREADS) the answer differs") \
     X(LATE_WRITE, "late-write",                                                       \
-      "the output (or an input) was written after compute returned, by a thread the plugin left running")
+      "the output (or an input) was written after compute returned, by a thread the plugin left running") \
+    X(PERFORMANCE_CLIFF, "performance-cliff",                                         \
+      "a call took 20 times or more the time per element of the plugin's comparable calls")
 
 #define ORACLE_CLASS_ENUM_(ID, name, desc) ORACLE_CLASS_##ID,
 enum { ORACLE_CLASS_LIST(ORACLE_CLASS_ENUM_) ORACLE_CLASS_COUNT };

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness/base/text.h"
@@ -73,6 +74,14 @@ static void mark_elements(worker_result *r, uint64_t pad)
         q2[j] = oracle_load(r->dtype, p2, j);
     }
     worker_flag_elements(r, q1, q2, period);
+}
+
+/* Nanoseconds from *a to *b (0 when b is not later). */
+static uint64_t elapsed_ns(const struct timespec *a, const struct timespec *b)
+{
+    int64_t ns = ((int64_t)b->tv_sec - (int64_t)a->tv_sec) * 1000000000 +
+                 ((int64_t)b->tv_nsec - (int64_t)a->tv_nsec);
+    return ns > 0 ? (uint64_t)ns : 0;
 }
 
 /* This process's patterns: drawn once, from the kernel's random bytes
@@ -224,8 +233,17 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
         memcpy(q->shape[2], expect->dims, sizeof q->shape[2]);
         memcpy(q->region, g, sizeof g);
         q->check_signals = run == 1;
+        clockid_t cpu;
+        struct timespec t0, t1, c0, c1;
+        int cpu_ok = clock_getcpuclockid((pid_t)worker_pid(w), &cpu) == 0 &&
+                     clock_gettime(cpu, &c0) == 0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         if (worker_call_child(w, OP_COMPUTE, stage, r))
             return 0;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        r->compute_ns[run] = elapsed_ns(&t0, &t1);
+        if (cpu_ok && clock_gettime(cpu, &c1) == 0)
+            r->compute_cpu_ns[run] = elapsed_ns(&c0, &c1);
         rep = w->ctl->rep;
         if (rep.seq != w->seq || rep.internal) {
             text_sanitize_inplace(rep.message, sizeof rep.message);

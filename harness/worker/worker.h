@@ -521,6 +521,13 @@ typedef struct worker_result {
     int32_t sig_changed_signal; /* with WORKER_SIG_HANDLER: the signal */
     uint64_t output_bytes;  /* bytes the plugin wrote to stdout/stderr
                                (capture_output) during this request */
+    uint64_t compute_ns[2]; /* wall time of each compute run as the parent
+                               saw it (request sent to reply read; 0: not
+                               run): the plugin cannot make it shorter */
+    uint64_t compute_cpu_ns[2]; /* the CPU time the child (all its threads)
+                               used meanwhile, read by the parent from the
+                               kernel's clock of that process (0: unread):
+                               a loaded machine's waits are not in it */
 
     /* abnormal ends */
     int32_t signal;         /* signal number, 0 when none */

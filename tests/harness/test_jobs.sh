@@ -14,7 +14,7 @@
 # plugins make each rule of the fold show: findings of many classes and
 # more than the reproducers kept per signature (remainder_17), a crash
 # narrowed once per claim and the shape stage stopped by its incomplete
-# cases (crash_int_min), a claim stopped at its first hang (hang), and
+# cases (crash_int_min), a claim stopped at its third hang (hang), and
 # hazards of a plugin set and a plugin's departures (diff).
 # Usage: test_jobs.sh DIVERGENCE REFERENCE_SO MUTANT_DIR DIFF_DIR
 set -u
@@ -78,7 +78,7 @@ has() {
 }
 
 UNITS=7 # cases per unit, with more than one job
-# A call that outlives its timeout is a hang, and a hang stops its claim: the
+# A call that outlives its timeout is a hang, and three hangs stop its claim: the
 # timeouts leave a loaded machine room, but for the plugin that hangs.
 C="certify --no-progress --timeout 30000 --cases "
 same remainder 1 2 $C "" --plugin "$M/mutant_remainder_17.so" --variant onnx-div-14 \
@@ -95,7 +95,7 @@ n=$(sqlite3 "$tmp/crash-1.db" "SELECT count(*) FROM reproducers WHERE note LIKE 
 has crash 'note: shape paths stopped after'
 same hang 1 2 $C "" --plugin "$M/mutant_hang.so" --variant onnx-div-14 --dtype i32 --random 40 \
     --shape-tier 10 --timeout 1500
-has hang 'claim stopped after 1 hangs'
+has hang 'claim stopped after 3 hangs'
 same diff 1 2 diff --cases "" --random 30 --timeout 30000 --plugin "$REF" \
     --plugin "$DIFF/mutant_other_unspecified.so" --plugin "$M/mutant_floor_not_trunc.so" \
     --variant onnx-div-14 --variant openvino-divide-1

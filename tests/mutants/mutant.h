@@ -79,6 +79,8 @@
 #define MUTANT_TILE_8X8          50  /* 8x8 tiles: last two dims >= 16, rows not a multiple of 8 */
 #define MUTANT_FLOAT_4MI         51  /* claims onnx-div-14 f32, i32 only; floats above 4 Mi wrong */
 #define MUTANT_SHIFT_POW2        52  /* OpenVINO trunc, i32: one-element B of 2^k divides by a shift */
+/* Slow paths (issue 26): right values, far more work on some shapes. */
+#define MUTANT_QUADRATIC         60  /* B broadcast: each element of C re-walks B's last dim */
 
 /* Raw bits of element i of a tensor whose elements are `bits` wide. */
 static inline uint64_t mutant_elem_get(uint32_t bits, const uint8_t *p, int64_t i)
@@ -639,6 +641,27 @@ static inline void mutant_cached(const dvg_tensor *a, const dvg_tensor *b, dvg_t
 /* `floors` is the rounding ref_compute picked (the attributes resolved). */
 #define MUTANT_AFTER(variant, a, b, c, count) mutant_cached((a), (b), (c), (count), floors((variant), &at))
 
+#elif DVG_MUTANT == MUTANT_QUADRATIC
+/* A broadcast path that re-walks B's row for every element of C (as a
+ * kernel recomputing a broadcast index by scanning would): the values are
+ * the reference's, the work count x (B's last dim) when B has fewer
+ * elements than C and a last dim of 2 or more. */
+static inline void mutant_rewalk(const dvg_tensor *b, int64_t count)
+{
+    int64_t nb = 1, row = b->rank ? b->shape[b->rank - 1] : 1;
+    for (uint32_t k = 0; k < b->rank; k++)
+        nb *= b->shape[k];
+    if (row < 2 || nb >= count)
+        return;
+    uint32_t bits = dtype_bits[b->dtype];
+    uint64_t sum = 0;
+    for (int64_t i = 0; i < count; i++) {
+        for (int64_t j = 0; j < row; j++)
+            sum += mutant_elem_get(bits, b->data, (i + j) % row);
+        __asm__ volatile("" : "+r"(sum)); /* each element's walk is done */
+    }
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_rewalk((b), (count))
 #elif DVG_MUTANT == MUTANT_LEAK_256K
 /* A workspace of 256 KiB per compute, written (so it is resident) and
  * never freed: right on every call, until memory runs out. */

@@ -146,6 +146,19 @@ if [ $rc -eq 1 ] && grep -q '^    late-write ' "$tmp/late-fuzz.out" &&
         "$tmp/late-fuzz.out"; then ok; else
     bad "fuzz of late_writer: exit $rc: $(cat "$tmp/late-fuzz.out")"; fi
 
+# Issue 26: slow paths. A kernel right on every value but quadratic on
+# broadcast shapes (each element of C re-walks B's row): its row-broadcast
+# shape cases take 20 times the time per element of its other cases of
+# comparable size or more, each a performance-cliff with its figures; the
+# conformance case (1024, 1024) / (1024) outlives the timeout, a hang that
+# ends that case only (the claim's later cases still run and find the cliffs).
+certify quadratic 1 '^    performance-cliff .*ns per element .* times the median of [0-9]* earlier f32 cases' \
+    --variant onnx-div-14 --dtype f32 --shape-tier 12 --timeout 1000
+if grep -q '^    hang ' "$tmp/quadratic.out" && ! grep -q 'claim stopped after' "$tmp/quadratic.out"; then
+    ok; else bad "quadratic: no hang, or the hang stopped the claim"; sed -n 1,12p "$tmp/quadratic.out" >&2; fi
+"$D" report --db "$tmp/zoo.db" --plugin divergence-mutant-quadratic --latest --format md >"$tmp/quadratic.md" 2>&1
+if grep -q 'performance-cliff' "$tmp/quadratic.md"; then ok; else bad "report: no performance-cliff"; fi
+
 # Certificates name the class, and the run is in the database.
 certify crash_int_min 1 'CRASHED' --variant onnx-div-7 --dtype i64
 

@@ -151,7 +151,10 @@ struct job {
 /* ---- generation (generate.c) --------------------------------------------- */
 
 /* Case number `index` of this shard (scratch: cap bytes for a mutated
- * corpus input). Depends on (seed, global number) only. 0 or -1. */
+ * corpus input). Depends on (seed, global number), and, for a drawn shape
+ * path in a campaign with a time budget, on the whole seconds since it
+ * started where they are further along than the case number (generate.c:
+ * SHAPE_BUDGET_RATE). 0 or -1. */
 int campaign_make_case(shared *sh, uint64_t index, uint8_t *scratch, size_t cap, divcase *c);
 
 /* ---- the jobs (jobs.c) ------------------------------------------------ */

@@ -4,7 +4,7 @@
  * function of (seed, i * N + k) alone - half the time a corpus input
  * mutated and decoded by the fuzz decoder, else a claim drawn and either
  * a drawn shape path under an element budget that grows with the case
- * number or a structured random case.
+ * number and with the campaign's time, or a structured random case.
  */
 #include "harness/run/campaign/campaign_internal.h"
 
@@ -86,6 +86,15 @@ static size_t mutate(gen_rng *g, uint8_t *buf, size_t n, size_t cap)
 #define SHAPE_BUDGET_MAX   (UINT64_C(1) << 23)
 #define SHAPE_BIG_ONE_IN   4
 
+/* The budget grows with the campaign's time as well: at T seconds it is at
+ * least the budget of case T * SHAPE_BUDGET_RATE (a quick plugin's case
+ * rate), so a slow plugin, whose cases come slowly, still reaches the large
+ * sizes (2^23 after about 7 minutes). The time counts in whole seconds, and
+ * only in a campaign with a time budget (--seconds): one bounded by its
+ * case count alone (--seconds 0 --cases N) makes the same cases from the
+ * same seed on any machine, with any number of jobs. */
+#define SHAPE_BUDGET_RATE  UINT64_C(500)
+
 /* The budget at global case number `global`. */
 static uint64_t shape_budget(uint64_t global)
 {
@@ -130,7 +139,9 @@ int campaign_make_case(shared *sh, uint64_t index, uint8_t *scratch, size_t cap,
     if (gen_below(&g, 4) == 0) {
         /* A shape path under the budget of the case number (sizes are
          * log-uniform below it, so most cases stay small). */
-        uint64_t budget = shape_budget(global);
+        double secs = sh->deadline > 0 ? engine_now() - sh->started_at : 0;
+        uint64_t by_time = secs > 0 ? (uint64_t)secs * SHAPE_BUDGET_RATE : 0;
+        uint64_t budget = shape_budget(global > by_time ? global : by_time);
         if (budget > SHAPE_BUDGET_SMALL && gen_below(&g, SHAPE_BIG_ONE_IN))
             budget = SHAPE_BUDGET_SMALL;
         shapes_spec sp;

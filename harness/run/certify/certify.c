@@ -27,7 +27,7 @@ void certify_options_default(certify_options *o)
     o->max_elements = 64;
     o->shape_paths = 1;
     o->shape_tier = SHAPES_MAX_TIER;
-    o->max_hangs = 1;
+    o->max_hangs = CERTIFY_MAX_HANGS;
     o->progress = isatty(2);
     o->pin = -1;
     o->probes = 1;

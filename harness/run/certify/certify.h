@@ -15,6 +15,11 @@
 #include "harness/run/engine/engine.h"
 #include "harness/run/engine/isolation.h"
 
+/* A call that outlives its timeout (a hang) ends its case, not its claim:
+ * the claim's other cases still run, until this many hangs (each costs a
+ * timeout and a fresh worker) stop it. */
+#define CERTIFY_MAX_HANGS 3u
+
 /* The most CPU models one certification judges under. */
 #define CERTIFY_MAX_CPUS 8
 
@@ -40,7 +45,8 @@ typedef struct certify_options {
                                       harness/cases/shapes.h too */
     uint32_t shape_tier;           /* their largest size tier: 2^k + 1
                                       elements (at most SHAPES_MAX_TIER) */
-    uint32_t max_hangs;            /* a claim stops after this many hangs */
+    uint32_t max_hangs;            /* a claim stops after this many hangs
+                                      (default CERTIFY_MAX_HANGS) */
     uint32_t shard_index;          /* --shard i/N: this process judges the */
     uint32_t shard_count;          /* selected claims k with k % N == i (k
                                       counts the selected claims in the

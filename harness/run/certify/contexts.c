@@ -84,20 +84,8 @@ static int thread_case(const certify_claim *cl, const certify_slot *s)
 static int finding(certify *cf, const divcase *c, case_record *rec, uint32_t cls,
                    const char *note, verdict_sink sink, void *ctx)
 {
-    verdict_example ex;
-    memset(&ex, 0, sizeof ex);
-    ex.cls = cls;
-    ex.index = UINT64_MAX;
-    ex.operand_a = ex.operand_b = ORACLE_OPERAND_COUNT;
-    ex.elements = 1;
-    ex.accepted = !(cf->info->capabilities & verdict_capability(cls));
-    snprintf(ex.note, sizeof ex.note, "%s", note);
-    if (ex.accepted)
-        rec->tally.accepted[cls]++;
-    else
-        rec->tally.counts[cls]++;
-    rec->tally.class_cases[cls]++;
-    return sink(ctx, c, &ex);
+    return trial_case_finding(cls, !(cf->info->capabilities & verdict_capability(cls)), note, c,
+                              &rec->tally, sink, ctx);
 }
 
 static const struct {

@@ -79,6 +79,7 @@ static int job_use_cpu(certify_job *js, engine_job *j, uint32_t k)
         trial_init(&js->ts[k], js->ws[k], &cf->o->profile);
         /* the call history's probe runs on the CPU's own worker */
         trial_init(&js->probe[k], js->ws[k], &cf->o->profile);
+        js->probe[k].pace.off = 1; /* a fresh child's first calls: not timed */
         history_init(&js->hist[k]);
         if (js->own[k] && native) {
             int started = worker_start(js->ws[k], &js->ts[k].wr);
@@ -301,7 +302,8 @@ static void history_release(void *ctx, divcase *c)
 static int probed_class(uint32_t cls)
 {
     return cls != ORACLE_CLASS_HANG && cls != ORACLE_CLASS_EARLIER_CALLS &&
-           cls != ORACLE_CLASS_RESOURCE_LEAK && cls != ORACLE_CLASS_LATE_WRITE && cls < 64;
+           cls != ORACLE_CLASS_RESOURCE_LEAK && cls != ORACLE_CLASS_LATE_WRITE &&
+           cls != ORACLE_CLASS_PERFORMANCE_CLIFF && cls < 64;
 }
 
 /* The case ids of keys[0..n) into buf ("a, b"). */

@@ -106,6 +106,7 @@ void trial_free(trial *t)
     if (!t)
         return;
     worker_result_free(&t->wr);
+    worker_result_free(&t->retime);
     narrow_refusal_free(&t->refusal);
     dvg_free(t->undefined);
     t->undefined = NULL;
@@ -225,6 +226,60 @@ static int judge_refusal(trial *t, const divcase *c, uint64_t period)
     return 0;
 }
 
+int trial_case_finding(uint32_t cls, int accepted, const char *note, const divcase *c,
+                       verdict_tally *tally, verdict_sink sink, void *ctx)
+{
+    verdict_example ex;
+    memset(&ex, 0, sizeof ex);
+    ex.cls = cls;
+    ex.index = UINT64_MAX;
+    ex.operand_a = ex.operand_b = ORACLE_OPERAND_COUNT;
+    ex.elements = 1;
+    ex.accepted = accepted;
+    snprintf(ex.note, sizeof ex.note, "%s", note);
+    if (accepted)
+        tally->accepted[cls]++;
+    else
+        tally->counts[cls]++;
+    tally->class_cases[cls]++;
+    return sink && sink(ctx, c, &ex) ? -1 : 0;
+}
+
+/* The pace of t's last case c, computed (pace.h): a cliff candidate is
+ * run once more and timed again. 0, 1 when it is a cliff (*note says so),
+ * -1 on a harness error (t->error). */
+static int pace_case(trial *t, const divcase *c, char *note, size_t len)
+{
+    const worker_info *in = worker_get_info(t->w);
+    if (t->pace.off || (in && strcmp(in->cpu_model, "native") != 0))
+        return 0;
+    uint64_t n = t->wr.count, ns = pace_case_ns(&t->wr);
+    pace_verdict pv;
+    if (pace_judge(&t->pace, c->dtype, n, ns, &pv)) {
+        int pid = worker_pid(t->w);
+        uint64_t m0 = 0, m1 = 0;
+        int main_read = pid > 0 && pace_main_thread_ns(pid, &m0) == 0;
+        if (worker_run(t->w, c, &t->plan.out, &t->retime)) {
+            snprintf(t->error, sizeof t->error, "case %s: %s", c->id, worker_errmsg(t->w));
+            return -1;
+        }
+        uint64_t again = pace_case_ns(&t->retime);
+        /* the main thread's share, per compute run (a spinning thread
+         * the plugin left is not in it) */
+        if (again && main_read && worker_pid(t->w) == pid && pace_main_thread_ns(pid, &m1) == 0 &&
+            m1 >= m0 && (m1 - m0) / 2 < again)
+            again = (m1 - m0) / 2;
+        if (again && again < ns)
+            ns = again;
+        if (pace_judge(&t->pace, c->dtype, n, ns, &pv)) {
+            pace_describe(&pv, c->dtype, n, ns, note, len);
+            return 1;
+        }
+    }
+    pace_add(&t->pace, c->dtype, n, ns);
+    return 0;
+}
+
 int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sink, void *ctx)
 {
     oracle_error why;
@@ -279,27 +334,30 @@ int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sin
     leak_sink_ctx lc = {sink, ctx, {0}};
     int leaked = t->wr.outcome == WORKER_OUT_FAILURE &&
                  leak_explains_failure(&t->leak, t->w, lc.why, sizeof lc.why);
+    /* the tally may hold earlier cases' (fuzz adds up a lane's) */
+    uint64_t failed = tally->counts[ORACLE_CLASS_FAILURE],
+             failed_cases = tally->class_cases[ORACLE_CLASS_FAILURE];
     int v = verdict_case(&t->rules, c, t->valid, &t->plan, t->expected, &t->out, t->profile,
                          t->declared, t->int_div_zero_value, tally, leaked ? leak_sink : sink,
                          leaked ? &lc : ctx);
-    if (leaked) { /* the failure is the leak's */
-        tally->counts[ORACLE_CLASS_RESOURCE_LEAK] += tally->counts[ORACLE_CLASS_FAILURE];
-        tally->class_cases[ORACLE_CLASS_RESOURCE_LEAK] += tally->class_cases[ORACLE_CLASS_FAILURE];
-        tally->counts[ORACLE_CLASS_FAILURE] = tally->class_cases[ORACLE_CLASS_FAILURE] = 0;
+    if (leaked) { /* this case's failure is the leak's */
+        tally->counts[ORACLE_CLASS_RESOURCE_LEAK] += tally->counts[ORACLE_CLASS_FAILURE] - failed;
+        tally->class_cases[ORACLE_CLASS_RESOURCE_LEAK] +=
+            tally->class_cases[ORACLE_CLASS_FAILURE] - failed_cases;
+        tally->counts[ORACLE_CLASS_FAILURE] = failed;
+        tally->class_cases[ORACLE_CLASS_FAILURE] = failed_cases;
     }
     char note[VERDICT_NOTE_MAX];
     if (v >= 0 && leak_note(&t->leak, t->w, note, sizeof note)) {
-        verdict_example ex;
-        memset(&ex, 0, sizeof ex);
-        ex.cls = ORACLE_CLASS_RESOURCE_LEAK;
-        ex.index = UINT64_MAX;
-        ex.operand_a = ex.operand_b = ORACLE_OPERAND_COUNT;
-        ex.elements = 1;
-        snprintf(ex.note, sizeof ex.note, "%s", note);
-        tally->counts[ORACLE_CLASS_RESOURCE_LEAK]++;
-        tally->class_cases[ORACLE_CLASS_RESOURCE_LEAK]++;
-        v = sink && sink(ctx, c, &ex) ? -1 : 0;
+        v = trial_case_finding(ORACLE_CLASS_RESOURCE_LEAK, 0, note, c, tally, sink, ctx);
         worker_renew(t->w);
+    }
+    if (v >= 0 && t->valid && t->wr.computed) {
+        int slow = pace_case(t, c, note, sizeof note);
+        if (slow < 0)
+            return -1;
+        if (slow)
+            v = trial_case_finding(ORACLE_CLASS_PERFORMANCE_CLIFF, 0, note, c, tally, sink, ctx);
     }
     if (v < 0)
         snprintf(t->error, sizeof t->error, "case %s: recording a finding failed", c->id);

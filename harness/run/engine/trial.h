@@ -18,6 +18,7 @@
 #include "harness/judge/verdict.h"
 #include "harness/worker/narrow.h"
 #include "harness/run/engine/leak.h"
+#include "harness/run/engine/pace.h"
 #include "harness/worker/worker.h"
 
 typedef struct trial {
@@ -45,6 +46,8 @@ typedef struct trial {
     uint8_t refusal_isolated[DVG_VARIANT_COUNT][DVG_DTYPE_COUNT];
     char error[512];         /* the harness error of a -1 return */
     leak_watch leak;         /* the worker life's resources (leak.h) */
+    pace_book pace;          /* the plugin's time per element (pace.h) */
+    worker_result retime;    /* a slow case timed once more */
 } trial;
 
 /* Sets up a trial on worker w (not started here). The profile pointer is
@@ -66,11 +69,20 @@ void trial_free(trial *t);
  * the case also gets the finding resource-leak (and the worker a fresh
  * child, worker_renew, so that later cases do not pay for it); a failure
  * status in a life whose memory was seen growing is a resource-leak, not
- * a failure.
+ * a failure. A computed case is timed against the plugin's pace on
+ * comparable cases (pace.h; not under an emulated CPU, nor with t->pace.off
+ * set): one far slower, timed again and still so, also gets the finding
+ * performance-cliff.
  * Returns 1 when the case conforms, 0 when not, -1 on a harness error
  * (malformed case, memory, fork; t->error says which).
  */
 int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sink, void *ctx);
+
+/* A case-level finding of case c (no element: index UINT64_MAX) of class
+ * cls with the words `note`, accepted or not, into *tally and sink (NULL:
+ * none). 0, or -1 when the sink failed. */
+int trial_case_finding(uint32_t cls, int accepted, const char *note, const divcase *c,
+                       verdict_tally *tally, verdict_sink sink, void *ctx);
 
 /* GEN_FILL_PERIOD when output element i of case c (planned as p) depends
  * only on i mod GEN_FILL_PERIOD - A and B each either the whole output
