@@ -177,7 +177,11 @@ libtorch)
     # i16 computes INT_MIN / -1 in int: CONFORMANT.
     certify openvino-divide-1 i16 30 CONFORMANT refused-undefined !failure !floor-vs-trunc \
         !wrong-value !crash
-    certify onnx-div-14 bf16 40 CONFORMANT
+    # bf16 NaNs: ATen's vectorised loop writes 0xffff, the scalar loop that
+    # ends each thread's part 0x7fc0, so at 3 threads a NaN near a part's end
+    # has other bits than at 1: the declared THREADS does not hold
+    # (docs/findings.md, T3); every value is right.
+    certify onnx-div-14 bf16 40 NONCONFORMANT thread-count-differs !wrong-value !nan-expected
     ;;
 onnxruntime)
     claims "version     1.29.0" "onnx-div-14        f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64" \
