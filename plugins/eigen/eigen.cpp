@@ -144,9 +144,12 @@ int32_t eigen_open_threads(const char *config, uint32_t threads, dvg_iut **out)
         return DVG_FAILURE;
     if (threads > 1) {
         int n = (int)(threads > 1024 ? 1024 : threads);
-        iut->pool = new (std::nothrow) Eigen::ThreadPool(n);
-        iut->device = iut->pool ? new (std::nothrow) Eigen::ThreadPoolDevice(iut->pool, n)
-                                : nullptr;
+        try { /* std::thread throws when no thread can be had */
+            iut->pool = new Eigen::ThreadPool(n);
+            iut->device = new Eigen::ThreadPoolDevice(iut->pool, n);
+        } catch (...) {
+            iut->device = nullptr;
+        }
         if (!iut->device) {
             eigen_close(iut);
             return DVG_FAILURE;
