@@ -26,6 +26,7 @@
 # Prints one line per run on stderr and a Markdown table on stdout;
 # bench/run-all.sh takes its rows.
 set -u
+. "$(dirname "$0")/lib.sh"
 B=${1:-build}
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
 D=$B/divergence
@@ -35,38 +36,20 @@ JOBS=${JOBS-$(nproc)}
 [ -x "$D" ] && [ -e "$REF" ] || { echo "bench_certify: no $D or $REF (build first: ninja -C $B)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-say() { echo "bench_certify: $*" >&2; }
-load() { cut -d' ' -f1 /proc/loadavg; }
+BENCH=bench_certify
+CERTIFY_MAX_RC=1
 jobs_flag=
 [ -n "$JOBS" ] && jobs_flag="--jobs $JOBS"
 
-# run NAME ARGS...: one certification; keeps the best wall time of NAME
-# (and that run's user and system time) in $tmp/NAME.best, its counts in
-# $tmp/NAME.counts
+# run NAME ARGS...: one certification of the reference (certify_best), by
+# BASE for the names base*, by this build for the others
 run() {
     name=$1
     shift
-    rm -f "$tmp/$name.db" "$tmp/$name.db-wal" "$tmp/$name.db-shm"
     bin=$D
     case $name in base*) bin=$BASE ;; esac
     # shellcheck disable=SC2086 # one word per flag
-    /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$bin" certify --plugin "$REF" --no-progress \
-        --db "$tmp/$name.db" $jobs_flag "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-    rc=$?
-    if [ $rc -gt 1 ]; then
-        say "$name: divergence certify exit $rc:"
-        tail -5 "$tmp/$name.err" >&2
-        exit 2
-    fi
-    tail -1 "$tmp/time" >"$tmp/t1" # (after "Command exited with ..." when it did)
-    read -r w u s <"$tmp/t1"
-    say "$name: $w s wall, $u s user, $s s sys (load $(load))"
-    if [ ! -s "$tmp/$name.best" ] || awk -v a="$w" -v b="$(cut -d' ' -f1 "$tmp/$name.best")" \
-        'BEGIN { exit !(a < b) }'; then
-        echo "$w $u $s" >"$tmp/$name.best"
-        awk '/ cases +[0-9]+ elements/ { c += $(NF-3); e += $(NF-1) } END { printf "%d %d\n", c, e }' \
-            "$tmp/$name.out" >"$tmp/$name.counts"
-    fi
+    certify_best "$name" "$bin" "$REF" $jobs_flag "$@"
 }
 
 say "$(nproc) cores, load average $(load) at the start; ${jobs_flag:-no --jobs}, $REPS runs each"
@@ -84,10 +67,11 @@ for rep in $(seq "$REPS"); do
 done
 read -r fw fu fs <"$tmp/full.best"
 read -r tw tu ts <"$tmp/tier0.best"
-read -r fc fe <"$tmp/full.counts"
-read -r tc te <"$tmp/tier0.counts"
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
-cpu() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a + b }'; }
+case_counts full >"$tmp/counts"
+read -r fc fe <"$tmp/counts"
+case_counts tier0 >"$tmp/counts"
+read -r tc te <"$tmp/counts"
+cpu() { add "$1" "$2"; }
 met=$(awk -v w="$fw" -v t="$tw" 'BEGIN { print (w <= 10 && w <= 2.5 * t ? "met" : "missed") }')
 echo "| figure | measured | baseline (same run) | ratio / goal |"
 echo "| --- | --- | --- | --- |"
@@ -96,12 +80,14 @@ echo "| the same, CPU s (user + sys) | $(cpu "$fu" "$fs") | $(cpu "$tu" "$ts") |
 echo "| the same, system s (page faults, the workers' round trips) | $fs | $ts | $(ratio "$fs" "$ts") |"
 if [ -n "$BASE" ]; then
     read -r bw bu bs <"$tmp/base.best"
-    read -r bc be <"$tmp/base.counts"
+    case_counts base >"$tmp/counts"
+    read -r bc be <"$tmp/counts"
     read -r w21 u21 s21 <"$tmp/tier21.best"
-    read -r c21 e21 <"$tmp/tier21.counts"
+    case_counts tier21 >"$tmp/counts"
+    read -r c21 e21 <"$tmp/counts"
     read -r bw21 bu21 bs21 <"$tmp/base21.best"
-    read -r bc21 be21 <"$tmp/base21.counts"
-    sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
+    case_counts base21 >"$tmp/counts"
+    read -r bc21 be21 <"$tmp/counts"
     echo "| issue 26's shape families, all: certify as above, wall s; CPU s | $fw; $(cpu "$fu" "$fs") | before (BASE): $bc cases, $be elements, $bw; $(cpu "$bu" "$bs") | $(ratio "$fw" "$bw"); $(ratio "$(cpu "$fu" "$fs")" "$(cpu "$bu" "$bs")"); +$((fc - bc)) cases, +$((fe - be)) elements |"
     echo "| the tile and scalar-divisor families: both at --shape-tier 21, wall s; CPU s | $c21 cases, $e21 elements, $w21; $(cpu "$u21" "$s21") | before: $bc21 cases, $be21 elements, $bw21; $(cpu "$bu21" "$bs21") | +$(sub "$w21" "$bw21") s wall; +$(sub "$(cpu "$u21" "$s21")" "$(cpu "$bu21" "$bs21")") s CPU; +$((c21 - bc21)) cases, +$((e21 - be21)) elements |"
     cf=$(cpu "$fu" "$fs") cb=$(cpu "$bu" "$bs") c1=$(cpu "$u21" "$s21") cb1=$(cpu "$bu21" "$bs21")

@@ -28,35 +28,21 @@ for b in "$BASE" "$B"; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-say() { echo "bench_contexts: $*" >&2; }
-load() { cut -d' ' -f1 /proc/loadavg; }
+BENCH=bench_contexts
 
-# run NAME BUILD ARGS...: one certification of BUILD's reference kernel;
-# keeps the best wall time of NAME (with its user and system time) in
-# $tmp/NAME.best and its case count and context counts in $tmp/NAME.counts
+# run NAME BUILD ARGS...: one certification of BUILD's reference kernel
+# (certify_best); NAME's case and context counts are read from its best run
 run() {
     name=$1 b=$2
     shift 2
-    rm -f "$tmp/$name.db" "$tmp/$name.db-wal" "$tmp/$name.db-shm"
-    /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$b/divergence" certify \
-        --plugin "$b/plugins/reference.so" --no-progress --db "$tmp/$name.db" --jobs "$JOBS" "$@" \
-        >"$tmp/$name.out" 2>"$tmp/$name.err"
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        say "$name: divergence certify exit $rc:"
-        tail -5 "$tmp/$name.err" "$tmp/$name.out" >&2
-        exit 2
-    fi
-    tail -1 "$tmp/time" >"$tmp/t1"
-    read -r w u s <"$tmp/t1"
-    say "$name: $w s wall, $u s user, $s s sys (load $(load))"
-    if [ ! -s "$tmp/$name.best" ] || faster "$w" "$(cut -d' ' -f1 "$tmp/$name.best")"; then
-        echo "$w $u $s" >"$tmp/$name.best"
-        awk '/ cases +[0-9]+ elements/ { c += $(NF-3) }
-             /^    contexts: threads [0-9]/ { t += substr($4, 2) }
-             /two instances at once \(/ { split($0, p, "two instances at once \\("); i += p[2] + 0 }
-             END { printf "%d %d %d\n", c, t, i }' "$tmp/$name.out" >"$tmp/$name.counts"
-    fi
+    certify_best "$name" "$b/divergence" "$b/plugins/reference.so" --jobs "$JOBS" "$@"
+}
+# counts NAME: "cases threads-cases two-instances-cases" of NAME's best run
+counts() {
+    awk '/ cases +[0-9]+ elements/ { c += $(NF-3) }
+         /^    contexts: threads [0-9]/ { t += substr($4, 2) }
+         /two instances at once \(/ { split($0, p, "two instances at once \\("); i += p[2] + 0 }
+         END { printf "%d %d %d\n", c, t, i }' "$tmp/$1.out"
 }
 
 say "$(nproc) cores, load average $(load) at the start; --jobs $JOBS, $REPS runs each"
@@ -70,7 +56,8 @@ for rep in $(seq "$REPS"); do
 done
 row() { # NAME WHAT
     read -r w u s <"$tmp/$1.best"
-    read -r c t i <"$tmp/$1.counts"
+    counts "$1" >"$tmp/counts"
+    read -r c t i <"$tmp/counts"
     read -r bw bu bs <"$tmp/base.best"
     echo "| certify of the reference, default flags, $2: $c cases (threads: $t cases, two instances: $i cases); wall s (best of $REPS) | $w | base build: $bw | $(ratio "$w" "$bw") |"
     cpu=$(add "$u" "$s")

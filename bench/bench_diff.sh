@@ -40,10 +40,9 @@ for lib in $LIBS; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-say() { echo "bench_diff: $*" >&2; }
-load() { cut -d' ' -f1 /proc/loadavg; }
+BENCH=bench_diff
 # shellcheck source=bench/lib.sh
-. "$(dirname "$0")/lib.sh" # faster, ratio, add
+. "$(dirname "$0")/lib.sh" # faster, ratio, add, say, load
 
 # best NAME ARGS...: runs `divergence diff ARGS --db DB` REPS times (a fresh
 # database each); leaves the best wall time in $wall, that run's CPU time

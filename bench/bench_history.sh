@@ -15,6 +15,7 @@
 #   REPS=N  runs of each (default 3)
 # Prints one line per run on stderr and a Markdown table on stdout.
 set -u
+. "$(dirname "$0")/lib.sh"
 [ $# -eq 2 ] || { echo "usage: bench/bench_history.sh BUILD_DIR BASE_DIVERGENCE" >&2; exit 2; }
 B=$1 BASE=$2
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
@@ -27,32 +28,10 @@ done
 [ -e "$REF" ] || { echo "bench_history: no $REF (build first)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-say() { echo "bench_history: $*" >&2; }
+BENCH=bench_history
 
-# run NAME DIVERGENCE: one certification; keeps NAME's best wall time (and
-# that run's user and system time) in $tmp/NAME.best, its counts in
-# $tmp/NAME.counts
-run() {
-    name=$1 bin=$2
-    rm -f "$tmp/$name.db" "$tmp/$name.db-wal" "$tmp/$name.db-shm"
-    /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$bin" certify --plugin "$REF" --no-progress \
-        --db "$tmp/$name.db" >"$tmp/$name.out" 2>"$tmp/$name.err"
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        say "$name: divergence certify exit $rc (the reference must hold):"
-        tail -5 "$tmp/$name.out" "$tmp/$name.err" >&2
-        exit 2
-    fi
-    tail -1 "$tmp/time" >"$tmp/t1"
-    read -r w u s <"$tmp/t1"
-    say "$name: $w s wall, $u s user, $s s sys (load $(cut -d' ' -f1 /proc/loadavg))"
-    if [ ! -s "$tmp/$name.best" ] || awk -v a="$w" -v b="$(cut -d' ' -f1 "$tmp/$name.best")" \
-        'BEGIN { exit !(a < b) }'; then
-        echo "$w $u $s" >"$tmp/$name.best"
-        awk '/ cases +[0-9]+ elements/ { c += $(NF-3); e += $(NF-1) } END { printf "%d %d\n", c, e }' \
-            "$tmp/$name.out" >"$tmp/$name.counts"
-    fi
-}
+# run NAME DIVERGENCE: one certification of the reference (certify_best)
+run() { certify_best "$1" "$2" "$REF"; }
 
 i=0
 while [ $i -lt "$REPS" ]; do
@@ -62,8 +41,10 @@ while [ $i -lt "$REPS" ]; do
 done
 read -r bw bu bs <"$tmp/base.best"
 read -r nw nu ns <"$tmp/new.best"
-read -r bc be <"$tmp/base.counts"
-read -r nc ne <"$tmp/new.counts"
+case_counts base >"$tmp/counts"
+read -r bc be <"$tmp/counts"
+case_counts new >"$tmp/counts"
+read -r nc ne <"$tmp/counts"
 echo "| certify the reference, default flags (best of $REPS) | wall s | user s | sys s | cases | elements |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 echo "| before (base: $BASE) | $bw | $bu | $bs | $bc | $be |"

@@ -13,6 +13,7 @@
 #   REPS=N   runs of each (default 3)
 # Prints one line per run on stderr and a Markdown table on stdout.
 set -u
+. "$(dirname "$0")/lib.sh"
 B=${1:-build}
 BASE=${2:-}
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
@@ -23,30 +24,14 @@ REPS=${REPS:-3}
 [ -z "$BASE" ] || [ -x "$BASE" ] || { echo "bench_isa: no base build $BASE" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-say() { echo "bench_isa: $*" >&2; }
-load() { cut -d' ' -f1 /proc/loadavg; }
+BENCH=bench_isa
+CERTIFY_MAX_RC=1
 
-# run NAME BINARY ARGS...: one certification; the best wall time of NAME
-# in $tmp/NAME.best, that run's case count in $tmp/NAME.cases
+# run NAME BINARY ARGS...: one certification of the reference (certify_best)
 run() {
     name=$1 bin=$2
     shift 2
-    rm -f "$tmp/$name.db" "$tmp/$name.db-wal" "$tmp/$name.db-shm"
-    /usr/bin/time -f '%e' -o "$tmp/time" "$bin" certify --plugin "$REF" --no-progress \
-        --db "$tmp/$name.db" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-    rc=$?
-    if [ $rc -gt 1 ]; then
-        say "$name: divergence certify exit $rc:"; tail -5 "$tmp/$name.err" >&2; exit 2
-    fi
-    w=$(tail -1 "$tmp/time")
-    say "$name: $w s wall (load $(load))"
-    if [ ! -s "$tmp/$name.best" ] || awk -v a="$w" -v b="$(cat "$tmp/$name.best")" \
-        'BEGIN { exit !(a < b) }'; then
-        echo "$w" >"$tmp/$name.best"
-        awk '/ cases +[0-9]+ elements/ { c += $(NF-3) } END { print c + 0 }' \
-            "$tmp/$name.out" >"$tmp/$name.cases"
-        grep '^  cpus:' "$tmp/$name.out" >"$tmp/$name.cpus" || :
-    fi
+    certify_best "$name" "$bin" "$REF" "$@"
 }
 
 say "$(nproc) cores, load average $(load) at the start; $REPS runs each"
@@ -55,14 +40,14 @@ for rep in $(seq "$REPS"); do
     run default "$D"
     run native "$D" --cpu native
 done
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
-dw=$(cat "$tmp/default.best") nw=$(cat "$tmp/native.best")
-dc=$(cat "$tmp/default.cases") nc=$(cat "$tmp/native.cases")
-ew=$(awk -v a="$dw" -v b="$nw" 'BEGIN { printf "%.1f", a - b }')
+dw=$(cut -d' ' -f1 "$tmp/default.best") nw=$(cut -d' ' -f1 "$tmp/native.best")
+dc=$(case_counts default | cut -d' ' -f1) nc=$(case_counts native | cut -d' ' -f1)
+ew=$(sub "$dw" "$nw")
+grep '^  cpus:' "$tmp/default.out" >"$tmp/default.cpus" || :
 echo "| figure | measured | baseline (same run) | ratio / goal |"
 echo "| --- | --- | --- | --- |"
 if [ -n "$BASE" ]; then
-    bw=$(cat "$tmp/base.best") bc=$(cat "$tmp/base.cases")
+    bw=$(cut -d' ' -f1 "$tmp/base.best") bc=$(case_counts base | cut -d' ' -f1)
     met=$(awk -v a="$dw" -v b="$bw" 'BEGIN { print (a <= 1.5 * b ? "met" : "missed") }')
     echo "| certify the reference, default flags: $dc cases; wall s (best of $REPS) | $dw | base build's default: $bc cases, $bw | $(ratio "$dw" "$bw"); goal <= 1.5x: $met |"
 fi

@@ -31,9 +31,9 @@ for f in "$D" "$REF" "$CL"; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-say() { echo "bench_opencl: $*" >&2; }
+BENCH=bench_opencl
 # shellcheck source=bench/lib.sh
-. "$(dirname "$0")/lib.sh" # faster, ratio
+. "$(dirname "$0")/lib.sh" # faster, ratio, add, say, load
 # timed NAME CMD...: wall seconds of CMD in $sec (its output in $tmp/NAME.out).
 timed() {
     name=$1

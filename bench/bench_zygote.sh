@@ -34,9 +34,9 @@ for f in "$D" "$REF" ${BASE:+"$BASE"}; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-say() { echo "bench_zygote: $*" >&2; }
+BENCH=bench_zygote
 # shellcheck source=bench/lib.sh
-. "$(dirname "$0")/lib.sh" # faster, ratio, add
+. "$(dirname "$0")/lib.sh" # faster, ratio, add, say, load
 # What must not differ between the two runs: the verdict lines, without
 # times, paths and fault addresses.
 verdicts() {

@@ -43,7 +43,7 @@ rows=$tmp/rows
 : >"$rows"
 # row FIGURE MEASURED BASELINE RATIO
 row() { printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" >>"$rows"; }
-say() { echo "run-all: $*" >&2; }
+BENCH=run-all
 # runs a command under /usr/bin/time; `took` then gives "SECONDS PEAK_RSS_KIB"
 timed() { /usr/bin/time -f '%e %M' -o "$tmp/time" "$@"; }
 took() { tail -1 "$tmp/time"; }
@@ -64,10 +64,9 @@ best3() {
     echo "$best $rssmax" >"$tmp/time"
 }
 # shellcheck source=bench/lib.sh
-. "$(dirname "$0")/lib.sh" # faster, ratio, add
+. "$(dirname "$0")/lib.sh" # faster, ratio, add, say, load
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-load() { cut -d' ' -f1 /proc/loadavg; }
 echo "Divergence figures, $(date -u +%Y-%m-%d), $(uname -m), $cpu, $JOBS cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); load average $(load) at the start"
 
 # 1. The oracle against MPFR ------------------------------------------------------
@@ -244,7 +243,7 @@ if [ "${SKIP_CERTIFY:-0}" != 1 ]; then
     sub_bench certify bench_certify.sh 'certify|the same'
 fi
 
-# 8. A compiled kernel: the OpenCL plugin on PoCL (issue 28) ----------------------
+# 9. A compiled kernel: the OpenCL plugin on PoCL (issue 28) ----------------------
 if [ "${SKIP_OPENCL:-0}" != 1 ]; then
     if [ -e "$B/plugins/opencl.so" ]; then
         say "certify of the OpenCL plugin with --grant pocl, its open(), and the reference"
@@ -255,6 +254,8 @@ if [ "${SKIP_OPENCL:-0}" != 1 ]; then
     else
         row "certify of the OpenCL plugin" "not built (ocl-icd-opencl-dev, opencl-headers)" "" ""
     fi
+fi
+
 # 10. The default certify's emulated sample (issue 25): default flags against
 #    --cpu native (no base build here: bench_isa.sh BUILD BASE compares one)
 if [ "${SKIP_ISA:-0}" != 1 ]; then

@@ -14,17 +14,22 @@
  * compared again (harness/run/engine/crosscheck.h). Exit 0 when the plugin (every
  * plugin of a set) now conforms on it, 1 when one still departs, 2 on
  * errors. --write-case FILE writes the reproducer's case as a case file
- * (cases/README.md; casefile_write) instead, to commit it as a test.
+ * (cases/README.md; casefile_write) instead, to commit it as a test. A
+ * reproducer found under another CPU (its note: isolation_cpu_note) is
+ * replayed there - emulated, or natively with the plugin forced to its
+ * level - unless --cpu MODEL names where (--cpu native: natively).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "harness/base/alloc.h"
+#include "harness/base/cpumodel.h"
 #include "harness/cases/casefile.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
+#include "harness/run/engine/context.h"
 #include "harness/run/engine/crosscheck.h"
 #include "harness/run/engine/trial.h"
 #include "harness/run/replay/replay.h"
@@ -34,7 +39,8 @@
 
 #define USAGE \
     "usage: divergence replay --db FILE sig:N|repro:N [--plugin PATH ...] [--write-case FILE]\n" \
-    "         [--config TEXT] [--grant pocl|cuda ...] [--timeout MS] [--memory-limit MIB]\n"
+    "         [--config TEXT] [--grant pocl|cuda ...] [--timeout MS] [--memory-limit MIB]\n" \
+    "         [--cpu MODEL]\n"
 #define REPLAY_MAX_PLUGINS CROSSCHECK_MAX_PLUGINS
 
 static void show_elem(uint32_t dtype, const char *label, const verdict_example *ex)
@@ -117,7 +123,8 @@ static int replay_set(store *db, const divcase *c, const store_reproducer *info,
         snprintf(sr->paths[k], sizeof sr->paths[k], "%s", b.path);
     }
     int departs = 0;
-    const replay_input in = {c, NULL, 0};
+    replay_input in;
+    replay_input_for(&in, c, NULL, "", "");
     for (uint32_t k = 0; k < sr->n; k++) {
         printf("  replaying on %s (%s)\n", sr->paths[k], sr->names[k]);
         char cfg[WORKER_NAME_MAX];
@@ -182,6 +189,9 @@ static int usage(FILE *to)
               "one --plugin per plugin, in the set's order) and compared again.\n"
               "--write-case FILE writes the reproducer's case as a case file (with the\n"
               "oracle's expectation) instead of running it, to commit it under cases/.\n"
+              "A reproducer found under another CPU (its note: \"under x86-64-v3\n"
+              "(emulated)\") is replayed there; --cpu MODEL says where instead\n"
+              "(--cpu native: natively).\n"
               "Exit 0 the plugin (every plugin of a set) now conforms on it, 1 one still\n"
               "departs, 2 errors.\n",
               to);
@@ -290,7 +300,8 @@ static int replay_one(const char *plugin, const divcase *c, const store_reproduc
     printf("  replaying on %s\n", plugin);
     replay rp;
     uint64_t shown = 0;
-    const replay_input in = {c, calls ? calls->cases : NULL, calls ? calls->count : 0};
+    replay_input in;
+    replay_input_for(&in, c, calls, info->cls, info->note);
     char cfg[WORKER_NAME_MAX];
     /* The config the finding was recorded with (its implementation's
      * name), unless --config says otherwise. */
@@ -309,6 +320,14 @@ static int replay_one(const char *plugin, const divcase *c, const store_reproduc
         for (size_t i = 0; i < calls->count; i++)
             printf("%s %s", i ? "," : "", calls->cases[i].id);
         printf("\n");
+    }
+    if (in.context_cls) {
+        uint32_t kind = context_probe_of_class(in.context_cls);
+        printf("  then in its calling context, as certify ran it: ");
+        if (kind)
+            printf("%s\n", worker_probe_name(kind));
+        else
+            printf("%u threads (open_with, OMP_NUM_THREADS)\n", in.threads);
     }
     int conforms = replay_open(&rp, plugin, config, iso);
     if (conforms == 0)
@@ -332,7 +351,9 @@ static int replay_one(const char *plugin, const divcase *c, const store_reproduc
         ex.actual2 = oracle_load(c->dtype, t->wr.out2, i); /* the worker ran it twice */
         show_elem(c->dtype, "recorded", &ex);
     }
-    printf("  now: %s\n", conforms ? "conforms" : "still departs from the spec");
+    printf("  now: %s\n", conforms        ? "conforms"
+                           : in.context_cls ? "still departs from the spec in that context"
+                                            : "still departs from the spec");
     status = conforms ? 0 : 1;
 done:
     replay_close(&rp);
@@ -348,8 +369,11 @@ int cmd_replay(int argc, char **argv)
     char *ids[1];
     run_isolation iso;
     isolation_default(&iso, 0);
+    uint8_t cpus[CLI_MAX_CPUS];
+    uint32_t n_cpus = 0;
     const cli_shared shared = {.grants = &iso.grants, .timeout_ms = &iso.timeout_ms,
-                               .memory_limit = &iso.memory_limit};
+                               .memory_limit = &iso.memory_limit, .cpus = cpus,
+                               .n_cpus = &n_cpus};
     const cli_flag flags[] = {
         CLI_FLAG_TEXT("--db", &db_path),
         CLI_FLAG_TEXT("--config", &config),
@@ -369,6 +393,10 @@ int cmd_replay(int argc, char **argv)
         plugin = plugins[n_plugins - 1];
     if (!id_text) {
         fprintf(stderr, USAGE);
+        return 2;
+    }
+    if (n_cpus > 1) {
+        fprintf(stderr, "divergence replay: --cpu: one CPU per replay\n");
         return 2;
     }
     store *db = NULL;
@@ -402,6 +430,13 @@ int cmd_replay(int argc, char **argv)
     }
     if (print_recorded(&c, &info, id, by_signature, &p, &valid))
         goto done;
+    /* Where it was found (its note), unless --cpu says where. */
+    if (n_cpus)
+        iso.cpu_model = cpus[0];
+    else if (isolation_cpu_from_note(info.note, &iso))
+        printf("  under %s%s%s, as recorded (--cpu native: natively)\n",
+               cpum_get(iso.cpu_model)->name, iso.isa[0] ? ", natively forced to " : " emulated",
+               iso.isa);
     if (hazard < 0) {
         char *text = NULL, why[640];
         if (store_reproducer_calls(db, id, &text)) {

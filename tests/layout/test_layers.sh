@@ -6,7 +6,9 @@
 # harness/run, and among them every command's folder may include
 # harness/run/engine/, the run engine, and nothing else of another's); (2) no CMake file globs its sources; (3) no
 # source path is baked into a binary (DVG_SOURCE_DIR); (4) every .c file
-# opens, after its SPDX line, with a comment saying what it contains.
+# opens, after its SPDX line, with a comment saying what it contains; (5)
+# every shell script parses (sh -n, or bash -n under a bash #! line:
+# benchmarks and scripts no test runs).
 # Usage: test_layers.sh SOURCE_DIR. Prints each violation; exit 1 if any.
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -57,8 +59,14 @@ for f in $(git ls-files '*.c'); do
     *) bad "layers: $f does not open with a comment saying what it contains" ;;
     esac
 done
+for f in $(git ls-files '*.sh' '.ci/run'); do
+    shell=sh
+    case $(head -n 1 "$f") in *bash*) shell=bash ;; esac
+    "$shell" -n "$f" 2>"${TMPDIR:-/tmp}/layers.$$" || bad "layers: $f does not parse: $(cat "${TMPDIR:-/tmp}/layers.$$")"
+done
+rm -f "${TMPDIR:-/tmp}/layers.$$"
 if [ "$fail" -eq 0 ]; then
     ok
-    echo "layers: every include runs down the flow; no glob; no source path; every .c says what it contains"
+    echo "layers: every include runs down the flow; no glob; no source path; every .c says what it contains; every shell script parses"
 fi
 finish layers

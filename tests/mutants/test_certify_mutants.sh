@@ -165,6 +165,21 @@ for cls in instances-not-concurrent in-place-a-wrong thread-count-differs; do
     n=$(sqlite3 "$tmp/zoo.db" "SELECT count(*) FROM signatures WHERE class = '$cls'" 2>&1)
     if [ "$n" -ge 1 ] 2>/dev/null; then ok; else bad "store: no signature of $cls ($n)"; fi
 done
+# A context's reproducer replays in its context (alone it conforms).
+for pair in "in_place_a in-place-a-wrong in place on A" \
+    "split_3 thread-count-differs 3 threads (open_with, OMP_NUM_THREADS)"; do
+    set -- $pair
+    name=$1 cls=$2
+    shift 2
+    id=$(sqlite3 "$tmp/zoo.db" "SELECT r.id FROM reproducers r JOIN signatures s ON s.id = r.signature_id
+        WHERE s.implementation = 'divergence-mutant-$name' AND s.class = '$cls' LIMIT 1" 2>&1)
+    "$D" replay --db "$tmp/zoo.db" "repro:$id" >"$tmp/replay-$name.out" 2>&1
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q "then in its calling context, as certify ran it: $*" "$tmp/replay-$name.out" &&
+        grep -q "^  $cls: " "$tmp/replay-$name.out" &&
+        grep -q 'now: still departs from the spec in that context' "$tmp/replay-$name.out"; then ok; else
+        bad "replay of $name repro:$id: exit $rc: $(cat "$tmp/replay-$name.out")"; fi
+done
 "$D" query --db "$tmp/zoo.db" bugs >"$tmp/bugs.out" 2>&1
 if grep -q 'in-place-a-wrong' "$tmp/bugs.out"; then ok; else bad "query bugs: no in-place-a-wrong"; fi
 "$D" report --db "$tmp/zoo.db" --plugin divergence-mutant-split_3 --latest --format md >"$tmp/report.md" 2>&1

@@ -14,6 +14,8 @@
 # (ABI 1.1), is run natively forced to avx2 instead of emulated;
 # mutant_isa_maskload (conformant, a masked tail load QEMU faults on) is
 # CONFORMANT with its emulated out-of-bounds reads noted unconfirmed.
+# replay runs a reproducer under the CPU its note names (emulated, or
+# forced natively); replay --cpu native runs it natively.
 # Usage: test_isa_mutant.sh DIVERGENCE
 set -u
 D=$1
@@ -34,7 +36,7 @@ claim="--variant onnx-div-14 --dtype f32"
 # WANT_RC with PATTERN in its output (in $tmp/NAME.out).
 expect() {
     name=$1 want_rc=$2 pattern=$3; shift 3
-    "$D" "$@" --no-progress >"$tmp/$name.out" 2>&1
+    "$D" "$@" >"$tmp/$name.out" 2>&1
     rc=$?
     if [ $rc -ne "$want_rc" ]; then
         bad "$name: exit $rc, want $want_rc"; sed -n 1,20p "$tmp/$name.out" >&2
@@ -44,7 +46,7 @@ expect() {
 }
 # run NAME WANT_RC PATTERN ARGS...: certify the claim.
 # shellcheck disable=SC2086 # $claim is two flags
-run() { n=$1 w=$2 p=$3; shift 3; expect "$n" "$w" "$p" certify --db "$tmp/isa.db" $claim "$@"; }
+run() { n=$1 w=$2 p=$3; shift 3; expect "$n" "$w" "$p" certify --no-progress --db "$tmp/isa.db" $claim "$@"; }
 
 # noted MUTANT NOTE_PREFIX: a reproducer of the mutant whose note starts so.
 noted() {
@@ -63,6 +65,19 @@ check "default: the finding is x86-64-v3's only" \
     "$tmp/default.out"
 check "default: native holds" grep -q '^    cpu native *[0-9]* cases: holds' "$tmp/default.out"
 noted isa_avx2_tail 'under x86-64-v3 (emulated)'
+# replay runs a reproducer where its note says it was found; --cpu native
+# runs it natively, where this one conforms.
+# repro MUTANT NOTE_PREFIX: "repro:N" of a reproducer of MUTANT noted so.
+repro() {
+    echo "repro:$(sqlite3 "$tmp/isa.db" "SELECT r.id FROM reproducers r JOIN signatures s
+        ON s.id = r.signature_id WHERE s.implementation = 'divergence-mutant-$1'
+        AND r.note LIKE '$2%' AND r.element >= 0 ORDER BY r.id LIMIT 1")"
+}
+avx2=$(repro isa_avx2_tail 'under x86-64-v3 (emulated)')
+expect replay_v3 1 'under x86-64-v3 emulated, as recorded' replay --db "$tmp/isa.db" "$avx2"
+check "replay under x86-64-v3: still departs" grep -q '^  now: still departs' "$tmp/replay_v3.out"
+expect replay_native 0 '^  now: conforms' replay --db "$tmp/isa.db" "$avx2" --cpu native
+expect replay_two 2 'one CPU per replay' replay --db "$tmp/isa.db" "$avx2" --cpu native,v3
 run sse 0 '^  onnx-div-14 *f32 *CONFORMANT' --plugin "$M" --cpu x86-64-v2
 run control 0 '^  onnx-div-14 *f32 *CONFORMANT' --plugin "$PLUGINS/reference.so"
 check "control: the cpus line" grep -q 'x86-64-v3 emulated' "$tmp/control.out"
@@ -77,6 +92,8 @@ check "forcible: its cpu line" \
     grep -q '^    cpu x86-64-v3 *forced *[0-9]* cases: [0-9]* with findings (wrong-value.*only at that level (native)' \
     "$tmp/forcible.out"
 noted isa_forcible 'under x86-64-v3 (natively, isa=avx2)'
+expect replay_forced 1 'under x86-64-v3, natively forced to avx2, as recorded' \
+    replay --db "$tmp/isa.db" "$(repro isa_forcible 'under x86-64-v3 (natively, isa=avx2)')"
 DIVERGENCE_EMULATOR='' run forcible_noemu 1 'x86-64-v3 natively, the plugin forced' --plugin "$F" --cpu v3
 
 # A masked tail load (vmaskmovps): conformant on hardware; under QEMU the
@@ -94,7 +111,7 @@ run unknown 2 "unknown CPU 'pentium'" --plugin "$M" --cpu native,pentium
 # fuzz --cpu MODEL: one CPU per campaign.
 fuzz() {
     n=$1 w=$2 p=$3; shift 3
-    expect "$n" "$w" "$p" fuzz --plugin "$M" --db "$tmp/fuzz.db" --jobs 1 --cases 3000 "$@"
+    expect "$n" "$w" "$p" fuzz --no-progress --plugin "$M" --db "$tmp/fuzz.db" --jobs 1 --cases 3000 "$@"
 }
 fuzz fuzz_native 0 '^  cpus: native (x86-64-v4'
 fuzz fuzz_v3 1 '^    wrong-value ' --cpu x86-64-v3

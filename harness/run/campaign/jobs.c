@@ -121,8 +121,13 @@ static int minimise_departures(lane *l, const divcase *c)
                     l->probe.error);
             return -1;
         }
-        snprintf(note, sizeof note, "fuzz seed %" PRIu64 ", case %s, minimised: %s%s%.400s",
+        char said[WORKER_MESSAGE_MAX + 96];
+        snprintf(said, sizeof said, "fuzz seed %" PRIu64 ", case %s, minimised: %s%s%.400s",
                  sh->o->seed, c->id, how, ex.note[0] ? "; " : "", ex.note);
+        /* Under --cpu, the note starts with the CPU (replay runs it there). */
+        if (!isolation_cpu_note(sh->o->iso.cpu_model, NULL, verdict_emulation_fakeable(ex.cls),
+                                said, note, sizeof note))
+            snprintf(note, sizeof note, "%s", said);
         long at = recorder_departure(&l->j->res->rec, sh->info[l->k]->name, NULL, &m, &ex, note);
         divcase_free(&m);
         if (at < 0) {

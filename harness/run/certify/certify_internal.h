@@ -31,6 +31,7 @@
 #include "harness/cases/gen.h"
 #include "harness/cases/shapes.h"
 #include "harness/run/certify/certify.h"
+#include "harness/run/engine/context.h"
 #include "harness/run/engine/engine.h"
 #include "harness/run/engine/recorder.h"
 #include "harness/run/engine/resume.h"
@@ -136,8 +137,7 @@ typedef struct certify_contexts {
     uint32_t threads[CERTIFY_THREAD_COUNTS];
     worker *tw[CERTIFY_THREAD_COUNTS];  /* opened with threads[i], NULL until used */
     int tw_failed[CERTIFY_THREAD_COUNTS]; /* 1: that worker could not be made */
-    char env_text[CERTIFY_THREAD_COUNTS][32]; /* OMP_NUM_THREADS=N */
-    const char **env[CERTIFY_THREAD_COUNTS];  /* --env's and it */
+    context_env env[CERTIFY_THREAD_COUNTS]; /* --env's and OMP_NUM_THREADS=N */
     worker_result wr;                   /* a probe's or another thread count's */
 } certify_contexts;
 

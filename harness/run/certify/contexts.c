@@ -101,14 +101,13 @@ static int finding(certify *cf, const divcase *c, case_record *rec, uint32_t cls
 }
 
 static const struct {
-    uint32_t kind, ctx, cls;
+    uint32_t kind, ctx;
     uint64_t needs; /* run only when declared (0: always) */
 } probes[] = {
-    {WORKER_PROBE_INSTANCES, CTX_INSTANCES, ORACLE_CLASS_INSTANCES_NOT_CONCURRENT, 0},
-    {WORKER_PROBE_INSTANCE, CTX_INSTANCE, ORACLE_CLASS_INSTANCE_NOT_CONCURRENT,
-     DVG_CAP_INSTANCE_CONCURRENT},
-    {WORKER_PROBE_IN_PLACE_A, CTX_IN_PLACE_A, ORACLE_CLASS_IN_PLACE_A_WRONG, 0},
-    {WORKER_PROBE_IN_PLACE_B, CTX_IN_PLACE_B, ORACLE_CLASS_IN_PLACE_B_WRONG, 0},
+    {WORKER_PROBE_INSTANCES, CTX_INSTANCES, 0},
+    {WORKER_PROBE_INSTANCE, CTX_INSTANCE, DVG_CAP_INSTANCE_CONCURRENT},
+    {WORKER_PROBE_IN_PLACE_A, CTX_IN_PLACE_A, 0},
+    {WORKER_PROBE_IN_PLACE_B, CTX_IN_PLACE_B, 0},
 };
 
 /* The worker of thread count i, started; NULL when it cannot be had
@@ -120,29 +119,18 @@ static worker *thread_worker(certify *cf, certify_contexts *cx, uint32_t i, char
     if (cx->tw[i] && worker_alive(cx->tw[i]))
         return cx->tw[i];
     if (cx->tw_failed[i]) { /* once: a load that hangs costs a timeout each try */
-        snprintf(note, cap, "threads %u: the plugin did not load (as at this job's first try)",
-                 cx->threads[i]);
+        context_threads_note(cx->threads[i], "the plugin did not load (as at this job's first try)",
+                             note, cap);
         return NULL;
     }
     if (!cx->tw[i]) {
-        const run_isolation *iso = &cf->o->iso;
         worker_options wo;
-        /* quiet: what the plugin prints, its claim's own worker shows */
-        isolation_worker_options(iso, 5000, cf->o->config, (isolation_place){-1, cf->jobs}, 1,
-                                 &wo);
-        snprintf(cx->env_text[i], sizeof cx->env_text[i], "OMP_NUM_THREADS=%u", cx->threads[i]);
-        cx->env[i] = dvg_calloc((size_t)iso->n_env + 1, sizeof *cx->env[i]);
-        if (!cx->env[i]) {
+        if (context_threads_options(&cf->o->iso, cf->o->config, cf->jobs, cx->threads[i], &wo,
+                                    &cx->env[i])) {
             fprintf(cf->err, "divergence certify: out of memory\n");
             *fatal = 1;
             return NULL;
         }
-        for (uint32_t k = 0; k < iso->n_env; k++)
-            cx->env[i][k] = iso->env[k];
-        cx->env[i][iso->n_env] = cx->env_text[i];
-        wo.env = cx->env[i];
-        wo.n_env = iso->n_env + 1;
-        wo.threads = cx->threads[i];
         if (worker_new(cf->o->plugin_path, &wo, &cx->tw[i])) {
             fprintf(cf->err, "divergence certify: cannot create a worker for %s\n",
                     cf->o->plugin_path);
@@ -158,9 +146,11 @@ static worker *thread_worker(certify *cf, certify_contexts *cx, uint32_t i, char
     }
     if (started > 0) {
         char line[WORKER_MESSAGE_MAX];
+        char what[WORKER_MESSAGE_MAX + 32];
         cx->tw_failed[i] = 1;
-        snprintf(note, cap, "threads %u: the plugin did not load: %.400s", cx->threads[i],
+        snprintf(what, sizeof what, "the plugin did not load: %.400s",
                  worker_result_format(&cx->wr, line, sizeof line));
+        context_threads_note(cx->threads[i], what, note, cap);
         return NULL;
     }
     return cx->tw[i];
@@ -184,16 +174,17 @@ static int thread_counts(certify *cf, certify_contexts *cx, const divcase *c, co
             return -1;
         }
         if (tw && !cx->wr.computed) {
-            snprintf(note, sizeof note, "threads %u: %.400s", cx->threads[i],
-                     worker_result_format(&cx->wr, line, sizeof line));
+            context_threads_note(cx->threads[i], worker_result_format(&cx->wr, line, sizeof line),
+                                 note, sizeof note);
         } else if (tw) {
             uint64_t first, n = worker_outputs_differ(t->wr.dtype, t->wr.count, t->wr.out1,
                                                       cx->wr.out1, &first);
+            char what[128];
+            snprintf(what, sizeof what,
+                     "%" PRIu64 " elements differ from the judged run's answer (first: element "
+                     "%" PRIu64 ")", n, first);
             if (n)
-                snprintf(note, sizeof note,
-                         "threads %u: %" PRIu64 " elements differ from the judged run's "
-                         "answer (first: element %" PRIu64 ")",
-                         cx->threads[i], n, first);
+                context_threads_note(cx->threads[i], what, note, sizeof note);
         }
         if (note[0] &&
             finding(cf, c, rec, ORACLE_CLASS_THREAD_COUNT_DIFFERS, note, sink, ctx) != 0)
@@ -227,7 +218,8 @@ int contexts_case(certify *cf, certify_contexts *cx, worker *w, const certify_cl
                 continue; /* the worker could not run it: no answer */
             rec->contexts[probes[k].ctx] = 1;
             if ((!pr.ran || pr.n_differ) &&
-                finding(cf, c, rec, probes[k].cls, pr.note, sink, ctx) != 0)
+                finding(cf, c, rec, context_class_of_probe(probes[k].kind), pr.note, sink,
+                        ctx) != 0)
                 return -1;
         }
     }
@@ -278,7 +270,7 @@ void contexts_free(certify_contexts *cx)
 {
     for (uint32_t i = 0; i < CERTIFY_THREAD_COUNTS; i++) {
         worker_free(cx->tw[i]);
-        dvg_free(cx->env[i]);
+        context_env_free(&cx->env[i]);
     }
     worker_result_free(&cx->wr);
     memset(cx, 0, sizeof *cx);

@@ -144,26 +144,15 @@ void certify_unit_discard(void *ctx, void *result)
     dvg_free(res);
 }
 
-/* The note of a sighting under the job's current CPU: under an emulated
- * CPU each says so, and one of a class the emulator can fake says it is
- * unconfirmed (claim.c does not count it); NULL natively. */
+/* The note of a sighting under the job's current CPU
+ * (isolation_cpu_note): under an emulated CPU each says so, and one of a
+ * class the emulator can fake says it is unconfirmed (claim.c does not
+ * count it); NULL natively. */
 static const char *cpu_note(const certify_job *js, const verdict_example *ex, char *note,
                             size_t cap)
 {
-    const cpum_model *m = cpum_get(js->cf->cpu[js->cpu]);
-    const char *forced = js->cf->forced[js->cpu];
-    if (m->qemu && forced[0]) {
-        snprintf(note, cap, "under %s (natively, isa=%s)%s%s", m->name, forced,
-                 ex->note[0] ? ": " : "", ex->note);
-        return note;
-    }
-    if (m->qemu) {
-        snprintf(note, cap, "%s%s (emulated)%s%s",
-                 verdict_emulation_fakeable(ex->cls) ? "emulation-only, unconfirmed: " : "under ",
-                 m->name, ex->note[0] ? ": " : "", ex->note);
-        return note;
-    }
-    return NULL;
+    return isolation_cpu_note(js->cf->cpu[js->cpu], js->cf->forced[js->cpu],
+                              verdict_emulation_fakeable(ex->cls), ex->note, note, cap);
 }
 
 /* Records a sighting at once (a calling context's: no call history). */

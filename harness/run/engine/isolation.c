@@ -34,8 +34,64 @@ void isolation_worker_options(const run_isolation *iso, uint32_t default_timeout
     wo->env = iso->env;
     wo->n_env = iso->n_env;
     wo->grants = iso->grants;
+    /* Forced to a level the plugin declares: natively, no emulator. */
+    snprintf(wo->isa, sizeof wo->isa, "%s", iso->isa);
     snprintf(wo->cpu_model, sizeof wo->cpu_model, "%s",
-             iso->cpu_model > 0 ? cpum_get(iso->cpu_model)->name : "");
+             iso->cpu_model > 0 && !iso->isa[0] ? cpum_get(iso->cpu_model)->name : "");
+}
+
+#define NOTE_UNDER "under "
+#define NOTE_UNCONFIRMED "emulation-only, unconfirmed: "
+#define NOTE_EMULATED " (emulated)"
+#define NOTE_FORCED " (natively, isa="
+
+const char *isolation_cpu_note(int model, const char *isa, int unconfirmed, const char *detail,
+                               char *note, size_t cap)
+{
+    const cpum_model *m = cpum_get(model);
+    int forced = isa && isa[0];
+    if (!m || (!m->qemu && !forced))
+        return NULL;
+    const char *sep = detail && detail[0] ? ": " : "";
+    if (forced)
+        snprintf(note, cap, NOTE_UNDER "%s" NOTE_FORCED "%s)%s%s", m->name, isa, sep,
+                 sep[0] ? detail : "");
+    else
+        snprintf(note, cap, "%s%s" NOTE_EMULATED "%s%s",
+                 unconfirmed ? NOTE_UNCONFIRMED : NOTE_UNDER, m->name, sep, sep[0] ? detail : "");
+    return note;
+}
+
+int isolation_cpu_from_note(const char *note, run_isolation *iso)
+{
+    size_t skip = strncmp(note, NOTE_UNDER, strlen(NOTE_UNDER)) == 0 ? strlen(NOTE_UNDER)
+                  : strncmp(note, NOTE_UNCONFIRMED, strlen(NOTE_UNCONFIRMED)) == 0
+                      ? strlen(NOTE_UNCONFIRMED)
+                      : 0;
+    if (!skip)
+        return 0;
+    const char *name = note + skip, *paren = strchr(name, ' ');
+    char model[32];
+    if (!paren || (size_t)(paren - name) >= sizeof model)
+        return 0;
+    snprintf(model, sizeof model, "%.*s", (int)(paren - name), name);
+    int k = cpum_find(model);
+    if (k <= 0)
+        return 0;
+    if (strncmp(paren, NOTE_EMULATED, strlen(NOTE_EMULATED)) == 0) {
+        iso->cpu_model = k;
+        iso->isa[0] = '\0';
+        return 1;
+    }
+    if (strncmp(paren, NOTE_FORCED, strlen(NOTE_FORCED)) != 0)
+        return 0;
+    const char *level = paren + strlen(NOTE_FORCED);
+    size_t len = strcspn(level, ")");
+    if (!len || level[len] != ')' || len >= sizeof iso->isa)
+        return 0;
+    iso->cpu_model = k;
+    snprintf(iso->isa, sizeof iso->isa, "%.*s", (int)len, level);
+    return 1;
 }
 
 const char *isolation_describe_cpu(int model, uint64_t sample_cases, char *buf, size_t cap)

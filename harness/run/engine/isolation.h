@@ -24,9 +24,13 @@ typedef struct run_isolation {
                                   (borrowed: they outlive the run) */
     uint32_t n_env;
     uint32_t grants;           /* --grant NAME: WORKER_GRANT_* bits */
-    int32_t cpu_model;         /* the CPU the plugin sees (--cpu of fuzz; a
-                                  harness/base/cpumodel.h index,
+    int32_t cpu_model;         /* the CPU the plugin sees (--cpu of fuzz and
+                                  replay; a harness/base/cpumodel.h index,
                                   CPUM_NATIVE (0) the default) */
+    char isa[WORKER_ISA_NAME_MAX]; /* "": none; else the ISA level the
+                                  plugin is forced to natively (open_with's
+                                  isa, worker_options.isa), cpu_model then
+                                  the model it stands for */
 } run_isolation;
 
 /* The defaults: timeout_ms, the worker's limits (WORKER_LIMIT_AS of
@@ -58,6 +62,26 @@ void isolation_worker_options(const run_isolation *iso, uint32_t default_timeout
  * sample_cases is not UINT64_MAX, ", sample of N cases", then ")". Into
  * buf (cap bytes); returns buf. */
 const char *isolation_describe_cpu(int model, uint64_t sample_cases, char *buf, size_t cap);
+
+/*
+ * The CPU a sighting was seen under, as its note (reproducers.note) says
+ * it: one formatter and its reader, so that `replay` runs a reproducer
+ * where it was found. isolation_cpu_note writes "under x86-64-v3
+ * (emulated)" for model `model` (a cpumodel.h index) run under the
+ * emulator, "emulation-only, unconfirmed: x86-64-v3 (emulated)" instead
+ * when `unconfirmed` (a class the emulator can fake), "under x86-64-v3
+ * (natively, isa=avx2)" when the plugin was forced to its level `isa`
+ * (not NULL or ""); each followed by ": DETAIL" when detail is not empty.
+ * Into note (cap bytes); returns note, or NULL (nothing written) for the
+ * native CPU, unforced.
+ */
+const char *isolation_cpu_note(int model, const char *isa, int unconfirmed, const char *detail,
+                               char *note, size_t cap);
+
+/* The CPU the start of `note` names in isolation_cpu_note's words, into
+ * iso->cpu_model and iso->isa: 1 when it names one, 0 (iso unchanged)
+ * when not (a native sighting, or a note of other words). */
+int isolation_cpu_from_note(const char *note, run_isolation *iso);
 
 /*
  * The sandbox line of a run's header, "  sandbox: <layers>[ + grant NAME:

@@ -449,6 +449,7 @@ typedef struct probe_ctx {
     int present;       /* set by the sink */
     uint32_t order;    /* replays so far, for the printout */
     const casefile_set *calls; /* the calls its departure needs first, or NULL */
+    const char *note;  /* its reproducer's (a context's finding: the context) */
 } probe_ctx;
 
 /* The sink: the signature shows when a finding has its class and operand
@@ -498,8 +499,8 @@ static int probe_build(void *ctx, uint32_t i, int *present)
         }
         b->opened = 1;
     }
-    const replay_input in = {p->c, p->calls ? p->calls->cases : NULL,
-                             p->calls ? p->calls->count : 0};
+    replay_input in;
+    replay_input_for(&in, p->c, p->calls, p->sig->cls, p->note);
     p->present = 0;
     if (replay_run(&b->r, &in, on_finding, p) < 0) {
         fprintf(bs->err, "divergence bisect: %s\n", b->r.error);
@@ -690,7 +691,7 @@ int bisect_signature(bisect_session *bs, int64_t signature_id, const bisect_seri
         fprintf(bs->err, "divergence bisect: repro:%" PRId64 ": %s\n", repro, why);
         goto done;
     }
-    probe_ctx pc = {bs, &sig, series, &c, 0, 0, calls};
+    probe_ctx pc = {bs, &sig, series, &c, 0, 0, calls, info.note};
     if (bisect_search_run(&b, series->n, hint, bs->all, probe_build, &pc))
         goto done;
     if (hint >= 0 && b.anchor != hint)

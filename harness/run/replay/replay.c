@@ -5,9 +5,12 @@
  */
 #include "harness/run/replay/replay.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "harness/base/alloc.h"
+#include "harness/run/engine/context.h"
 #include "oracle/shape.h"
 
 int replay_open(replay *r, const char *path, const char *config, const run_isolation *iso)
@@ -25,12 +28,91 @@ int replay_open(replay *r, const char *path, const char *config, const run_isola
     /* As certify runs it. */
     isolation_worker_options(iso, WORKER_DEFAULT_TIMEOUT_MS, config, (isolation_place){-1, 1}, 0,
                              &wo);
+    r->iso = *iso;
+    r->config = dvg_strdup(config ? config : "");
+    if (!r->config) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return -1;
+    }
     if (worker_new(path, &wo, &r->w)) {
         snprintf(r->error, sizeof r->error, "cannot create a worker for %s", path);
         r->w = NULL;
         return -1;
     }
     trial_init(&r->t, r->w, &r->profile);
+    return 0;
+}
+
+/* The case of `in` in its context, against the answer r->t just judged:
+ * 1 the same, 0 it differs (or a call failed there; sunk as a finding of
+ * the context's class), -1 a harness error (r->error). */
+static int run_context(replay *r, const replay_input *in, verdict_sink sink, void *ctx)
+{
+    const worker_result *base = &r->t.wr;
+    verdict_example ex;
+    memset(&ex, 0, sizeof ex);
+    ex.cls = in->context_cls;
+    ex.index = UINT64_MAX;
+    ex.operand_a = ex.operand_b = ORACLE_OPERAND_COUNT;
+    ex.elements = 1; /* not accepted: whether it counts is the certificate's (the
+                        capabilities declared); a replay shows whether it happens */
+    if (!r->t.valid || base->outcome != WORKER_OUT_OK || !base->computed)
+        return 1; /* no answer to compare with: the trial judged it */
+    uint32_t kind = context_probe_of_class(in->context_cls);
+    if (kind) {
+        worker_probe_result pr;
+        if (!worker_probe_applies(in->c, base, kind))
+            return 1;
+        if (worker_probe(r->w, in->c, base, kind, &pr, &r->context) < 0) {
+            snprintf(r->error, sizeof r->error, "%s", worker_errmsg(r->w));
+            return -1;
+        }
+        if (pr.internal || (pr.ran && !pr.n_differ))
+            return 1;
+        snprintf(ex.note, sizeof ex.note, "%s", pr.note);
+    } else if (in->context_cls == ORACLE_CLASS_THREAD_COUNT_DIFFERS && in->threads) {
+        worker_options wo;
+        context_env env = {0};
+        worker *tw = NULL;
+        char line[WORKER_MESSAGE_MAX], what[128];
+        int rc = -1;
+        if (context_threads_options(&r->iso, r->config, 1, in->threads, &wo, &env) ||
+            worker_new(r->path, &wo, &tw)) {
+            snprintf(r->error, sizeof r->error, "cannot create a worker of %u threads for %s",
+                     in->threads, r->path);
+            goto threads_done;
+        }
+        if (worker_run(tw, in->c, &base->shape, &r->context) != 0) {
+            snprintf(r->error, sizeof r->error, "%s", worker_errmsg(tw));
+            goto threads_done;
+        }
+        rc = 1;
+        if (!r->context.computed) {
+            context_threads_note(in->threads,
+                                 worker_result_format(&r->context, line, sizeof line), ex.note,
+                                 sizeof ex.note);
+            rc = 0;
+        } else {
+            uint64_t first, n = worker_outputs_differ(base->dtype, base->count, base->out1,
+                                                      r->context.out1, &first);
+            snprintf(what, sizeof what,
+                     "%" PRIu64 " elements differ from the judged run's answer (first: element "
+                     "%" PRIu64 ")", n, first);
+            if (n) {
+                context_threads_note(in->threads, what, ex.note, sizeof ex.note);
+                rc = 0;
+            }
+        }
+threads_done:
+        worker_free(tw);
+        context_env_free(&env);
+        if (rc != 0)
+            return rc;
+    } else {
+        return 1;
+    }
+    if (sink)
+        sink(ctx, in->c, &ex);
     return 0;
 }
 
@@ -58,6 +140,8 @@ int replay_run(replay *r, const replay_input *in, verdict_sink sink, void *ctx)
                  worker_result_format(&r->t.wr, msg, sizeof msg));
         return -1;
     }
+    if (v == 1 && in->context_cls != ORACLE_CLASS_MATCH)
+        v = run_context(r, in, sink, ctx);
     return v;
 }
 
@@ -72,7 +156,26 @@ void replay_close(replay *r)
         return;
     trial_free(&r->t);
     worker_free(r->w);
+    worker_result_free(&r->context);
+    dvg_free(r->config);
+    r->config = NULL;
     r->w = NULL;
+}
+
+void replay_input_for(replay_input *in, const divcase *c, const casefile_set *calls,
+                      const char *cls, const char *note)
+{
+    memset(in, 0, sizeof *in);
+    in->c = c;
+    in->before = calls ? calls->cases : NULL;
+    in->n_before = calls ? calls->count : 0;
+    int k = oracle_class_by_name(cls);
+    if (k > 0 && context_probe_of_class((uint32_t)k))
+        in->context_cls = (uint32_t)k;
+    if (k == ORACLE_CLASS_THREAD_COUNT_DIFFERS && context_threads_of_note(note)) {
+        in->context_cls = (uint32_t)k;
+        in->threads = context_threads_of_note(note);
+    }
 }
 
 int replay_parse_calls(const char *text, casefile_set **set, char *why, size_t len)

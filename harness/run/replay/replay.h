@@ -27,7 +27,19 @@ typedef struct replay_input {
     const divcase *c; /* the case (a reproducer's, store_reproducer_load) */
     const divcase *before; /* n_before calls made first (not judged); may be NULL */
     size_t n_before;
+    /* A calling context's finding (harness/run/engine/context.h): its
+     * class (ORACLE_CLASS_MATCH: none) and, for thread-count-differs, the
+     * thread count its note names; replay_run runs the case in that
+     * context too, as certify did. */
+    uint32_t context_cls;
+    uint32_t threads;
 } replay_input;
+
+/* The input that replays a reproducer: its case c, the calls `calls`
+ * (NULL: none) before it, and, for a calling context's finding (its class
+ * name `cls`, its note), the context (the thread count from the note). */
+void replay_input_for(replay_input *in, const divcase *c, const casefile_set *calls,
+                      const char *cls, const char *note);
 
 /* The calls a reproducer needs before its case (store_reproducer_calls'
  * text, a case file) parsed into *set (NULL when the text is empty; the
@@ -40,6 +52,9 @@ typedef struct replay {
     trial t;                 /* the last input's trial (t.wr, t.plan, ...) */
     verdict_profile profile; /* exact */
     const char *path;        /* the build's file; borrowed from replay_open */
+    run_isolation iso;       /* replay_open's (its --env borrowed) */
+    char *config;            /* replay_open's; owned */
+    worker_result context;   /* a context's run (a probe, a thread count) */
     char error[1024];        /* why the last call failed */
 } replay;
 
@@ -56,7 +71,11 @@ int replay_open(replay *r, const char *path, const char *config, const run_isola
 /*
  * Runs `in` on the replay's build and judges it (harness/run/engine/trial.h),
  * calling sink (may be NULL) once per distinct finding, as verdict_case
- * does. Returns 1 when the build conforms on it, 0 when it departs, -1 on
+ * does; for a context's finding, then runs the case in its context
+ * (a worker probe, or a worker of the thread count) and compares it with
+ * the answer just judged, as certify's contexts do: a difference (or a
+ * call that fails there) is a finding of the context's class, sunk with
+ * the probe's words (index UINT64_MAX). Returns 1 when the build conforms on it, 0 when it departs, -1 on
  * a harness error or when the build cannot be loaded (r->error names the
  * file and why).
  */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness/run/engine/context.h: the calling contexts a case runs in again
+ * (issue 25; docs/contexts.md), as both certify (which finds their
+ * departures) and replay (which shows them again) need them: which worker
+ * probe a context class stands for, and the worker of a thread count
+ * (open_with's threads and OMP_NUM_THREADS for the libraries that read
+ * it), with the note that names the count.
+ */
+#ifndef HARNESS_RUN_CONTEXT_H
+#define HARNESS_RUN_CONTEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "harness/run/engine/isolation.h"
+#include "harness/worker/worker.h"
+
+/* The class of a finding of probe `kind` (WORKER_PROBE_*): instances-
+ * not-concurrent, instance-not-concurrent, in-place-a-wrong or
+ * in-place-b-wrong; and the probe whose findings are of class cls (0:
+ * none). */
+uint32_t context_class_of_probe(uint32_t kind);
+uint32_t context_probe_of_class(uint32_t cls);
+
+/* The environment of a thread count's worker: the run's --env and
+ * OMP_NUM_THREADS=N. Lives as long as the worker it was made for. */
+typedef struct context_env {
+    const char **list;
+    char omp[32];
+} context_env;
+
+/* Worker options as isolation_worker_options gives them (quiet, no CPU
+ * of its own), with the plugin's thread count `threads` (open_with) and
+ * env->list (the run's --env and OMP_NUM_THREADS=threads). 0, or -1 out
+ * of memory. */
+int context_threads_options(const run_isolation *iso, const char *config, uint32_t workers,
+                            uint32_t threads, worker_options *wo, context_env *env);
+void context_env_free(context_env *env);
+
+/* A thread count's note: "threads N: WHAT" into note (cap bytes);
+ * returns note. context_threads_of_note reads N back (0 when the note
+ * names none). */
+const char *context_threads_note(uint32_t threads, const char *what, char *note, size_t cap);
+uint32_t context_threads_of_note(const char *note);
+
+#endif /* HARNESS_RUN_CONTEXT_H */
