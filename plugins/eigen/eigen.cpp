@@ -20,7 +20,9 @@
  * The adapter plans the shapes (plugins/common/adapter.h), pads both views
  * to rank 8 (leading 1s), maps the host's buffers as row-major TensorMaps
  * (no copies), and evaluates C = A.broadcast(ra) / B.broadcast(rb) (or
- * C = A / B when no operand is broadcast) on the calling thread. Built
+ * C = A / B when no operand is broadcast) on the calling thread, or, with
+ * open_with's thread count (ABI 1.1) above 1, on a ThreadPoolDevice of
+ * that many threads (Eigen's tiled, multi-threaded executor). Built
  * with the project's flags (no -march: the x86-64 baseline, SSE2 packets).
  * No deviation is declared: Eigen documents none for the quotient (integer
  * x / 0 is C++'s, undefined behaviour).
@@ -30,6 +32,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#define EIGEN_USE_THREADS /* the Tensor module's ThreadPoolDevice */
 #include <Eigen/Core>
 #include <unsupported/Eigen/CXX11/Tensor>
 
@@ -38,6 +41,10 @@
 #define EIGEN_ADAPTER_RANK 8
 
 struct dvg_iut {
+    /* open_with's threads (> 1): a pool of that many and a device on it;
+     * else nullptr: the calling thread. */
+    Eigen::ThreadPool *pool;
+    Eigen::ThreadPoolDevice *device;
     char error[256];
 };
 
@@ -58,7 +65,7 @@ dims8 pad8(const int64_t *d, uint32_t rank)
 }
 
 template <typename T>
-void divide(const adapter_shapes &s, const void *a, const void *b, void *c)
+void divide(dvg_iut *iut, const adapter_shapes &s, const void *a, const void *b, void *c)
 {
     typedef Eigen::Tensor<T, EIGEN_ADAPTER_RANK, Eigen::RowMajor> tensor;
     const dims8 da = pad8(s.a, s.a_rank), db = pad8(s.b, s.b_rank), dc = pad8(s.out, s.rank);
@@ -72,13 +79,17 @@ void divide(const adapter_shapes &s, const void *a, const void *b, void *c)
         rb[k] = db[k] == dc[k] ? 1 : dc[k];
         same = same && ra[k] == 1 && rb[k] == 1;
     }
-    if (same)
+    if (same && iut->device)
+        C.device(*iut->device) = A / B;
+    else if (same)
         C = A / B;
+    else if (iut->device)
+        C.device(*iut->device) = A.broadcast(ra) / B.broadcast(rb);
     else
         C = A.broadcast(ra) / B.broadcast(rb);
 }
 
-typedef void divide_fn(const adapter_shapes &, const void *, const void *, void *);
+typedef void divide_fn(dvg_iut *, const adapter_shapes &, const void *, const void *, void *);
 
 divide_fn *divide_for(uint32_t dtype)
 {
@@ -113,12 +124,50 @@ int32_t plan(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, const dvg_t
     return st;
 }
 
-int32_t eigen_open(const char *config, dvg_iut **out)
+void eigen_close(dvg_iut *iut)
+{
+    if (!iut)
+        return;
+    delete iut->device;
+    delete iut->pool;
+    delete iut;
+}
+
+/* Opens an instance that evaluates on a ThreadPoolDevice of `threads`
+ * threads (the caller waits for them); 0 or 1: on the calling thread. */
+int32_t eigen_open_threads(const char *config, uint32_t threads, dvg_iut **out)
 {
     if (!config || !out || config[0])
         return DVG_FAILURE; /* no configuration */
-    *out = new (std::nothrow) dvg_iut();
-    return *out ? DVG_OK : DVG_FAILURE;
+    dvg_iut *iut = new (std::nothrow) dvg_iut();
+    if (!iut)
+        return DVG_FAILURE;
+    if (threads > 1) {
+        int n = (int)(threads > 1024 ? 1024 : threads);
+        try { /* std::thread throws when no thread can be had */
+            iut->pool = new Eigen::ThreadPool(n);
+            iut->device = new Eigen::ThreadPoolDevice(iut->pool, n);
+        } catch (...) {
+            iut->device = nullptr;
+        }
+        if (!iut->device) {
+            eigen_close(iut);
+            return DVG_FAILURE;
+        }
+    }
+    *out = iut;
+    return DVG_OK;
+}
+
+int32_t eigen_open(const char *config, dvg_iut **out)
+{
+    return eigen_open_threads(config, 0, out);
+}
+
+/* ABI 1.1: the host's thread count as the ThreadPoolDevice's. */
+int32_t eigen_open_with(const char *config, const dvg_open_options *options, dvg_iut **out)
+{
+    return eigen_open_threads(config, options && options->size >= 8 ? options->threads : 0, out);
 }
 
 int32_t eigen_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,
@@ -139,18 +188,13 @@ int32_t eigen_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,
         st = adapter_check_tensors(&s, a, b, c, iut->error, sizeof iut->error);
     if (st != DVG_OK || s.count == 0)
         return st;
-    divide_for(a->dtype)(s, a->data, b->data, c->data);
+    divide_for(a->dtype)(iut, s, a->data, b->data, c->data);
     return DVG_OK;
 }
 
 const char *eigen_last_error(dvg_iut *iut)
 {
     return iut ? iut->error : "no instance";
-}
-
-void eigen_close(dvg_iut *iut)
-{
-    delete iut;
 }
 
 #define STR_(x) #x
@@ -163,7 +207,7 @@ dvg_descriptor descriptor = {
     0, 0, claims,
     0, 0, /* no deviations */
     eigen_open, eigen_output_shape, eigen_compute, eigen_last_error, eigen_close,
-    0, 0, 0, nullptr, nullptr, /* ABI 1.1: no capability declared, no open_with */
+    DVG_CAP_THREADS, 0, 0, nullptr, eigen_open_with, /* ABI 1.1: honours the thread count */
 };
 
 } // namespace

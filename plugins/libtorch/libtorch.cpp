@@ -24,7 +24,8 @@
  * ONNX Div-1/6 legacy and OpenVINO pdpd broadcasting hand torch B reshaped
  * (no copy). Tensors are wrapped with at::from_blob (no copies) and the
  * result is written by at::div_out straight into C. A c10::Error (integer
- * x / 0) is answered DVG_FAILURE with torch's message. No deviation is
+ * x / 0) is answered DVG_FAILURE with torch's message. open_with's thread
+ * count (ABI 1.1) is ATen's intra-op thread count. No deviation is
  * declared: torch leaves flush-to-zero off (torch.set_flush_denormal is
  * False by default) and integer x / 0 raises rather than giving a value.
  */
@@ -36,6 +37,7 @@
 #include <vector>
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include "../common/adapter.h"
 
@@ -89,6 +91,26 @@ int32_t torch_open(const char *config, dvg_iut **out)
         return DVG_FAILURE; /* no configuration */
     *out = new (std::nothrow) dvg_iut();
     return *out ? DVG_OK : DVG_FAILURE;
+}
+
+/* ABI 1.1: the host's thread count as ATen's intra-op thread count
+ * (process-wide: OpenMP's team size, and caffe2's pthreadpool, which
+ * at::set_num_threads builds again at that size, 4 ms to 75 ms here). It
+ * returns at once: certify's contexts once reported libtorch's thread-count
+ * worker as hanging in open, but the worker's start (sandbox, loading
+ * libtorch_cpu, open) takes 0.9 s to 2.4 s on a loaded 2-core machine with
+ * and without this call, against certify's 2 s default --timeout; the load
+ * was the slow part (docs/findings.md). */
+int32_t torch_open_with(const char *config, const dvg_open_options *options, dvg_iut **out)
+{
+    if (options && options->size >= 8 && options->threads > 0) {
+        try {
+            at::set_num_threads((int)(options->threads > 1024 ? 1024 : options->threads));
+        } catch (...) {
+            return DVG_FAILURE;
+        }
+    }
+    return torch_open(config, out);
 }
 
 int32_t torch_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,
@@ -148,7 +170,7 @@ dvg_descriptor descriptor = {
     0, 0, claims,
     0, 0, /* no deviations */
     torch_open, torch_output_shape, torch_compute, torch_last_error, torch_close,
-    0, 0, 0, nullptr, nullptr, /* ABI 1.1: no capability declared, no open_with */
+    DVG_CAP_THREADS, 0, 0, nullptr, torch_open_with, /* ABI 1.1: honours the thread count */
 };
 
 } // namespace

@@ -23,7 +23,8 @@
  * The adapter plans the shapes (plugins/common/adapter.h), pads both views
  * to the output rank (rank 0 becomes (1)), describes the host's buffers as
  * dense row-major memory (no copies) and runs the primitive on a CPU
- * stream. The version string names the instruction set oneDNN dispatches
+ * stream, with open_with's thread count (ABI 1.1) as the OpenMP team size
+ * (set before each call: it is the calling thread's). The version string names the instruction set oneDNN dispatches
  * to (ONEDNN_MAX_CPU_ISA lowers it), since bf16 and f16 results depend on
  * it. No deviation is declared: oneDNN documents no flush-to-zero for this
  * primitive (the bf16 flush on AVX512-BF16 processors is the instruction's,
@@ -36,12 +37,14 @@
 #include <new>
 
 #include <dnnl.hpp>
+#include <omp.h>
 
 #include "../common/adapter.h"
 
 struct dvg_iut {
     dnnl::engine engine;
     dnnl::stream stream;
+    int threads; /* open_with's count; 0: OpenMP's own (OMP_NUM_THREADS, or the CPUs) */
     char error[512];
 };
 
@@ -100,12 +103,15 @@ int32_t plan(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, const dvg_t
     return DVG_OK;
 }
 
-int32_t dnnl_open(const char *config, dvg_iut **out)
+/* Opens an instance whose primitives run on `threads` OpenMP threads (0:
+ * OpenMP's default). */
+int32_t dnnl_open_threads(const char *config, uint32_t threads, dvg_iut **out)
 {
     if (!config || !out || config[0])
         return DVG_FAILURE; /* no configuration */
     try {
         dvg_iut *iut = new dvg_iut();
+        iut->threads = (int)(threads > 1024 ? 1024 : threads);
         iut->engine = dnnl::engine(dnnl::engine::kind::cpu, 0);
         iut->stream = dnnl::stream(iut->engine);
         *out = iut;
@@ -113,6 +119,19 @@ int32_t dnnl_open(const char *config, dvg_iut **out)
     } catch (...) {
         return DVG_FAILURE;
     }
+}
+
+int32_t dnnl_open(const char *config, dvg_iut **out)
+{
+    return dnnl_open_threads(config, 0, out);
+}
+
+/* ABI 1.1: the host's thread count as the OpenMP team size of this build's
+ * runtime (DNNL_CPU_RUNTIME is OMP in Debian's 2.6: oneDNN's parallel
+ * sections take omp_get_max_threads() threads). */
+int32_t dnnl_open_with(const char *config, const dvg_open_options *options, dvg_iut **out)
+{
+    return dnnl_open_threads(config, options && options->size >= 8 ? options->threads : 0, out);
 }
 
 int32_t dnnl_output_shape(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs,
@@ -135,6 +154,10 @@ int32_t dnnl_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, con
         return st;
     const dnnl::memory::data_type type = data_type_of(a->dtype);
     dnnl::binary::primitive_desc pd;
+    /* OpenMP's thread count is the calling thread's: set on every call,
+     * from whichever thread the host calls. */
+    if (iut->threads)
+        omp_set_num_threads(iut->threads);
     try {
         dnnl::memory::desc ma = dense(s.a, s.rank, type), mb = dense(s.b, s.rank, type),
                            mc = dense(s.out, s.rank, type);
@@ -196,7 +219,7 @@ dvg_descriptor descriptor = {
     0, 0, claims,
     0, 0, /* no deviations */
     dnnl_open, dnnl_output_shape, dnnl_compute, dnnl_last_error, dnnl_close,
-    0, 0, 0, nullptr, nullptr, /* ABI 1.1: no capability declared, no open_with */
+    DVG_CAP_THREADS, 0, 0, nullptr, dnnl_open_with, /* ABI 1.1: honours the thread count */
 };
 
 } // namespace

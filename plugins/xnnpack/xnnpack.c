@@ -18,7 +18,8 @@
  *
  * The adapter
  *  - creates one operator with output_min = -inf, output_max = +inf (no
- *    clamping asked for) and runs it without a thread pool;
+ *    clamping asked for) and runs it without a thread pool, or with a
+ *    pthreadpool of open_with's thread count (ABI 1.1) when that is > 1;
  *  - passes rank > 6 to XNNPACK as it is: XNNPACK refuses it, the adapter
  *    answers DVG_UNSUPPORTED, and the certificate shows it;
  *  - copies A and B into buffers with XNN_EXTRA_BYTES of slack, as the
@@ -29,7 +30,8 @@
  * runs every operator with PTHREADPOOL_FLAG_DISABLE_DENORMALS (XNNPACK's
  * src/operator-run.c), which pthreadpool.h documents as "disable support
  * for denormalized numbers ... for the duration of the computation" (on
- * x86: MXCSR FTZ and DAZ, restored afterwards), also without a thread pool.
+ * x86: MXCSR FTZ and DAZ, restored afterwards), in each of the pool's
+ * threads, and also without a thread pool.
  */
 #include <math.h>
 #include <stdint.h>
@@ -37,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthreadpool.h>
 #include <xnnpack.h>
 
 #include "../common/adapter.h"
@@ -50,12 +53,29 @@ static dvg_descriptor descriptor;
 
 struct dvg_iut {
     xnn_operator_t op;
+    pthreadpool_t pool; /* open_with's threads (> 1); NULL: the calling thread */
     void *pad[2];       /* padded copies of A and B */
     size_t pad_cap[2];
     char error[256];
 };
 
-static int32_t xnn_open(const char *config, dvg_iut **out)
+static void xnn_close(dvg_iut *iut)
+{
+    if (!iut)
+        return;
+    if (iut->op)
+        xnn_delete_operator(iut->op);
+    if (iut->pool)
+        pthreadpool_destroy(iut->pool);
+    free(iut->pad[0]);
+    free(iut->pad[1]);
+    free(iut);
+}
+
+/* Opens an instance whose operator runs on a pthreadpool of `threads`
+ * threads (the calling thread and threads - 1 workers); 0 or 1: on the
+ * calling thread, without a pool. */
+static int32_t xnn_open_threads(const char *config, uint32_t threads, dvg_iut **out)
 {
     dvg_iut *iut;
     if (!config || !out)
@@ -67,12 +87,24 @@ static int32_t xnn_open(const char *config, dvg_iut **out)
     iut = calloc(1, sizeof *iut);
     if (!iut)
         return DVG_FAILURE;
-    if (xnn_create_divide_nd_f32(-INFINITY, INFINITY, 0, &iut->op) != xnn_status_success) {
-        free(iut);
+    if ((threads > 1 && !(iut->pool = pthreadpool_create(threads > 1024 ? 1024 : threads))) ||
+        xnn_create_divide_nd_f32(-INFINITY, INFINITY, 0, &iut->op) != xnn_status_success) {
+        xnn_close(iut);
         return DVG_FAILURE;
     }
     *out = iut;
     return DVG_OK;
+}
+
+static int32_t xnn_open(const char *config, dvg_iut **out)
+{
+    return xnn_open_threads(config, 0, out);
+}
+
+/* ABI 1.1: the host's thread count as the pthreadpool's. */
+static int32_t xnn_open_with(const char *config, const dvg_open_options *options, dvg_iut **out)
+{
+    return xnn_open_threads(config, options && options->size >= 8 ? options->threads : 0, out);
 }
 
 static int32_t plan(dvg_iut *iut, uint32_t variant, const dvg_attrs *attrs, const dvg_tensor *a,
@@ -142,11 +174,12 @@ static int32_t xnn_compute(dvg_iut *iut, uint32_t variant, const dvg_attrs *attr
     pb = padded(iut, 1, b->data, (size_t)b->nbytes);
     if (!pa || !pb)
         return adapter_fail(iut->error, sizeof iut->error, DVG_FAILURE, "out of memory");
-    xs = xnn_setup_divide_nd_f32(iut->op, s.a_rank, da, s.b_rank, db, pa, pb, c->data, NULL);
+    xs = xnn_setup_divide_nd_f32(iut->op, s.a_rank, da, s.b_rank, db, pa, pb, c->data,
+                                 iut->pool);
     if (xs != xnn_status_success)
         return adapter_fail(iut->error, sizeof iut->error, DVG_FAILURE,
                             "xnn_setup_divide_nd_f32: status %d", (int)xs);
-    xs = xnn_run_operator(iut->op, NULL);
+    xs = xnn_run_operator(iut->op, iut->pool);
     if (xs != xnn_status_success)
         return adapter_fail(iut->error, sizeof iut->error, DVG_FAILURE,
                             "xnn_run_operator: status %d", (int)xs);
@@ -158,16 +191,6 @@ static const char *xnn_last_error(dvg_iut *iut)
     return iut ? iut->error : "no instance";
 }
 
-static void xnn_close(dvg_iut *iut)
-{
-    if (!iut)
-        return;
-    xnn_delete_operator(iut->op);
-    free(iut->pad[0]);
-    free(iut->pad[1]);
-    free(iut);
-}
-
 static dvg_descriptor descriptor = {
     sizeof(dvg_descriptor), DVG_ABI_MAJOR, DVG_ABI_MINOR,
     "xnnpack", XNNPACK_VERSION,
@@ -175,7 +198,7 @@ static dvg_descriptor descriptor = {
     /* PTHREADPOOL_FLAG_DISABLE_DENORMALS: FTZ and DAZ during every run */
     DVG_DEV_FLUSH_SUBNORMAL_OUTPUT | DVG_DEV_SUBNORMAL_INPUT_ZERO, 0,
     xnn_open, xnn_output_shape, xnn_compute, xnn_last_error, xnn_close,
-    0, 0, 0, NULL, NULL, /* ABI 1.1: no capability declared, no open_with */
+    DVG_CAP_THREADS, 0, 0, NULL, xnn_open_with, /* ABI 1.1: honours the thread count */
 };
 
 __attribute__((visibility("default"))) const dvg_descriptor *dvg_iut_descriptor(void)

@@ -20,6 +20,7 @@ fi
 TIMEOUT=20000
 . "$(dirname "$0")/../lib.sh"
 PROFILE=
+EXTRA= # more certify flags, word-split
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 has_cpu() { grep -qw "$1" /proc/cpuinfo; }
 
@@ -72,7 +73,7 @@ accepted() {
 certify() {
     v=$1 t=$2 n=$3 cert=$4; shift 4
     "$D" certify --plugin "$P" --variant "$v" --dtype "$t" --random "$n" --seed 7 \
-        ${PROFILE:+--profile "$PROFILE"} \
+        ${PROFILE:+--profile "$PROFILE"} $EXTRA \
         --timeout "$TIMEOUT" --db "$tmp/$LIB-cert.db" --no-progress >"$tmp/cert.out" 2>&1
     if grep -q "^  $v  *$t  *$cert " "$tmp/cert.out"; then ok; else
         bad "$LIB $v $t: certificate is not $cert"; sed -n 1,20p "$tmp/cert.out"
@@ -125,7 +126,13 @@ onednn)
     replays onnx-div-14 u8 1:wrong-value:onednn/u8-rounds-to-nearest
     replays onnx-div-14 i8 1:floor-vs-trunc:onednn/i8-half-rounds-to-even
     replays onnx-div-13 i32 1:wrong-value:onednn/i32-through-f32
+    # Its primitive cache (1024 primitives by default) grows by a JIT
+    # primitive per new shape: the leak watch names it (O4); without the
+    # cache the claim holds.
+    certify onnx-div-7 f32 40 NONCONFORMANT resource-leak !wrong-value !crash
+    EXTRA="--env ONEDNN_PRIMITIVE_CACHE_CAPACITY=0"
     certify onnx-div-7 f32 40 CONFORMANT
+    EXTRA=
     certify onnx-div-6 i32 40 NONCONFORMANT wrong-value floor-vs-trunc !crash
     # bf16 and f16 depend on the processor (docs/findings.md).
     if has_cpu avx512_bf16; then
@@ -133,9 +140,11 @@ onednn)
         # vcvtneps2bf16 flushes what is tiny before rounding (0x00ff / 2
         # too): nothing else departs, so profile ftz holds (issue 17).
         certify onnx-div-13 bf16 40 NONCONFORMANT flushed-subnormal-output !wrong-value
-        PROFILE=ftz
+        # Natively (on an AVX2 model oneDNN has no bf16 primitive: O2) and
+        # without the primitive cache (O4).
+        PROFILE=ftz EXTRA="--cpu native --env ONEDNN_PRIMITIVE_CACHE_CAPACITY=0"
         certify onnx-div-13 bf16 40 "CONFORMANT under profile ftz"
-        PROFILE=
+        PROFILE= EXTRA=
     else
         echo "note: no avx512_bf16 here: the bf16 flush is not expected"
     fi
@@ -177,7 +186,11 @@ libtorch)
     # i16 computes INT_MIN / -1 in int: CONFORMANT.
     certify openvino-divide-1 i16 30 CONFORMANT refused-undefined !failure !floor-vs-trunc \
         !wrong-value !crash
-    certify onnx-div-14 bf16 40 CONFORMANT
+    # bf16 NaNs: ATen's vectorised loop writes 0xffff, the scalar loop that
+    # ends each thread's part 0x7fc0, so at 3 threads a NaN near a part's end
+    # has other bits than at 1: the declared THREADS does not hold
+    # (docs/findings.md, T3); every value is right.
+    certify onnx-div-14 bf16 40 NONCONFORMANT thread-count-differs !wrong-value !nan-expected
     ;;
 onnxruntime)
     claims "version     1.29.0" "onnx-div-14        f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64" \
