@@ -589,7 +589,10 @@ int worker_start(worker *w, worker_result *r)
             goto done;
         }
         got = wire_send_token(w->sock, 0, OP_GO) == 0
-                  ? await_token(w, 0, OP_HELLO, w->opt.timeout_ms, &detail, NULL)
+                  ? await_token(w, 0, OP_HELLO,
+                                w->opt.load_timeout_ms ? w->opt.load_timeout_ms
+                                                       : w->opt.timeout_ms,
+                                &detail, NULL)
                   : WAIT_DIED;
     } else {
         /* No READY: what bubblewrap or the launch said is the reason, and

@@ -249,6 +249,10 @@ typedef struct worker_options {
     const char *config;
     /* Deadline of each plugin call in milliseconds, >= 1. Default 10000. */
     uint32_t timeout_ms;
+    /* Deadline of the load and open() in milliseconds; 0 (the default):
+     * timeout_ms. A worker that loads a large library afresh (a thread
+     * count's: no zygote's copy) gives it longer than one call. */
+    uint32_t load_timeout_ms;
     /* Quiet: 1 sends the plugin's stdout and stderr to /dev/null; 0 (the
      * default) keeps stderr and sends stdout to stderr, so a plugin's
      * chatter never lands in the harness's own stdout. */

@@ -52,6 +52,9 @@ int context_threads_options(const run_isolation *iso, const char *config, uint32
     wo->env = env->list;
     wo->n_env = iso->n_env + 1;
     wo->threads = threads;
+    /* Loaded afresh (a library that starts threads in open has no
+     * zygote): libtorch's load alone takes up to 2.4 s on a loaded host. */
+    wo->load_timeout_ms = wo->timeout_ms > CONTEXT_LOAD_MS ? wo->timeout_ms : CONTEXT_LOAD_MS;
     return 0;
 }
 

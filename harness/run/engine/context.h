@@ -30,9 +30,10 @@ typedef struct context_env {
 } context_env;
 
 /* Worker options as isolation_worker_options gives them (quiet, no CPU
- * of its own), with the plugin's thread count `threads` (open_with) and
- * env->list (the run's --env and OMP_NUM_THREADS=threads). 0, or -1 out
- * of memory. */
+ * of its own), with the plugin's thread count `threads` (open_with),
+ * env->list (the run's --env and OMP_NUM_THREADS=threads) and at least
+ * CONTEXT_LOAD_MS for the load and open(). 0, or -1 out of memory. */
+#define CONTEXT_LOAD_MS 20000u
 int context_threads_options(const run_isolation *iso, const char *config, uint32_t workers,
                             uint32_t threads, worker_options *wo, context_env *env);
 void context_env_free(context_env *env);
