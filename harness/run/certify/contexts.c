@@ -152,27 +152,15 @@ static int thread_counts(certify *cf, certify_contexts *cx, const divcase *c, co
         contexts_thread_counts(cx->threads);
     rec->contexts[CTX_THREADS] = 1;
     for (uint32_t i = 0; i < CERTIFY_THREAD_COUNTS; i++) {
-        char note[VERDICT_NOTE_MAX] = "", line[WORKER_MESSAGE_MAX];
+        char note[VERDICT_NOTE_MAX] = "";
         int fatal;
         worker *tw = thread_worker(cf, cx, i, note, sizeof note, &fatal);
         if (fatal)
             return -1;
-        if (tw && worker_run(tw, c, &t->wr.shape, &cx->wr) != 0) {
+        if (tw && context_threads_compare(tw, cx->threads[i], c, &t->wr, &cx->wr, note,
+                                          sizeof note) < 0) {
             fprintf(cf->err, "divergence certify: %s\n", worker_errmsg(tw));
             return -1;
-        }
-        if (tw && !cx->wr.computed) {
-            context_threads_note(cx->threads[i], worker_result_format(&cx->wr, line, sizeof line),
-                                 note, sizeof note);
-        } else if (tw) {
-            uint64_t first, n = worker_outputs_differ(t->wr.dtype, t->wr.count, t->wr.out1,
-                                                      cx->wr.out1, &first);
-            char what[128];
-            snprintf(what, sizeof what,
-                     "%" PRIu64 " elements differ from the judged run's answer (first: element "
-                     "%" PRIu64 ")", n, first);
-            if (n)
-                context_threads_note(cx->threads[i], what, note, sizeof note);
         }
         if (note[0] &&
             finding(cf, c, rec, ORACLE_CLASS_THREAD_COUNT_DIFFERS, note, sink, ctx) != 0)

@@ -6,6 +6,7 @@
  */
 #include "harness/run/engine/context.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,6 +63,26 @@ void context_env_free(context_env *env)
 {
     dvg_free(env->list);
     env->list = NULL;
+}
+
+int context_threads_compare(worker *tw, uint32_t threads, const divcase *c,
+                            const worker_result *base, worker_result *r, char *note, size_t cap)
+{
+    char line[WORKER_MESSAGE_MAX], what[128];
+    if (worker_run(tw, c, &base->shape, r) != 0)
+        return -1;
+    if (!r->computed) {
+        context_threads_note(threads, worker_result_format(r, line, sizeof line), note, cap);
+        return 0;
+    }
+    uint64_t first, n = worker_outputs_differ(base->dtype, base->count, base->out1, r->out1, &first);
+    if (!n)
+        return 1;
+    snprintf(what, sizeof what,
+             "%" PRIu64 " elements differ from the judged run's answer (first: element %" PRIu64 ")",
+             n, first);
+    context_threads_note(threads, what, note, cap);
+    return 0;
 }
 
 #define THREADS_NOTE "threads %u: "

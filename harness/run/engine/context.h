@@ -38,6 +38,13 @@ int context_threads_options(const run_isolation *iso, const char *config, uint32
                             uint32_t threads, worker_options *wo, context_env *env);
 void context_env_free(context_env *env);
 
+/* Runs case c on tw (a worker of `threads` threads) and compares its
+ * answer with base's (the judged run's), bit for bit, using r for the
+ * result. 1 the same; 0 it differs or the call did not compute (note, cap
+ * bytes, says so: "threads N: ..."); -1 a harness error (worker_errmsg). */
+int context_threads_compare(worker *tw, uint32_t threads, const divcase *c,
+                            const worker_result *base, worker_result *r, char *note, size_t cap);
+
 /* A thread count's note: "threads N: WHAT" into note (cap bytes);
  * returns note. context_threads_of_note reads N back (0 when the note
  * names none). */

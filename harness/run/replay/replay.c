@@ -74,7 +74,6 @@ static int run_context(replay *r, const replay_input *in, verdict_sink sink, voi
         worker_options wo;
         context_env env = {0};
         worker *tw = NULL;
-        char line[WORKER_MESSAGE_MAX], what[128];
         int rc = -1;
         if (context_threads_options(&r->iso, r->config, 1, in->threads, &wo, &env) ||
             worker_new(r->path, &wo, &tw)) {
@@ -82,27 +81,10 @@ static int run_context(replay *r, const replay_input *in, verdict_sink sink, voi
                      in->threads, r->path);
             goto threads_done;
         }
-        if (worker_run(tw, in->c, &base->shape, &r->context) != 0) {
+        rc = context_threads_compare(tw, in->threads, in->c, base, &r->context, ex.note,
+                                     sizeof ex.note);
+        if (rc < 0)
             snprintf(r->error, sizeof r->error, "%s", worker_errmsg(tw));
-            goto threads_done;
-        }
-        rc = 1;
-        if (!r->context.computed) {
-            context_threads_note(in->threads,
-                                 worker_result_format(&r->context, line, sizeof line), ex.note,
-                                 sizeof ex.note);
-            rc = 0;
-        } else {
-            uint64_t first, n = worker_outputs_differ(base->dtype, base->count, base->out1,
-                                                      r->context.out1, &first);
-            snprintf(what, sizeof what,
-                     "%" PRIu64 " elements differ from the judged run's answer (first: element "
-                     "%" PRIu64 ")", n, first);
-            if (n) {
-                context_threads_note(in->threads, what, ex.note, sizeof ex.note);
-                rc = 0;
-            }
-        }
 threads_done:
         worker_free(tw);
         context_env_free(&env);
