@@ -27,11 +27,17 @@
  * copies), lets ORT allocate the output, checks its shape against the
  * variant's (plugins/common/adapter.h) and copies it into C. Sessions run
  * on one intra-op thread without spinning (the harness runs one case at a
- * time), or on open_with's thread count (ABI 1.1); everything else is ORT's default (graph optimisations included).
+ * time), or on open_with's thread count (ABI 1.1); everything else is
+ * ORT's default (graph optimisations included).
  * ORT's log goes to stderr at level FATAL only: its errors come back as
- * statuses. No deviation is declared: ORT's default session leaves
- * denormals alone ("session.set_denormal_as_zero" is off) and gives no
- * value for integer x / 0 (it refuses it).
+ * statuses. Telemetry is off (ORT_DISABLE_TELEMETRY=1, set before the
+ * first CreateEnv unless the caller set it): on, ORT sends it from a
+ * background thread through libcurl, which ignores SIGPIPE process-wide
+ * while it sends, so a call that happens to run then leaves SIGPIPE
+ * changed (docs/findings.md, R3); `--env ORT_DISABLE_TELEMETRY=0` shows
+ * it. No deviation is declared: ORT's default session leaves denormals
+ * alone ("session.set_denormal_as_zero" is off) and gives no value for
+ * integer x / 0 (it refuses it).
  */
 #include <assert.h>
 #include <stdint.h>
@@ -236,6 +242,7 @@ static int32_t ort_open_threads(const char *config, uint32_t threads, dvg_iut **
     if (!iut)
         return DVG_FAILURE;
     iut->ort = base->GetApi(ORT_API_VERSION);
+    setenv("ORT_DISABLE_TELEMETRY", "1", 0); /* the caller's own setting wins */
     if (!iut->ort ||
         ort_failed(iut, iut->ort->CreateEnv(ORT_LOGGING_LEVEL_FATAL, "divergence", &iut->env),
                    "CreateEnv") ||
