@@ -329,6 +329,9 @@ static int replay_one(const char *plugin, const divcase *c, const store_reproduc
         else
             printf("%u threads (open_with, OMP_NUM_THREADS)\n", in.threads);
     }
+    if (in.cliff_median > 0)
+        printf("  then timed again against the median per element its peers had when it was "
+               "recorded (%.3g ns)\n", in.cliff_median);
     int conforms = replay_open(&rp, plugin, config, iso);
     if (conforms == 0)
         conforms = replay_run(&rp, &in, print_finding, &shown);
@@ -351,9 +354,17 @@ static int replay_one(const char *plugin, const divcase *c, const store_reproduc
         ex.actual2 = oracle_load(c->dtype, t->wr.out2, i); /* the worker ran it twice */
         show_elem(c->dtype, "recorded", &ex);
     }
-    printf("  now: %s\n", conforms        ? "conforms"
-                           : in.context_cls ? "still departs from the spec in that context"
-                                            : "still departs from the spec");
+    const char *now = "still departs from the spec";
+    if (conforms) {
+        now = "conforms";
+        if (rp.timed[0]) /* a cliff's figures (as a finding when it still is one) */
+            printf("  timed again: %s\n", rp.timed);
+    } else if (in.context_cls) {
+        now = "still departs from the spec in that context";
+    } else if (rp.timed[0]) {
+        now = "still a performance cliff";
+    }
+    printf("  now: %s\n", now);
     status = conforms ? 0 : 1;
 done:
     replay_close(&rp);

@@ -158,6 +158,21 @@ if grep -q '^    hang ' "$tmp/quadratic.out" && ! grep -q 'claim stopped after' 
     ok; else bad "quadratic: no hang, or the hang stopped the claim"; sed -n 1,12p "$tmp/quadratic.out" >&2; fi
 "$D" report --db "$tmp/zoo.db" --plugin divergence-mutant-quadratic --latest --format md >"$tmp/quadratic.md" 2>&1
 if grep -q 'performance-cliff' "$tmp/quadratic.md"; then ok; else bad "report: no performance-cliff"; fi
+# Replay times the cliff's case again against the median its note recorded:
+# still one on the mutant (exit 1), not on the reference (its time per
+# element is the mutant's usual pace, exit 0).
+sig=$(sqlite3 "$tmp/zoo.db" "SELECT id FROM signatures WHERE class = 'performance-cliff'
+    AND implementation = 'divergence-mutant-quadratic' LIMIT 1" 2>&1)
+"$D" replay --db "$tmp/zoo.db" "sig:$sig" >"$tmp/replay-cliff.out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q '^  performance-cliff: compute took .* times the recorded median' "$tmp/replay-cliff.out" &&
+    grep -q '^  now: still a performance cliff' "$tmp/replay-cliff.out"; then ok; else
+    bad "replay of the quadratic cliff sig:$sig: exit $rc: $(cat "$tmp/replay-cliff.out")"; fi
+"$D" replay --db "$tmp/zoo.db" "sig:$sig" --plugin "$REF" >"$tmp/replay-cliff-ref.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^  timed again: compute took .* times the recorded median' "$tmp/replay-cliff-ref.out" &&
+    grep -q '^  now: conforms' "$tmp/replay-cliff-ref.out"; then ok; else
+    bad "replay of the quadratic cliff on the reference: exit $rc: $(cat "$tmp/replay-cliff-ref.out")"; fi
 
 # Certificates name the class, and the run is in the database.
 certify crash_int_min 1 'CRASHED' --variant onnx-div-7 --dtype i64

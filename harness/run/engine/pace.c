@@ -77,7 +77,24 @@ int pace_judge(const pace_book *b, uint32_t dtype, uint64_t count, uint64_t ns, 
     qsort(peer, v->peers, sizeof peer[0], cmp_float);
     v->median = v->peers & 1 ? peer[v->peers / 2]
                              : 0.5 * ((double)peer[v->peers / 2 - 1] + (double)peer[v->peers / 2]);
-    return ns >= PACE_MIN_NS && v->median > 0 && v->ns_per >= PACE_RATIO * v->median;
+    return pace_is_cliff(v->ns_per, v->median, ns);
+}
+
+int pace_is_cliff(double ns_per, double median, uint64_t ns)
+{
+    return ns >= PACE_MIN_NS && median > 0 && ns_per >= PACE_RATIO * median;
+}
+
+double pace_median_of_note(const char *note)
+{
+    /* "... of 2^lo..2^hi elements (M ns per element)": the last parenthesis */
+    const char *open = note ? strrchr(note, '(') : NULL;
+    double median = 0;
+    char tail[16] = "";
+    if (!open || strstr(note, " times the median of ") == NULL ||
+        sscanf(open, "(%lf ns per %15[a-z])", &median, tail) != 2 || strcmp(tail, "element") != 0)
+        return 0;
+    return median > 0 ? median : 0;
 }
 
 void pace_add(pace_book *b, uint32_t dtype, uint64_t count, uint64_t ns)

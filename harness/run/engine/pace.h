@@ -71,6 +71,15 @@ typedef struct pace_verdict {
  * figures (filled whenever there are peers). 0 otherwise. */
 int pace_judge(const pace_book *b, uint32_t dtype, uint64_t count, uint64_t ns, pace_verdict *v);
 
+/* 1 when a case that took `ns` in all, `ns_per` per element, is a cliff
+ * against peers whose median is `median` per element: PACE_RATIO times
+ * that or more, and PACE_MIN_NS in all (pace_judge's rule). */
+int pace_is_cliff(double ns_per, double median, uint64_t ns);
+
+/* The peers' median per element that a performance-cliff note
+ * (pace_describe's words) names; 0 when the note names none. */
+double pace_median_of_note(const char *note);
+
 /* Adds a case's time to the book (a case below PACE_MIN_ELEMENTS, or one
  * of an unknown dtype, is not). */
 void pace_add(pace_book *b, uint32_t dtype, uint64_t count, uint64_t ns);

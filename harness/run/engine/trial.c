@@ -245,6 +245,26 @@ int trial_case_finding(uint32_t cls, int accepted, const char *note, const divca
     return sink && sink(ctx, c, &ex) ? -1 : 0;
 }
 
+int trial_retime(trial *t, const divcase *c, uint64_t *ns)
+{
+    int pid = worker_pid(t->w);
+    uint64_t m0 = 0, m1 = 0;
+    int main_read = pid > 0 && pace_main_thread_ns(pid, &m0) == 0;
+    if (worker_run(t->w, c, &t->plan.out, &t->retime)) {
+        snprintf(t->error, sizeof t->error, "case %s: %s", c->id, worker_errmsg(t->w));
+        return -1;
+    }
+    uint64_t again = pace_case_ns(&t->retime);
+    /* the main thread's share, per compute run (a spinning thread the
+     * plugin left is not in it) */
+    if (again && main_read && worker_pid(t->w) == pid && pace_main_thread_ns(pid, &m1) == 0 &&
+        m1 >= m0 && (m1 - m0) / 2 < again)
+        again = (m1 - m0) / 2;
+    if (again && (!*ns || again < *ns))
+        *ns = again;
+    return 0;
+}
+
 /* The pace of t's last case c, computed (pace.h): a cliff candidate is
  * run once more and timed again. 0, 1 when it is a cliff (*note says so),
  * -1 on a harness error (t->error). */
@@ -256,21 +276,8 @@ static int pace_case(trial *t, const divcase *c, char *note, size_t len)
     uint64_t n = t->wr.count, ns = pace_case_ns(&t->wr);
     pace_verdict pv;
     if (pace_judge(&t->pace, c->dtype, n, ns, &pv)) {
-        int pid = worker_pid(t->w);
-        uint64_t m0 = 0, m1 = 0;
-        int main_read = pid > 0 && pace_main_thread_ns(pid, &m0) == 0;
-        if (worker_run(t->w, c, &t->plan.out, &t->retime)) {
-            snprintf(t->error, sizeof t->error, "case %s: %s", c->id, worker_errmsg(t->w));
+        if (trial_retime(t, c, &ns) < 0)
             return -1;
-        }
-        uint64_t again = pace_case_ns(&t->retime);
-        /* the main thread's share, per compute run (a spinning thread
-         * the plugin left is not in it) */
-        if (again && main_read && worker_pid(t->w) == pid && pace_main_thread_ns(pid, &m1) == 0 &&
-            m1 >= m0 && (m1 - m0) / 2 < again)
-            again = (m1 - m0) / 2;
-        if (again && again < ns)
-            ns = again;
         if (pace_judge(&t->pace, c->dtype, n, ns, &pv)) {
             pace_describe(&pv, c->dtype, n, ns, note, len);
             return 1;

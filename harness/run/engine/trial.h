@@ -78,6 +78,13 @@ void trial_free(trial *t);
  */
 int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sink, void *ctx);
 
+/* Runs t's last case c (judged by trial_run) once more and times it
+ * (pace.h): the CPU time of the worker's main thread per compute run where
+ * it can be read (a thread the plugin left spinning is not in it), else
+ * pace_case_ns of the new run. *ns becomes the lesser of it and *ns (0:
+ * none yet). 0, or -1 on a harness error (t->error). */
+int trial_retime(trial *t, const divcase *c, uint64_t *ns);
+
 /* A case-level finding of case c (no element: index UINT64_MAX) of class
  * cls with the words `note`, accepted or not, into *tally and sink (NULL:
  * none). 0, or -1 when the sink failed. */

@@ -98,6 +98,46 @@ threads_done:
     return 0;
 }
 
+/* The case of `in`, a performance cliff whose values r->t just judged
+ * conforming, timed again against the recorded median: 0 still a cliff
+ * (sunk), 1 not, -1 a harness error. */
+static int run_pace(replay *r, const replay_input *in, verdict_sink sink, void *ctx)
+{
+    trial *t = &r->t;
+    const worker_info *info = worker_get_info(r->w);
+    if (!t->valid || t->wr.outcome != WORKER_OUT_OK || !t->wr.computed || !t->wr.count)
+        return 1;
+    if (info && strcmp(info->cpu_model, "native") != 0) {
+        snprintf(r->timed, sizeof r->timed, "not timed: the CPU is emulated (%s)",
+                 info->cpu_model);
+        return 1;
+    }
+    uint64_t ns = pace_case_ns(&t->wr);
+    if (trial_retime(t, in->c, &ns) < 0) {
+        snprintf(r->error, sizeof r->error, "%s", t->error);
+        return -1;
+    }
+    double per = (double)ns / (double)t->wr.count;
+    int slow = pace_is_cliff(per, in->cliff_median, ns);
+    snprintf(r->timed, sizeof r->timed,
+             "compute took %.3g ns per element (%" PRIu64 " elements, %.3g ms; timed twice, the "
+             "lesser), %.1f times the recorded median (%.3g ns per element; a cliff from %u times)",
+             per, t->wr.count, (double)ns / 1e6, per / in->cliff_median, in->cliff_median,
+             PACE_RATIO);
+    if (!slow)
+        return 1;
+    verdict_example ex;
+    memset(&ex, 0, sizeof ex);
+    ex.cls = ORACLE_CLASS_PERFORMANCE_CLIFF;
+    ex.index = UINT64_MAX;
+    ex.operand_a = ex.operand_b = ORACLE_OPERAND_COUNT;
+    ex.elements = 1;
+    snprintf(ex.note, sizeof ex.note, "%s", r->timed);
+    if (sink)
+        sink(ctx, in->c, &ex);
+    return 0;
+}
+
 int replay_run(replay *r, const replay_input *in, verdict_sink sink, void *ctx)
 {
     char msg[640];
@@ -122,8 +162,11 @@ int replay_run(replay *r, const replay_input *in, verdict_sink sink, void *ctx)
                  worker_result_format(&r->t.wr, msg, sizeof msg));
         return -1;
     }
+    r->timed[0] = '\0';
     if (v == 1 && in->context_cls != ORACLE_CLASS_MATCH)
         v = run_context(r, in, sink, ctx);
+    else if (v == 1 && in->cliff_median > 0)
+        v = run_pace(r, in, sink, ctx);
     return v;
 }
 
@@ -154,6 +197,8 @@ void replay_input_for(replay_input *in, const divcase *c, const casefile_set *ca
     int k = oracle_class_by_name(cls);
     if (k > 0 && context_probe_of_class((uint32_t)k))
         in->context_cls = (uint32_t)k;
+    if (k == ORACLE_CLASS_PERFORMANCE_CLIFF)
+        in->cliff_median = pace_median_of_note(note);
     if (k == ORACLE_CLASS_THREAD_COUNT_DIFFERS && context_threads_of_note(note)) {
         in->context_cls = (uint32_t)k;
         in->threads = context_threads_of_note(note);

@@ -33,6 +33,10 @@ typedef struct replay_input {
      * context too, as certify did. */
     uint32_t context_cls;
     uint32_t threads;
+    /* A performance-cliff finding: the peers' median per element its note
+     * names (pace_median_of_note; 0: none); replay_run times the case
+     * again (natively) against it. */
+    double cliff_median;
 } replay_input;
 
 /* The input that replays a reproducer: its case c, the calls `calls`
@@ -55,6 +59,7 @@ typedef struct replay {
     run_isolation iso;       /* replay_open's (its --env borrowed) */
     char *config;            /* replay_open's; owned */
     worker_result context;   /* a context's run (a probe, a thread count) */
+    char timed[256];         /* a cliff's case timed again: the figures; "" when not timed */
     char error[1024];        /* why the last call failed */
 } replay;
 
@@ -75,9 +80,13 @@ int replay_open(replay *r, const char *path, const char *config, const run_isola
  * (a worker probe, or a worker of the thread count) and compares it with
  * the answer just judged, as certify's contexts do: a difference (or a
  * call that fails there) is a finding of the context's class, sunk with
- * the probe's words (index UINT64_MAX). Returns 1 when the build conforms on it, 0 when it departs, -1 on
- * a harness error or when the build cannot be loaded (r->error names the
- * file and why).
+ * the probe's words (index UINT64_MAX). For a performance cliff whose
+ * values conform, times the case again (trial_retime: the lesser of two
+ * timings) against the recorded median: PACE_RATIO times it or more is the
+ * finding again (r->timed says the figures either way; not under an
+ * emulated CPU, where nothing is timed). Returns 1 when the build conforms
+ * on it, 0 when it departs, -1 on a harness error or when the build cannot
+ * be loaded (r->error names the file and why).
  */
 int replay_run(replay *r, const replay_input *in, verdict_sink sink, void *ctx);
 
