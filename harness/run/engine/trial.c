@@ -237,11 +237,13 @@ int trial_case_finding(uint32_t cls, int accepted, const char *note, const divca
     ex.elements = 1;
     ex.accepted = accepted;
     snprintf(ex.note, sizeof ex.note, "%s", note);
-    if (accepted)
-        tally->accepted[cls]++;
-    else
-        tally->counts[cls]++;
-    tally->class_cases[cls]++;
+    if (tally) {
+        if (accepted)
+            tally->accepted[cls]++;
+        else
+            tally->counts[cls]++;
+        tally->class_cases[cls]++;
+    }
     return sink && sink(ctx, c, &ex) ? -1 : 0;
 }
 

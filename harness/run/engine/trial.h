@@ -86,8 +86,8 @@ int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sin
 int trial_retime(trial *t, const divcase *c, uint64_t *ns);
 
 /* A case-level finding of case c (no element: index UINT64_MAX) of class
- * cls with the words `note`, accepted or not, into *tally and sink (NULL:
- * none). 0, or -1 when the sink failed. */
+ * cls with the words `note`, accepted or not, into *tally and sink (each
+ * may be NULL: none). 0, or -1 when the sink failed. */
 int trial_case_finding(uint32_t cls, int accepted, const char *note, const divcase *c,
                        verdict_tally *tally, verdict_sink sink, void *ctx);
 

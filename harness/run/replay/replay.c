@@ -126,15 +126,7 @@ static int run_pace(replay *r, const replay_input *in, verdict_sink sink, void *
              PACE_RATIO);
     if (!slow)
         return 1;
-    verdict_example ex;
-    memset(&ex, 0, sizeof ex);
-    ex.cls = ORACLE_CLASS_PERFORMANCE_CLIFF;
-    ex.index = UINT64_MAX;
-    ex.operand_a = ex.operand_b = ORACLE_OPERAND_COUNT;
-    ex.elements = 1;
-    snprintf(ex.note, sizeof ex.note, "%s", r->timed);
-    if (sink)
-        sink(ctx, in->c, &ex);
+    trial_case_finding(ORACLE_CLASS_PERFORMANCE_CLIFF, 0, r->timed, in->c, NULL, sink, ctx);
     return 0;
 }
 
