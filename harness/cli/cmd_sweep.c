@@ -5,7 +5,7 @@
  *                  [--db FILE] [--resume] [--profile P] [--random N] [--seed N]
  *                  [--timeout MS] [--config TEXT] [--max-failures N]
  *                  [--batch-pairs N] [--nondet-every N] [--shape-tier K] [--pin]
- *                  [--no-progress]
+ *                  [--no-progress] [--cpu MODEL]
  *
  * This file contains the `sweep` command: its table of flags (read by
  * cli_parse, harness/cli/cli.h) and the call into harness/run/sweep/sweep.h.
@@ -27,6 +27,7 @@ static int usage(FILE *to)
             "         [--timeout MS] [--config TEXT] [--max-failures N] [--batch-pairs N]\n"
             "         [--nondet-every N] [--shape-tier K] [--pin] [--no-progress] [--memory-limit MIB]\n"
             "         [--sandbox auto|strict|off] [--env K=V ...] [--grant pocl|cuda ...]\n"
+            "         [--cpu MODEL]\n"
             "Every operand pair of the dtype (f32, f64: every pair of the edge table plus\n"
             "--random N seeded random pairs, default 16777216), in large batches through\n"
             "isolated workers, judged against the oracle; results in the store, deduplicated.\n"
@@ -35,6 +36,8 @@ static int usage(FILE *to)
             "the same settings and plugin build (a killed sweep), or start one.\n"
             "--shape-tier K: after the pairs, the shape-path cases of the claim up to 2^K + 1\n"
             "elements (default 12; 0: none), docs/shapes.md\n"
+            "--cpu MODEL: the CPU the plugin runs on: native (default), x86-64-v3 (haswell,\n"
+            "avx2) or x86-64-v2 (nehalem, sse4.2) under QEMU's user-mode emulator\n"
             "exit: 0 every pair conforms, 1 not (or the sweep stopped), 2 usage or\n"
             "environment error\n");
     return 2;
@@ -67,7 +70,10 @@ int cmd_sweep(int argc, char **argv)
     sweep_options o;
     sweep_options_default(&o);
     static const char *env[CLI_MAX_ENV];
-    const cli_shared shared = {.seed = &o.seed, .shard_index = &o.shard_index,
+    static uint8_t cpus[CLI_MAX_CPUS];
+    uint32_t n_cpus = 0;
+    const cli_shared shared = {.cpus = cpus, .n_cpus = &n_cpus,
+                               .seed = &o.seed, .shard_index = &o.shard_index,
                                .shard_count = &o.shard_count, .timeout_ms = &o.iso.timeout_ms,
                                .profile = &o.profile, .sandbox = &o.iso.sandbox,
                                .grants = &o.iso.grants, .memory_limit = &o.iso.memory_limit, .env = env,
@@ -94,6 +100,11 @@ int cmd_sweep(int argc, char **argv)
     int rc = cli_parse(&c, argc, argv);
     if (rc)
         return CLI_EXIT(rc);
+    if (n_cpus > 1) {
+        fprintf(stderr, "divergence sweep: --cpu: one CPU per sweep (run one sweep per CPU)\n");
+        return CLI_ERROR;
+    }
+    o.iso.cpu_model = n_cpus ? cpus[0] : 0;
     if (!o.plugin_path || !o.dtype) {
         fprintf(stderr, "divergence sweep: --plugin PATH and --dtype T are required\n");
         return usage(stderr);

@@ -9,8 +9,8 @@
 # --cpu x86-64-v2 (its SSE path) CONFORMANT; the reference stays
 # CONFORMANT by default. Without the emulator the default says what it
 # could not cover and goes on; --cpu naming an emulated model is exit 2,
-# an unknown model too. fuzz --cpu x86-64-v3 finds the bug, fuzz natively
-# does not. mutant_isa_forcible, the same bug with its levels declared
+# an unknown model too. fuzz --cpu x86-64-v3 and sweep --cpu x86-64-v3 find
+# the bug, natively they do not. mutant_isa_forcible, the same bug with its levels declared
 # (ABI 1.1), is run natively forced to avx2 instead of emulated;
 # mutant_isa_maskload (conformant, a masked tail load QEMU faults on) is
 # CONFORMANT with its emulated out-of-bounds reads noted unconfirmed.
@@ -117,4 +117,20 @@ fuzz fuzz_native 0 '^  cpus: native (x86-64-v4'
 fuzz fuzz_v3 1 '^    wrong-value ' --cpu x86-64-v3
 check "fuzz --cpu x86-64-v3: its cpus line" grep -q '^  cpus: x86-64-v3 emulated' "$tmp/fuzz_v3.out"
 fuzz fuzz_two 2 'one CPU per campaign' --cpu native,v3
+# sweep --cpu MODEL: the pairs and the shape paths under that CPU, the
+# findings noted with it, so replay runs them there. (The edge table's
+# batches are multiples of 8 elements; the shape paths have the tails.)
+sweep() {
+    n=$1 w=$2 p=$3; shift 3
+    expect "$n" "$w" "$p" sweep --no-progress --plugin "$M" --variant onnx-div-14 --dtype f32 \
+        --random 256 --shape-tier 8 --db "$tmp/sweep-$n.db" "$@"
+}
+sweep sweep_native 0 '^  cpus: native (x86-64-v4'
+sweep sweep_v3 1 '^    wrong-value ' --cpu x86-64-v3
+check "sweep --cpu x86-64-v3: its cpus line" grep -q '^  cpus: x86-64-v3 emulated' "$tmp/sweep_v3.out"
+n=$(sqlite3 "$tmp/sweep-sweep_v3.db" "SELECT count(*) FROM reproducers WHERE note LIKE 'under x86-64-v3 (emulated): sweep %'" 2>&1)
+if [ "$n" -ge 1 ] 2>/dev/null; then ok; else bad "sweep --cpu x86-64-v3: no reproducer noted with its CPU ($n)"; fi
+expect sweep_replay 1 'under x86-64-v3 emulated, as recorded' replay --db "$tmp/sweep-sweep_v3.db" sig:1
+expect sweep_replay_native 0 '^  now: conforms' replay --db "$tmp/sweep-sweep_v3.db" sig:1 --cpu native
+sweep sweep_two 2 'one CPU per sweep' --cpu native,v3
 finish isa_mutant

@@ -48,7 +48,7 @@ static int paths_sink(void *ctx, const divcase *c, const verdict_example *ex)
         p->failed = 2;
         return -1;
     }
-    if (recorder_departure(&p->rec, p->sh->info->name, p->t, c, ex, note) < 0) {
+    if (sweep_record(p->sh, &p->rec, p->t, c, ex, note) < 0) {
         p->failed = 1;
         return -1;
     }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/run/engine/isolation.h"
 #include "harness/run/engine/recorder.h"
 #include "oracle/dtype.h"
 #include "oracle/value.h"
@@ -69,6 +70,16 @@ static int window_case(const shared *sh, const sweep_signature *s, int random, d
     return 0;
 }
 
+long sweep_record(const shared *sh, recorder *rec, trial *t, const divcase *c,
+                  const verdict_example *ex, const char *said)
+{
+    char note[VERDICT_NOTE_MAX + WORKER_MESSAGE_MAX + 200];
+    if (!isolation_cpu_note(sh->o->iso.cpu_model, NULL, verdict_emulation_fakeable(ex->cls), said,
+                            note, sizeof note))
+        return recorder_departure(rec, sh->info->name, t, c, ex, said);
+    return recorder_departure(rec, sh->info->name, t, c, ex, note);
+}
+
 /* The findings of a chunk into the recorder r: one per signature (an
  * element's with its window as the reproducer, a batch's with the case
  * kept of its class), then the narrowed crashes; and the counts per
@@ -97,7 +108,7 @@ static int chunk_findings(shared *sh, const chunk_result *r, recorder *rec)
             ex.index = s->window_at;
             ex.operand_a = s->operand_a;
             ex.operand_b = s->operand_b;
-            at = recorder_departure(rec, impl, NULL, &repro, &ex, note);
+            at = sweep_record(sh, rec, NULL, &repro, &ex, note);
             divcase_free(&repro);
         } else {
             const case_finding *cf = NULL;
@@ -109,7 +120,7 @@ static int chunk_findings(shared *sh, const chunk_result *r, recorder *rec)
             snprintf(note, sizeof note, "sweep chunk %" PRIu64 ": %.400s", r->c, cf->ex.note);
             ex.cls = s->cls;
             ex.index = UINT64_MAX;
-            at = recorder_departure(rec, impl, NULL, &cf->c, &ex, note);
+            at = sweep_record(sh, rec, NULL, &cf->c, &ex, note);
         }
         if (at < 0)
             return -1;
@@ -117,7 +128,7 @@ static int chunk_findings(shared *sh, const chunk_result *r, recorder *rec)
     /* narrowed crashes: a finding of their own, beside the batch's */
     for (uint32_t q = 0; q < r->n_cf; q++)
         if (!strncmp(r->cf[q].ex.note, "narrowed", 8) &&
-            recorder_departure(rec, impl, NULL, &r->cf[q].c, &r->cf[q].ex, r->cf[q].ex.note) < 0)
+            sweep_record(sh, rec, NULL, &r->cf[q].c, &r->cf[q].ex, r->cf[q].ex.note) < 0)
             return -1;
     return 0;
 }

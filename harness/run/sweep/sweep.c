@@ -395,6 +395,8 @@ static void print_header(const shared *sh, int resumed, FILE *out, FILE *err)
             sh->info->version, o->plugin_path, oracle_variant_get(sh->variant)->name, d->tag,
             sh->attrs_text, shard, sh->run_id, sh->session.db_path, resumed ? " (resumed)" : "");
     isolation_report_sandbox("sweep", sh->info, out, err, sandbox, sizeof sandbox);
+    char cpu[320];
+    fprintf(out, "  cpus: %s\n", isolation_describe_cpu(o->iso.cpu_model, UINT64_MAX, cpu, sizeof cpu));
     if (!sh->sp.structured)
         fprintf(out, "  space: exhaustive, every %s pair: %" PRIu64 " pairs%s\n", d->tag,
                 (uint64_t)sh->sp.n * sh->sp.n_rows, o->shard_count > 1 ? "" : "");

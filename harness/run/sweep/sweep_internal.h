@@ -22,6 +22,7 @@
 
 #include "harness/cases/divcase.h"
 #include "harness/run/engine/engine.h"
+#include "harness/run/engine/recorder.h"
 #include "harness/run/engine/session.h"
 #include "harness/run/sweep/sweep.h"
 #include "harness/store/store.h"
@@ -204,6 +205,13 @@ int sweep_run_batch(job *jb, const divcase *dc, const sweep_view *v);
  * findings and place, in one transaction (the engine's commit, the store's
  * single writer). 0 or -1 (sweep/record.c). */
 int sweep_commit_chunk(shared *sh, const chunk_result *r);
+
+/* (sweep/record.c) A finding of the sweep into recorder rec (recorder_departure), its note
+ * `said` preceded by the CPU it was seen under when that is not the
+ * native one (isolation_cpu_note: replay runs it there). The recorder's
+ * handle, or -1 (memory). */
+long sweep_record(const shared *sh, recorder *rec, trial *t, const divcase *c,
+                  const verdict_example *ex, const char *said);
 
 /* A job: its worker started (the plugin loaded) and its buffers for
  * batches of up to sh->max_pairs pairs. 0, or -1 with the reason on
