@@ -114,6 +114,21 @@ for name in cache_shapes cache_attr; do
         bad "$name: no depends-on-earlier-calls reproducer with its calls ($id)"
     fi
 done
+# ... and in fuzz: its random cases meet the same small shapes under other
+# dtypes; the first sighting of each signature is probed alone on a fresh
+# worker, named depends-on-earlier-calls with its minimised calls (later
+# sightings of that signature count so too), and replays with them.
+"$D" fuzz --plugin "$M/mutant_cache_shapes.so" --db "$tmp/cache-fuzz.db" --cases 2000 --jobs 1 \
+    --no-progress >"$tmp/cache-fuzz.out" 2>&1
+rc=$?
+sig=$(sed -n 's/^    depends-on-earlier-calls .*\[sig:\([0-9]*\)\]$/\1/p' "$tmp/cache-fuzz.out")
+if [ $rc -eq 1 ] && [ -n "$sig" ] && ! grep -q '^    \(wrong-value\|nan-unexpected\|floor-vs-trunc\) .*\[sig:' \
+    "$tmp/cache-fuzz.out"; then ok; else bad "fuzz of cache_shapes: exit $rc: $(cat "$tmp/cache-fuzz.out")"; fi
+"$D" replay --db "$tmp/cache-fuzz.db" "sig:$sig" >"$tmp/cache-fuzz-replay.out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'after [0-9]* earlier calls\{0,1\} on a fresh worker: call1-fuzz-' "$tmp/cache-fuzz-replay.out" &&
+    grep -q 'still departs' "$tmp/cache-fuzz-replay.out"; then ok; else
+    bad "replay of the fuzz finding sig:$sig of cache_shapes: exit $rc: $(cat "$tmp/cache-fuzz-replay.out")"; fi
 
 # A kernel that leaks 256 KiB per compute: the worker life's resident memory
 # grows steadily, a resource-leak with its rate, in certify and in fuzz

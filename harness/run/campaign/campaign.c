@@ -442,7 +442,9 @@ static int fuzz_run(void *ctx, engine_job *ej, uint64_t u, void **result)
     uint64_t index = sh->first_case + u;
     case_result *res = campaign_result_new();
     divcase c;
-    if (!res || campaign_make_case(sh, index, j->scratch, MAX_CORPUS_BYTES + 64, &c)) {
+    j->case_key = campaign_case_key(sh, index);
+    j->keyed = 1;
+    if (!res || campaign_make_case(sh, j->case_key, j->scratch, MAX_CORPUS_BYTES + 64, &c)) {
         campaign_result_free(res);
         fprintf(sh->err, "divergence fuzz: out of memory making case %" PRIu64 "\n", index);
         return -1;

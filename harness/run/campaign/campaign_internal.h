@@ -24,6 +24,7 @@
 #include "harness/run/campaign/campaign.h"
 #include "harness/run/engine/crosscheck.h"
 #include "harness/run/engine/engine.h"
+#include "harness/run/engine/history.h"
 #include "harness/run/engine/recorder.h"
 #include "harness/run/engine/session.h"
 #include "harness/run/engine/trial.h"
@@ -113,7 +114,24 @@ typedef struct lane {
     pair_tallies tallies;
     verdict_example pending[MAX_NEW_PER_CASE];
     uint32_t n_pending;
+    /* the calls of the worker's life (fuzz: keyed cases), and per
+     * (variant, dtype) the classes seen alone on a fresh child (not probed
+     * again) and the probes that found no cause (history.h) */
+    history hist;
+    uint64_t shows_alone[DVG_VARIANT_COUNT][DVG_DTYPE_COUNT];
+    uint8_t unexplained[DVG_VARIANT_COUNT][DVG_DTYPE_COUNT];
+    /* this case's departures found to need earlier calls: their minimised
+     * calls, by pending index */
+    history_finding explained[MAX_NEW_PER_CASE];
+    uint8_t is_explained[MAX_NEW_PER_CASE];
+    uint64_t moved[ORACLE_CLASS_COUNT]; /* this case's counts, by class, that
+                                       go to depends-on-earlier-calls */
 } lane;
+
+/* Probes per (variant, dtype) of a lane that found no cause, after which
+ * its departures are not probed again (each costs up to HISTORY_MAX_TESTS
+ * runs). */
+#define CAMPAIGN_UNEXPLAINED 4u
 
 /* A disagreement among the plugins in the case, new to the run: the
  * crosscheck element (its expected value copied out of the trial) and
@@ -143,6 +161,10 @@ struct job {
     uint32_t n_hazards;
     const divcase *current;
     uint64_t case_number;           /* its number in the shard */
+    uint64_t case_key;              /* its key (campaign_case_key) */
+    int keyed;                      /* 1: cases have keys (fuzz; import's
+                                       files do not): the call history runs */
+    uint8_t *rebuild_scratch;       /* a mutated corpus input, rebuilt */
     case_result *res;               /* the case being run */
     uint8_t *scratch;               /* a mutated corpus input */
     int cpu;                        /* job and worker's CPU; -1 not pinned */
@@ -150,12 +172,19 @@ struct job {
 
 /* ---- generation (generate.c) --------------------------------------------- */
 
-/* Case number `index` of this shard (scratch: cap bytes for a mutated
- * corpus input). Depends on (seed, global number), and, for a drawn shape
- * path in a campaign with a time budget, on the whole seconds since it
- * started where they are further along than the case number (generate.c:
- * SHAPE_BUDGET_RATE). 0 or -1. */
-int campaign_make_case(shared *sh, uint64_t index, uint8_t *scratch, size_t cap, divcase *c);
+/* The key of case number `index` of this shard, now: the number, and
+ * (the low CAMPAIGN_KEY_BUDGET_BITS, as log2) the drawn shape paths'
+ * element budget it is made under, which depends on the number and, in a
+ * campaign with a time budget, on the whole seconds since it started where
+ * they are further along than the number (generate.c: SHAPE_BUDGET_RATE). */
+#define CAMPAIGN_KEY_BUDGET_BITS 6
+uint64_t campaign_case_key(shared *sh, uint64_t index);
+
+/* The case of `key` (campaign_case_key): the same case from the same key
+ * at any time, so the call history rebuilds earlier calls from their keys
+ * (scratch: cap bytes for a mutated corpus input). Depends on (seed,
+ * global number, budget). 0 or -1. */
+int campaign_make_case(shared *sh, uint64_t key, uint8_t *scratch, size_t cap, divcase *c);
 
 /* ---- the jobs (jobs.c) ------------------------------------------------ */
 

@@ -111,11 +111,34 @@ static uint64_t shape_budget(uint64_t global)
     return budget;
 }
 
-int campaign_make_case(shared *sh, uint64_t index, uint8_t *scratch, size_t cap, divcase *c)
+/* The global number of case `index` of this shard. */
+static uint64_t global_number(const campaign_options *o, uint64_t index)
+{
+    uint32_t n_shards = o->shard_count > 1 ? o->shard_count : 1;
+    return index * n_shards + (n_shards > 1 ? o->shard_index : 0);
+}
+
+static uint32_t log2_of(uint64_t n)
+{
+    uint32_t k = 0;
+    while (n >>= 1)
+        k++;
+    return k;
+}
+
+uint64_t campaign_case_key(shared *sh, uint64_t index)
+{
+    uint64_t global = global_number(sh->o, index);
+    double secs = sh->deadline > 0 ? engine_now() - sh->started_at : 0;
+    uint64_t by_time = secs > 0 ? (uint64_t)secs * SHAPE_BUDGET_RATE : 0;
+    uint64_t budget = shape_budget(global > by_time ? global : by_time);
+    return index << CAMPAIGN_KEY_BUDGET_BITS | log2_of(budget);
+}
+
+int campaign_make_case(shared *sh, uint64_t key, uint8_t *scratch, size_t cap, divcase *c)
 {
     const campaign_options *o = sh->o;
-    uint32_t n_shards = o->shard_count > 1 ? o->shard_count : 1;
-    uint64_t global = index * n_shards + (n_shards > 1 ? o->shard_index : 0);
+    uint64_t global = global_number(o, key >> CAMPAIGN_KEY_BUDGET_BITS);
     gen_rng g;
     gen_seed(&g, o->seed, global);
     char id[64];
@@ -137,11 +160,9 @@ int campaign_make_case(shared *sh, uint64_t index, uint8_t *scratch, size_t cap,
     }
     const dvg_claim *cl = &sh->claims[gen_below(&g, sh->n_claims)];
     if (gen_below(&g, 4) == 0) {
-        /* A shape path under the budget of the case number (sizes are
-         * log-uniform below it, so most cases stay small). */
-        double secs = sh->deadline > 0 ? engine_now() - sh->started_at : 0;
-        uint64_t by_time = secs > 0 ? (uint64_t)secs * SHAPE_BUDGET_RATE : 0;
-        uint64_t budget = shape_budget(global > by_time ? global : by_time);
+        /* A shape path under the key's budget (sizes are log-uniform
+         * below it, so most cases stay small). */
+        uint64_t budget = UINT64_C(1) << (key & ((1u << CAMPAIGN_KEY_BUDGET_BITS) - 1));
         if (budget > SHAPE_BUDGET_SMALL && gen_below(&g, SHAPE_BIG_ONE_IN))
             budget = SHAPE_BUDGET_SMALL;
         shapes_spec sp;

@@ -297,33 +297,6 @@ static void history_release(void *ctx, divcase *c)
     divcase_free(c);
 }
 
-/* Classes a probe never tries: a hang would cost a timeout per test; a
- * late write is a matter of time, not of the calls before. */
-static int probed_class(uint32_t cls)
-{
-    return cls != ORACLE_CLASS_HANG && cls != ORACLE_CLASS_EARLIER_CALLS &&
-           cls != ORACLE_CLASS_RESOURCE_LEAK && cls != ORACLE_CLASS_LATE_WRITE &&
-           cls != ORACLE_CLASS_PERFORMANCE_CLIFF && cls < 64;
-}
-
-/* The case ids of keys[0..n) into buf ("a, b"). */
-static void call_ids(certify_job *js, const uint64_t *keys, uint32_t n, char *buf, size_t len)
-{
-    size_t at = 0;
-    buf[0] = '\0';
-    for (uint32_t i = 0; i < n && at < len; i++) {
-        divcase e;
-        memset(&e, 0, sizeof e);
-        if (history_build(js, keys[i], &e))
-            break;
-        int w = snprintf(buf + at, len - at, "%s%s", i ? ", " : "", e.id);
-        divcase_free(&e);
-        if (w < 0)
-            break;
-        at += (size_t)w;
-    }
-}
-
 /* The sightings the sink held for case c (key `key`, judged into *tally),
  * each class a probe may explain tried alone on a fresh child, and, when
  * it shows only after earlier calls, recorded as depends-on-earlier-calls
@@ -338,7 +311,7 @@ static int record_pending(certify_job *js, const divcase *c, uint64_t key, verdi
     for (size_t i = 0; i < js->n_pending; i++) {
         uint32_t cls = js->pending[i].cls;
         uint64_t bit = UINT64_C(1) << (cls & 63);
-        if (!probed_class(cls) || js->pending[i].accepted || (js->shows_alone & bit) ||
+        if (!history_probes_class(cls) || js->pending[i].accepted || (js->shows_alone & bit) ||
             (explained & bit) || js->unexplained[cls] >= CERTIFY_UNEXPLAINED)
             continue;
         /* one probe per class of the case: the first sighting's */
@@ -377,14 +350,8 @@ static int record_pending(certify_job *js, const divcase *c, uint64_t key, verdi
     for (size_t i = 0; i < js->n_pending && rc == 0; i++) {
         verdict_example ex = js->pending[i];
         uint32_t first = ex.cls; /* the probe of its class */
-        if (probed_class(ex.cls) && (explained & (UINT64_C(1) << ex.cls))) {
-            char ids[320];
-            call_ids(js, hf[first].keys, hf[first].n, ids, sizeof ids);
-            snprintf(ex.note, sizeof ex.note,
-                     "%s only after %u earlier call%s on the same worker (%s); alone on a "
-                     "fresh worker the case conforms (%u probe runs)",
-                     oracle_class_name(ex.cls), hf[first].n, hf[first].n == 1 ? "" : "s", ids,
-                     hf[first].tests);
+        if (history_probes_class(ex.cls) && (explained & (UINT64_C(1) << ex.cls))) {
+            history_describe(&src, ex.cls, &hf[first], ex.note, sizeof ex.note);
             ex.cls = ORACLE_CLASS_EARLIER_CALLS;
         }
         char note[sizeof ex.note + 96];

@@ -12,6 +12,7 @@
 
 #include "harness/base/alloc.h"
 #include "harness/cases/casefile.h"
+#include "oracle/compare.h"
 
 void history_init(history *h)
 {
@@ -201,6 +202,36 @@ int history_explain(history *h, trial *probe, const divcase *c, uint64_t key, ui
     out->n = n;
     history_set(h, probe->w, s, n, key, c);
     return 1;
+}
+
+int history_probes_class(uint32_t cls)
+{
+    return cls != ORACLE_CLASS_HANG && cls != ORACLE_CLASS_EARLIER_CALLS &&
+           cls != ORACLE_CLASS_RESOURCE_LEAK && cls != ORACLE_CLASS_LATE_WRITE &&
+           cls != ORACLE_CLASS_PERFORMANCE_CLIFF && cls < 64;
+}
+
+void history_describe(const history_source *src, uint32_t cls, const history_finding *f,
+                      char *note, size_t len)
+{
+    char ids[320];
+    size_t at = 0;
+    ids[0] = '\0';
+    for (uint32_t i = 0; i < f->n && at < sizeof ids; i++) {
+        divcase e;
+        memset(&e, 0, sizeof e);
+        if (src->build(src->ctx, f->keys[i], &e))
+            break;
+        int w = snprintf(ids + at, sizeof ids - at, "%s%s", i ? ", " : "", e.id);
+        src->release(src->ctx, &e);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+    snprintf(note, len,
+             "%s only after %u earlier call%s on the same worker (%s); alone on a fresh worker "
+             "the case conforms (%u probe runs)",
+             oracle_class_name(cls), f->n, f->n == 1 ? "" : "s", ids, f->tests);
 }
 
 int history_calls_text(const history_source *src, const uint64_t *keys, uint32_t n, char **text)

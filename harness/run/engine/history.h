@@ -91,6 +91,18 @@ typedef struct history_finding {
 int history_explain(history *h, trial *probe, const divcase *c, uint64_t key, uint32_t cls,
                     const history_source *src, history_finding *out);
 
+/* 1 when a departure of class cls is one history_explain may try: not a
+ * hang (a timeout per test), nor a class of the case's own life (a leak,
+ * a late write, a slow path) or depends-on-earlier-calls itself. */
+int history_probes_class(uint32_t cls);
+
+/* The words of a departure of class cls explained by the calls of *f:
+ * "wrong-value only after 1 earlier call on the same worker (ID, ...);
+ * alone on a fresh worker the case conforms (3 probe runs)", the ids
+ * built from src. Into note (len bytes). */
+void history_describe(const history_source *src, uint32_t cls, const history_finding *f,
+                      char *note, size_t len);
+
 /*
  * The text of the calls keys[0..n) as one case file (casefile_write, one
  * case per call, named "call1-ID", "call2-ID", ... after its case id),
