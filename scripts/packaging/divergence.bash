@@ -54,7 +54,7 @@ _divergence()
         --pin --no-pin" ;;
     sweep) flags="--plugin --dtype --variant --attr --jobs --shard --db --resume --profile
         --random --seed --timeout --config --max-failures --batch-pairs --nondet-every --pin
-        --shape-tier --no-progress --memory-limit --sandbox --env --grant" ;;
+        --shape-tier --no-progress --memory-limit --sandbox --env --grant --cpu" ;;
     fuzz) flags="--plugin --seconds --cases --jobs --seed --shard --db --corpus --max-elements
         --timeout --profile --stop-on-finding --no-progress --memory-limit --cpu-limit --resume
         --pin --no-pin --sandbox --env --grant --cpu" ;;

@@ -153,10 +153,13 @@ static void *spin(void *arg)
     return NULL;
 }
 
+/* 200 ms: well after the call, whose late-write watch waits up to 25 ms
+ * per compute run while this thread sleeps (harness/worker/child_late.c),
+ * and well before test_hostile's next request (600 ms). */
 static void *crash_later(void *arg)
 {
     (void)arg;
-    struct timespec ts = {0, 50 * 1000 * 1000};
+    struct timespec ts = {0, 200 * 1000 * 1000};
     nanosleep(&ts, NULL);
     *(volatile int *)(uintptr_t)arg = 1; /* arg is NULL */
     return NULL;

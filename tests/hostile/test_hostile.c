@@ -371,7 +371,7 @@ static void test_thread_crash(void)
     run(w, DVG_DTYPE_I32, 1, &r, NULL);
     CHECKF(r.outcome == WORKER_OUT_OK, "thread_crash: the call itself: %s",
            worker_outcome_name(r.outcome));
-    struct timespec ts = {0, 300 * 1000 * 1000};
+    struct timespec ts = {0, 600 * 1000 * 1000}; /* the thread crashes at 200 ms */
     nanosleep(&ts, NULL);
     run(w, DVG_DTYPE_I32, 0, &r, NULL);
     CHECKF(r.outcome == WORKER_OUT_CRASH && r.stage == WORKER_STAGE_IDLE && r.signal == SIGSEGV,

@@ -62,7 +62,10 @@ void history_push(history *h, const worker *w, uint64_t key, const divcase *c)
 }
 
 /* One test: a fresh child, the calls keys[0..n), then c. 1 when c shows
- * class cls, 0 when not, -1 on a harness error. */
+ * class cls, 0 when not, SHOWS_UNSURE when c did not run to an answer
+ * there (it hung, crashed or failed, and cls is none of those: a loaded
+ * machine, not the calls before, may be why), -1 on a harness error. */
+#define SHOWS_UNSURE 2
 static int shows(trial *probe, const history_source *src, const uint64_t *keys, uint32_t n,
                  const divcase *c, uint32_t cls, uint32_t *tests)
 {
@@ -84,7 +87,22 @@ static int shows(trial *probe, const history_source *src, const uint64_t *keys, 
     memset(&tally, 0, sizeof tally);
     if (trial_run(probe, c, &tally, NULL, NULL) < 0)
         return -1;
-    return tally.counts[cls] > 0 || tally.class_cases[cls] > 0;
+    if (tally.counts[cls] > 0 || tally.class_cases[cls] > 0)
+        return 1;
+    static const uint32_t no_answer[] = {ORACLE_CLASS_HANG, ORACLE_CLASS_CRASH,
+                                         ORACLE_CLASS_FAILURE};
+    for (size_t i = 0; i < sizeof no_answer / sizeof no_answer[0]; i++)
+        if (tally.class_cases[no_answer[i]] || tally.counts[no_answer[i]])
+            return SHOWS_UNSURE;
+    return 0;
+}
+
+/* shows(), where an unsure test counts as one that did not show. */
+static int shows_surely(trial *probe, const history_source *src, const uint64_t *keys,
+                        uint32_t n, const divcase *c, uint32_t cls, uint32_t *tests)
+{
+    int v = shows(probe, src, keys, n, c, cls, tests);
+    return v == SHOWS_UNSURE ? 0 : v;
 }
 
 /* Delta debugging (Zeller's ddmin) over the calls s[0..*n): the subsets
@@ -109,7 +127,7 @@ static int ddmin(trial *probe, const history_source *src, uint64_t *s, uint32_t 
                         cand[m++] = s[i];
                 if (m == 0 || m == len)
                     continue;
-                int v = shows(probe, src, cand, m, c, cls, tests);
+                int v = shows_surely(probe, src, cand, m, c, cls, tests);
                 if (v < 0)
                     return -1;
                 if (v) {
@@ -163,7 +181,8 @@ int history_explain(history *h, trial *probe, const divcase *c, uint64_t key, ui
     if (v != 0) {
         if (v > 0)
             history_set(h, probe->w, NULL, 0, key, c);
-        return v < 0 ? -1 : 0;
+        /* alone it gave no answer: nothing can be said of the calls before */
+        return v < 0 ? -1 : v == SHOWS_UNSURE ? 2 : 0;
     }
     /* the latest calls with c's shapes, one at a time */
     uint64_t mine = shapes_hash(c);
@@ -173,7 +192,7 @@ int history_explain(history *h, trial *probe, const divcase *c, uint64_t key, ui
             continue;
         tried++;
         uint64_t one = h->keys[i];
-        v = shows(probe, src, &one, 1, c, cls, &out->tests);
+        v = shows_surely(probe, src, &one, 1, c, cls, &out->tests);
         if (v < 0)
             return -1;
         if (v) {
@@ -187,7 +206,7 @@ int history_explain(history *h, trial *probe, const divcase *c, uint64_t key, ui
         history_set(h, probe->w, NULL, 0, key, c);
         return 2;
     }
-    v = shows(probe, src, s, n, c, cls, &out->tests);
+    v = shows_surely(probe, src, s, n, c, cls, &out->tests);
     if (v <= 0) {
         history_set(h, probe->w, s, n, key, c);
         return v < 0 ? -1 : 2;
@@ -196,7 +215,7 @@ int history_explain(history *h, trial *probe, const divcase *c, uint64_t key, ui
         return -1;
     /* The last test may have been one that did not show: end where the
      * minimised sequence leaves the plugin. */
-    if (shows(probe, src, s, n, c, cls, &out->tests) < 0)
+    if (shows_surely(probe, src, s, n, c, cls, &out->tests) < 0)
         return -1;
     memcpy(out->keys, s, n * sizeof s[0]);
     out->n = n;

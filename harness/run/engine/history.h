@@ -83,8 +83,10 @@ typedef struct history_finding {
  * left as it is). Returns 1 with *out (the minimised calls) when c alone
  * does not show cls but does after them; 0 when c shows it alone; 2 when
  * it shows neither alone nor after the history (the calls that set the
- * state up are older than the history, or it comes and goes); -1 on a
- * harness error
+ * state up are older than the history, or it comes and goes), or when
+ * alone it gave no answer (it hung, crashed or failed there, and cls is
+ * none of those: a test that gives no answer never counts as one where
+ * the class does not show); -1 on a harness error
  * (probe->error). Afterwards the worker's life holds the last test's
  * calls: h then holds them too (c included, as `key`).
  */
