@@ -12,8 +12,8 @@
  * the command builds the case of a key again when the probe needs it.
  *
  * history_explain runs a departing case alone on a fresh child of the
- * worker (worker_renew: the zygote's state after open()); when the class
- * no longer shows, it runs the case after the history and, when the
+ * worker (worker_renew: the zygote's state after open()), twice; when the
+ * class shows in neither run (and both ran to an answer), it runs the case after the history and, when the
  * class shows then, minimises the calls before it by delta debugging
  * (ddmin over the calls, each test on a fresh child) to a sequence after
  * which it still shows and from which no call can be dropped. The finding
