@@ -27,6 +27,7 @@ void isolation_worker_options(const run_isolation *iso, uint32_t default_timeout
     wo->limit_cpu_s = iso->cpu_limit_s;
     wo->config = config;
     wo->timeout_ms = iso->timeout_ms ? iso->timeout_ms : default_timeout_ms;
+    wo->load_timeout_ms = wo->timeout_ms > ISOLATION_LOAD_MS ? wo->timeout_ms : ISOLATION_LOAD_MS;
     wo->cpu = at.cpu;
     wo->output_total = WORKER_OUTPUT_TOTAL / (at.workers ? at.workers : 1);
     wo->quiet = quiet;

@@ -45,12 +45,19 @@ typedef struct isolation_place {
     uint32_t workers;
 } isolation_place;
 
+/* The least time a worker's load and open() get, whatever one call's
+ * deadline (fuzz's is 2 s): a library's initialisers take seconds on a
+ * loaded or sanitized host (libtorch's load 0.9-2.4 s; the hostile
+ * intruder's load under ASan on a busy CI machine more than 2 s). */
+#define ISOLATION_LOAD_MS 10000u
+
 /*
  * The worker options of a run under *iso: worker_options_limited (confined,
  * output captured, the file size limit), its limits, sandbox and
- * environment, and its timeout (0: default_timeout_ms). config: the
- * plugin's open() string (NULL: ""), borrowed; quiet: the plugin's stdout
- * and stderr to /dev/null.
+ * environment, and its timeout (0: default_timeout_ms), the load and
+ * open() at least ISOLATION_LOAD_MS. config: the plugin's open() string
+ * (NULL: ""), borrowed; quiet: the plugin's stdout and stderr to
+ * /dev/null.
  */
 void isolation_worker_options(const run_isolation *iso, uint32_t default_timeout_ms,
                               const char *config, isolation_place at, int quiet,
