@@ -30,12 +30,19 @@ static void signature_key(uint32_t k, const divcase *c, const verdict_example *e
              ex->index == UINT64_MAX ? "" : oracle_operand_name(ex->operand_b));
 }
 
+/* 1 when `key` is among the run's signatures (sh->lock held). */
+static int known_locked(const shared *sh, const char *key)
+{
+    for (uint32_t i = 0; i < sh->n_signatures; i++)
+        if (strcmp(sh->signatures[i], key) == 0)
+            return 1;
+    return 0;
+}
+
 int campaign_claim_signature(shared *sh, const char *key, int hazard, uint64_t case_number)
 {
     pthread_mutex_lock(&sh->lock);
-    int is_new = 1;
-    for (uint32_t i = 0; i < sh->n_signatures && is_new; i++)
-        is_new = strcmp(sh->signatures[i], key) != 0;
+    int is_new = !known_locked(sh, key);
     if (is_new && sh->n_signatures == MAX_SIGNATURES)
         is_new = 0; /* enough for one run: count, do not record */
     if (is_new) {
@@ -61,9 +68,7 @@ static void explained_key(const char *key, char *marker, size_t len)
 static int has_signature(shared *sh, const char *key)
 {
     pthread_mutex_lock(&sh->lock);
-    int found = 0;
-    for (uint32_t i = 0; i < sh->n_signatures && !found; i++)
-        found = strcmp(sh->signatures[i], key) == 0;
+    int found = known_locked(sh, key);
     pthread_mutex_unlock(&sh->lock);
     return found;
 }
@@ -71,10 +76,7 @@ static int has_signature(shared *sh, const char *key)
 static void add_signature(shared *sh, const char *key)
 {
     pthread_mutex_lock(&sh->lock);
-    int found = 0;
-    for (uint32_t i = 0; i < sh->n_signatures && !found; i++)
-        found = strcmp(sh->signatures[i], key) == 0;
-    if (!found && sh->n_signatures < MAX_SIGNATURES)
+    if (!known_locked(sh, key) && sh->n_signatures < MAX_SIGNATURES)
         snprintf(sh->signatures[sh->n_signatures++], sizeof sh->signatures[0], "%s", key);
     pthread_mutex_unlock(&sh->lock);
 }
