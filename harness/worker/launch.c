@@ -241,11 +241,76 @@ static int copy_fd(int from, int to)
     }
 }
 
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010 /* Linux 5.1 */
+#endif
+
+/* Seals the plugin's copy for good: no write, no writable mapping, no
+ * size change, no seal removed. F_SEAL_FUTURE_WRITE, not F_SEAL_WRITE:
+ * F_SEAL_WRITE waits for the pages' transient references (page-cache
+ * batches of other CPUs) to drop and answers EBUSY after ~150 ms when
+ * they do not, which a loaded machine reached (certify_oom, "cannot copy
+ * the plugin: Device or resource busy"); nothing ever mapped this memfd,
+ * so refusing future writes holds the same bytes. Kernels before 5.1
+ * know only F_SEAL_WRITE: taken there, retried on EBUSY. 0 or -1. */
+static int seal_copy(int fd)
+{
+    int rest = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+    if (fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE | rest) == 0)
+        return 0;
+    if (errno != EINVAL)
+        return -1;
+    for (int tries = 0; tries < 20; tries++) {
+        if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | rest) == 0)
+            return 0;
+        if (errno != EBUSY)
+            return -1;
+        usleep(50 * 1000);
+    }
+    return -1;
+}
+
+/* copy_fd for the harness's own private copies (the plugin's memfd, its
+ * copy in reduced mode's folder), which the caller's file size limit
+ * (ulimit -f) is not meant for: it limits what the harness writes to the
+ * caller's files. Where that limit refuses the copy (EFBIG), a child that
+ * lifts its own limit (it can where the harness has CAP_SYS_RESOURCE, or
+ * up to the hard limit) makes it; `to` must be empty. Without this, the
+ * fallback was to bind the plugin's own file, which the worker's uid
+ * cannot reach under a private folder (a fresh clone in a 0700 folder:
+ * "bwrap: Can't find source path /proc/self/fd/N"). 0 or -1 (errno). */
+static int copy_fd_unlimited(int from, int to)
+{
+    if (copy_fd(from, to) == 0)
+        return 0;
+    if (errno != EFBIG || lseek(from, 0, SEEK_SET) != 0 || ftruncate(to, 0) != 0 ||
+        lseek(to, 0, SEEK_SET) != 0) {
+        errno = EFBIG;
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0 && getrlimit(RLIMIT_FSIZE, &rl) == 0) {
+            rl.rlim_cur = rl.rlim_max;
+            setrlimit(RLIMIT_FSIZE, &rl);
+        }
+        _exit(copy_fd(from, to) == 0 ? 0 : 1);
+    }
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    errno = EFBIG;
+    return -1;
+}
+
 /* A sealed memfd of the plugin's bytes (the view's VIEW_COPY entry), read
  * once: every life of the worker loads these bytes. Where the caller's
- * file size limit (ulimit -f) is below the plugin's size no copy can be
- * made, here or in bubblewrap's tmpfs: the plugin's own file is bound
- * read-only instead (the worker's uid must be able to read it). 0 or -1. */
+ * file size limit (ulimit -f) is below the plugin's size and cannot be
+ * lifted for the copy (copy_fd_unlimited), the plugin's own file is bound
+ * read-only instead (the worker's uid must be able to reach it). 0 or -1. */
 static int snapshot_plugin(worker *w)
 {
     w->plugin_copy = -1;
@@ -254,9 +319,7 @@ static int snapshot_plugin(worker *w)
             continue;
         int from = view_open(&w->view.e[i]);
         int to = memfd_create("", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-        int ok = from >= 0 && to >= 0 && copy_fd(from, to) == 0 &&
-                 fcntl(to, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) ==
-                     0;
+        int ok = from >= 0 && to >= 0 && copy_fd_unlimited(from, to) == 0 && seal_copy(to) == 0;
         int e = errno;
         if (from >= 0)
             close(from);
@@ -294,11 +357,37 @@ static int copy_into(const char *dir, const char *name, int from, char **path)
         (int)sizeof to_path)
         return -1;
     int to = open(to_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
-    int ok = from >= 0 && to >= 0 && copy_fd(from, to) == 0;
+    int ok = from >= 0 && to >= 0 && copy_fd_unlimited(from, to) == 0;
     if (to >= 0)
         close(to);
     if (!ok || !(*path = dvg_strdup(to_path)))
         return -1;
+    return 0;
+}
+
+/* Full mode: bubblewrap copies into its tmpfs each file the worker's uid
+ * cannot read, under the caller's file size limit where it cannot be
+ * lifted (spawn_child). A copy over it would end in bubblewrap's "Can't
+ * find source path" or a short write: said here instead, naming the file,
+ * the limit and the way out. 0 or -1 (worker_set_err). */
+static int copies_fit(worker *w)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_max == RLIM_INFINITY)
+        return 0;
+    for (uint32_t i = 0; i < w->view.n; i++) {
+        const view_entry *e = &w->view.e[i];
+        struct stat st;
+        if (e->kind != VIEW_BIND || !e->copy || stat(e->src, &st) != 0 ||
+            (uint64_t)st.st_size <= (uint64_t)rl.rlim_max)
+            continue;
+        worker_set_err(w, "cannot start a worker: uid %u cannot read %s, and the file size limit "
+                          "(ulimit -f: %llu bytes) is below its size (%lld bytes), so no copy of "
+                          "it can be made for the worker: raise the limit, or place it where "
+                          "uid %u can read it", w->uid, e->src,
+                       (unsigned long long)rl.rlim_max, (long long)st.st_size, w->uid);
+        return -1;
+    }
     return 0;
 }
 
@@ -485,14 +574,18 @@ int launch_prepare(worker *w, worker_result *r)
             worker_set_err(w, "cannot start an emulated worker: the emulator %s", err);
             goto fail;
         }
-        if (w->uid != (unsigned)geteuid() && view_reachable(&w->view, w->uid, w->gid) != 0) {
-            worker_set_err(w, "cannot tell what uid %u can read: %s", w->uid, strerror(errno));
-            goto fail;
-        }
+        /* The snapshot first: where it cannot be made, the plugin is bound
+         * and its reachability counts too. */
         if (snapshot_plugin(w) != 0) {
             worker_set_err(w, "cannot copy the plugin %s: %s", w->path, strerror(errno));
             goto fail;
         }
+        if (w->uid != (unsigned)geteuid() && view_reachable(&w->view, w->uid, w->gid) != 0) {
+            worker_set_err(w, "cannot tell what uid %u can read: %s", w->uid, strerror(errno));
+            goto fail;
+        }
+        if (w->mode == LAUNCH_FULL && copies_fit(w) != 0)
+            goto fail;
         if (w->mode == LAUNCH_REDUCED && place_copy(w) != 0) {
             worker_set_err(w, "cannot place the plugin's private copy: %s", strerror(errno));
             goto fail;
@@ -678,6 +771,16 @@ __attribute__((noreturn)) static void spawn_child(const worker *w, const spawn_p
     for (int i = 0; i < CG_COUNT; i++)
         if (p->procs[i] >= 0 && write(p->procs[i], "0", 1) != 1)
             child_fail("the launch cannot join the worker's cgroup\n");
+    if (w->mode == LAUNCH_FULL) {
+        /* bubblewrap writes the view's copies into its tmpfs: the caller's
+         * file size limit is not for them (copy_fd_unlimited); the worker
+         * program sets its own (child_limits) before any plugin code. */
+        struct rlimit fs = {RLIM_INFINITY, RLIM_INFINITY};
+        if (setrlimit(RLIMIT_FSIZE, &fs) != 0 && getrlimit(RLIMIT_FSIZE, &fs) == 0) {
+            fs.rlim_cur = fs.rlim_max;
+            setrlimit(RLIMIT_FSIZE, &fs);
+        }
+    }
     if (geteuid() == 0 && w->uid != 0 &&
         (setgroups(0, NULL) != 0 || setresgid(w->gid, w->gid, w->gid) != 0 ||
          setresuid(w->uid, w->uid, w->uid) != 0))
