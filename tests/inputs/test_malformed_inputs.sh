@@ -276,13 +276,21 @@ chmod 644 "$tmp/ro/ro.db"
 before=$(sha256sum <"$tmp/ro/ro.db")
 if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
     asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+    # nobody runs the harness: it, its worker, the plugin and the data it
+    # reads must be within its reach, wherever this clone lies.
+    D0=$D P0=$P
+    reach_build
+    P=$(reach "$P")
+    mkdir -p "$tmp/reach/cases"
+    chmod 755 "$tmp/reach/cases"
+    export DIVERGENCE_DATA_DIR="$tmp/reach"
 else
     asnobody() { "$@"; }
     chmod 555 "$tmp/ro"
     chmod 444 "$tmp/ro/ro.db"
 fi
 for cmd in certify fuzz; do
-    if [ $cmd = certify ]; then set -- certify --plugin "$P" $A; else set -- fuzz --plugin "$P" --seconds 0 --cases 10 --no-progress; fi
+    if [ $cmd = certify ]; then set -- certify --plugin "$P" $A; else set -- fuzz --plugin "$P" --seconds 0 --cases 10 --no-progress --corpus ""; fi
     asnobody "$D" "$@" --db "$tmp/ro/ro.db" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     if [ $rc -eq 2 ] && grep -q 'ro.db: .*\(readonly\|read-only\|-shm\|unable to open\)' "$tmp/err" && [ ! -s "$tmp/out" ]; then ok; else
@@ -290,6 +298,8 @@ for cmd in certify fuzz; do
     fi
 done
 [ "$before" = "$(sha256sum <"$tmp/ro/ro.db")" ] && ok || bad "the read-only database changed"
+D=${D0:-$D} P=${P0:-$P}
+unset DIVERGENCE_DATA_DIR
 
 # Locked: another writer holds the write lock. Shorter than the busy
 # timeout (10 s): certify waits and finishes; longer: a clear error, and
