@@ -7,7 +7,8 @@
 # scripts/test-sanitizers.sh), builds the fuzzing engines' binaries
 # (libFuzzer in build-fuzz/, AFL++ in build-afl/: the reference and the two
 # mutants the engines test runs), then runs ctest with the engines test
-# required (its summary line is the last thing printed).
+# required (its summary line is the last thing printed), all but the long
+# suite (scripts/test-long.sh).
 set -eu
 cd "$(dirname "$0")/.."
 CMAKE_ARGS="-DDVG_WERROR=ON ${CMAKE_ARGS:-}" sh scripts/setup.sh
@@ -16,4 +17,7 @@ sh scripts/fuzz-asan-replay.sh
 sh scripts/test-sanitizers.sh
 FUZZ_PLUGINS="reference mutant_floor_not_trunc mutant_skip_last" sh scripts/fuzz-build.sh libfuzzer
 FUZZ_PLUGINS="reference mutant_floor_not_trunc mutant_skip_last" sh scripts/fuzz-build.sh afl
-DVG_REQUIRE_ENGINES=1 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" ${CTEST_ARGS:-}
+# The long suite (label long: real libraries' full certifies, PoCL's
+# compiler, every allocation failed) is scripts/test-long.sh's, the nightly's.
+DVG_REQUIRE_ENGINES=1 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" \
+    -LE long ${CTEST_ARGS:-}
