@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oracle/edges.h: the edge values of every dtype, the values each
- * generator, sweep and self-check must reach (SEMANTICS.md, "Edge values
+ * generator, sweep and self-check must reach (docs/semantics.md, "Edge values
  * every generator must reach"), held in one place.
  *
  * Two views of the same fact:

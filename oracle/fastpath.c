@@ -14,7 +14,7 @@
  * clear); the caller's environment, flags included, is restored after.
  * The f16 and
  * bf16 conversions have been checked on all 2^32 pairs of each format
- * (bench/bench_f16_exhaustive, also a long test).
+ * (bench/bench_f16_exhaustive.c, also a long test).
  *
  * Compiled with -frounding-math -fsignaling-nans (oracle/CMakeLists.txt):
  * the compiler must not fold or move the divisions across the changes of

@@ -128,7 +128,7 @@ static int set_holds(const char *set, const char *name)
 const char *runs_given_cell(const report_finding *f, const char *name, char *buf, size_t len)
 {
     /* The text is "n1: v1; n2: v2; ..." with the set's names in its order
-     * (harness/run/crosscheck.h, crosscheck_given_text): each value runs
+     * (harness/run/engine/crosscheck.h, crosscheck_given_text): each value runs
      * to the "; " before the next name. */
     const char *at = runs_given_text(f);
     size_t want = strlen(name);

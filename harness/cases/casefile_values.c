@@ -56,7 +56,7 @@ int casefile_parse_value(uint32_t dtype, const char *text, uint64_t *bits, char 
  * ------------------------------------------------------------------------- */
 
 /* The edge values `random` draws from a quarter of the time: the float and
- * integer edge classes of SEMANTICS.md. Returns the count (<= 32). */
+ * integer edge classes of docs/semantics.md. Returns the count (<= 32). */
 static size_t edge_values(uint32_t dtype, uint64_t *out)
 {
     static const char *const float_edges[] = {

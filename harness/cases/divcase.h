@@ -54,7 +54,7 @@ typedef struct divcase {
      * table), and where it came from. */
     const char *requirements[DIVCASE_MAX_REQUIREMENTS];
     uint32_t n_requirements;
-    char source[160];            /* "cases/onnx_legacy.case:42" or "" */
+    char source[160];            /* "cases/spec_onnx_legacy.case:42" or "" */
 } divcase;
 
 /* Allocates operand buffers for the shapes already set in c (zeroed) and

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * harness/cases/gen.h: seeded random cases biased to the edge values of
- * SEMANTICS.md ("Edge values every generator must reach") and to every
+ * docs/semantics.md ("Edge values every generator must reach") and to every
  * broadcasting rule, valid and invalid. The same (seed, stream, index)
  * gives the same case on every machine: the splitmix64 generator of
  * oracle/prng.h, no host floating point, no global state.

@@ -9,7 +9,7 @@
  * API. The one piece of the variants' rules that an adapter must supply
  * itself is the shape rule when a library knows only numpy broadcasting:
  *
- *   adapter_plan() decides, from the variant's rules (SEMANTICS.md), the
+ *   adapter_plan() decides, from the variant's rules (docs/semantics.md), the
  *   output shape or that the input is invalid, and gives A and B as "numpy
  *   views": shapes with the same elements in the same order (a reshape, no
  *   data moves) that numpy broadcasting maps onto the output exactly as the
@@ -45,7 +45,7 @@ extern "C" {
      ADAPTER_DT(DVG_DTYPE_U8) | ADAPTER_DT(DVG_DTYPE_U16) | ADAPTER_DT(DVG_DTYPE_U32) |   \
      ADAPTER_DT(DVG_DTYPE_U64))
 
-/* The type list of each variant, as SEMANTICS.md gives it (SONNX: with the
+/* The type list of each variant, as docs/semantics.md gives it (SONNX: with the
  * types only its contents list names). */
 static inline uint32_t adapter_variant_dtypes(uint32_t variant)
 {

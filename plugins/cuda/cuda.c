@@ -20,7 +20,7 @@
  * shapes are planned by plugins/common/adapter.h (numpy views) and turned
  * into an index walk the kernel follows (kernels.h): ONNX legacy
  * broadcasting with axis, numpy, OpenVINO none / numpy / pdpd, equal shapes.
- * Claims: every (variant, dtype) pair SEMANTICS.md lists, i4 and u4
+ * Claims: every (variant, dtype) pair docs/semantics.md lists, i4 and u4
  * included. Integer x / 0 is 0 and INT_MIN / -1 is INT_MIN, never divided.
  *
  * The descriptor needs no device: the claims are static, and the version

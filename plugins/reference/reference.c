@@ -4,7 +4,7 @@
  *
  * Built from the public header alone (include/divergence/iut.h), exactly as
  * a vendor's plugin would be. It claims every (variant, dtype) pair that
- * SEMANTICS.md lists (SONNX: the contents-list types too) and follows each
+ * docs/semantics.md lists (SONNX: the contents-list types too) and follows each
  * variant's rules:
  *
  *  - Shapes: ONNX Div-1/6 legacy broadcasting (broadcast=0: equal shapes;

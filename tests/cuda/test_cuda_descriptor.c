@@ -5,7 +5,7 @@
  * dlopen in this process (the harness loads it in a worker; `divergence
  * plugins` opens an instance, which needs a device) and checks:
  *  - name, ABI, declared deviations as the flavour says;
- *  - the claims are exactly the reference kernel's (every pair SEMANTICS.md
+ *  - the claims are exactly the reference kernel's (every pair docs/semantics.md
  *    lists, i4 and u4 included);
  *  - the version names the toolkit (nvcc VERSION) and, where there is no
  *    device, why ("no device (cudaError...)");

@@ -3,7 +3,7 @@
  * tests/oracle/mpfr_ref.h: IEEE division of a float format evaluated with
  * MPFR: precision p, the format's exponent range, mpfr_subnormalize for
  * subnormal results, MPFR_RNDN. The independent library reference of the
- * float tests and of bench/bench_oracle.
+ * float tests and of bench/bench_oracle.c.
  */
 #ifndef TESTS_ORACLE_MPFR_REF_H
 #define TESTS_ORACLE_MPFR_REF_H

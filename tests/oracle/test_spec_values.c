@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Element results: every value example of the spec documents, with the
- * document cited, and each special-case row of SEMANTICS.md.
+ * document cited, and each special-case row of docs/semantics.md.
  */
 #include <string.h>
 
@@ -233,7 +233,7 @@ int main(void)
         CHECK(oracle_nbytes(DVG_DTYPE_I4, 3) == 2 && oracle_nbytes(DVG_DTYPE_F16, 3) == 6);
     }
 
-    /* Variant table: the dtype lists of SEMANTICS.md. */
+    /* Variant table: the dtype lists of docs/semantics.md. */
     {
         const oracle_variant *d1 = oracle_variant_by_name("onnx-div-1");
         const oracle_variant *d13 = oracle_variant_by_name("onnx-div-13");

@@ -86,7 +86,7 @@ typedef struct crosscheck_counts {
 
 /* 1 when trial t ran its last case to the end and computed outputs (a
  * refusal of undefined elements only counts: its narrowed calls'
- * outputs, harness/run/trial.h). */
+ * outputs, harness/run/engine/trial.h). */
 int crosscheck_computed(const trial *t);
 
 /*
