@@ -8,6 +8,7 @@
  */
 #include "harness/run/engine/engine.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
@@ -149,6 +150,8 @@ static void *job_main(void *arg)
             if (result && p->discard)
                 p->discard(p->ctx, result);
         } else {
+            /* may_take kept a place for every running unit's result */
+            assert(pl->n_done < pl->cap_done);
             pl->done[pl->n_done].unit = u;
             pl->done[pl->n_done].result = result;
             pl->n_done++;
@@ -188,6 +191,8 @@ static void commit_ready(pool *pl)
     int i;
     while (!pl->failed && (i = ready(pl)) >= 0) {
         done_unit d = pl->done[i];
+        /* an ordered pool commits each unit once, in order */
+        assert(!p->ordered || d.unit == pl->next_commit);
         pl->done[i] = pl->done[--pl->n_done];
         pthread_mutex_unlock(&pl->lock);
         int rc = p->commit(p->ctx, d.unit, d.result);

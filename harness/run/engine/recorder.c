@@ -8,6 +8,7 @@
  */
 #include "harness/run/engine/recorder.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -133,6 +134,7 @@ static int keeps_whole(recorder *r, const recorder_signature *g, uint64_t bytes)
  * *owned) when kept whole. Returns its index, or -1 out of memory. */
 static long append(recorder *r, long k, const divcase *c, int *owned, recorder_sighting *proto)
 {
+    assert(k >= 0 && (size_t)k < r->n_sig);
     if (dvg_grow((void **)&r->s, &r->cap, r->n + 1, sizeof *r->s))
         return -1;
     recorder_signature *g = &r->sig[k];
@@ -153,6 +155,9 @@ static long append(recorder *r, long k, const divcase *c, int *owned, recorder_s
         if (!g->whole++)
             g->first = r->n;
         r->bytes += bytes;
+        /* the limits of recorder.h: the first sighting always, then
+         * max_whole and max_bytes */
+        assert(g->whole == 1 || (g->whole <= r->max_whole && r->bytes <= r->max_bytes));
     } else {
         g->counted++;
     }
@@ -209,6 +214,7 @@ long recorder_hazard(recorder *r, const char *implementation, uint32_t hazard, c
 
 void recorder_set_calls(recorder *r, long handle, char *text)
 {
+    assert(handle >= 0 && (size_t)handle < r->n);
     recorder_sighting *s = &r->s[handle];
     dvg_free(s->calls);
     s->calls = text;
@@ -221,21 +227,25 @@ size_t recorder_count(const recorder *r)
 
 uint32_t recorder_tag(const recorder *r, size_t i)
 {
+    assert(i < r->n);
     return r->s[i].tag;
 }
 
 const verdict_example *recorder_example(const recorder *r, size_t i)
 {
+    assert(i < r->n);
     return &r->s[i].ex;
 }
 
 int recorder_is_departure(const recorder *r, size_t i)
 {
+    assert(i < r->n);
     return r->s[i].hazard < 0;
 }
 
 long recorder_take(recorder *r, recorder *from, size_t i)
 {
+    assert(i < from->n && r != from);
     recorder_sighting *f = &from->s[i];
     const recorder_signature *fg = &from->sig[f->sig];
     long k = signature_of(r, fg->implementation, fg->cls, fg->operand);
