@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # What certifying a compiled kernel costs (plugins/opencl/ on PoCL), in the
-# default sandbox with --grant pocl (harness/worker/grant.h): `divergence
+# default sandbox with --grant pocl (harness/sandbox/grant.h): `divergence
 # certify` of every claim of the OpenCL plugin against certify of the
 # reference kernel with the same flags; and what open() costs in the worker
 # (`divergence plugins --grant pocl`: PoCL builds and links every kernel,

@@ -14,7 +14,7 @@
 # profiles exact and ulp:2, all into DB: a plugin under a config is an
 # implementation of its own ("opencl [-cl-fast-relaxed-math]",
 # worker_implementation_name), on the page beside the others; each under
-# the default sandbox with --grant pocl (harness/worker/grant.h: PoCL's
+# the default sandbox with --grant pocl (harness/sandbox/grant.h: PoCL's
 # files in the view, /usr/bin/ld exec'd only while open() builds).
 # Exit status: 0 when every certification ran (a NONCONFORMANT or CRASHED
 # certificate is a finding, not a failure of the job), the reference kernel

@@ -40,7 +40,7 @@
 # c with c % N == I only (N = 4: a quarter of the pairs).
 #
 # The plugins run in the default sandbox with --grant cuda
-# (harness/worker/grant.h: the NVIDIA device nodes, /proc/driver/nvidia and
+# (harness/sandbox/grant.h: the NVIDIA device nodes, /proc/driver/nvidia and
 # libcuda in the worker's view, no address-space limit, one process: CUDA
 # does not survive fork()) and --memory-limit 0 where the command has the
 # flag; the certificates name the grant. Where the grant's probe fails and

@@ -16,7 +16,7 @@
  *   --sandbox MODE      auto, strict or off (WORKER_SANDBOX_*)
  *   --env K=V           a variable for the plugin, K not empty (at most
  *                       CLI_MAX_ENV)
- *   --grant NAME        a grant of the worker's sandbox (harness/worker/grant.h:
+ *   --grant NAME        a grant of the worker's sandbox (harness/sandbox/grant.h:
  *                       pocl, cuda), repeatable
  *   --cpu LIST          CPU models, comma-separated (harness/base/cpumodel.h:
  *                       native, x86-64-v3, x86-64-v2 and their aliases)

@@ -4,8 +4,9 @@
  *
  * This file contains everything the worker program (divergence-worker,
  * exec'd by launch.c, so nothing of the harness's memory or environment
- * is in it) runs, except its sandbox (sandbox.c, isolate.c) and the state
- * checks around each call (child_state.c): child_program, which names
+ * is in it) runs, except its sandbox (child_limits.c, isolate.c, and
+ * child_confine of harness/sandbox/seccomp.c) and the state checks around
+ * each call (child_state.c): child_program, which names
  * itself "worker", takes its descriptors and reads its set-up from the
  * control block; child_main, which installs the fault handlers (on an
  * alternate stack), calls the sandbox set-up, says READY and waits until

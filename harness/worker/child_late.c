@@ -139,7 +139,7 @@ static uint32_t late_scan(ctl_late *l, int32_t self)
             continue;
         char path[64], buf[512], comm[32];
         snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-        if (!worker_read_small(path, buf, sizeof buf))
+        if (!sandbox_read_small(path, buf, sizeof buf))
             continue; /* gone */
         const char *rp = strrchr(buf, ')');
         char state = rp && rp[1] == ' ' ? rp[2] : '?';
@@ -151,13 +151,13 @@ static uint32_t late_scan(ctl_late *l, int32_t self)
             act = !late_was_seen(tid); /* a pool's spinner was there before */
         } else {
             snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
-            int timed = worker_read_small(path, buf, sizeof buf) ? late_timed_wait(buf) : -1;
+            int timed = sandbox_read_small(path, buf, sizeof buf) ? late_timed_wait(buf) : -1;
             act = timed == 1 || (timed == -1 && !late_was_seen(tid));
         }
         active += (uint32_t)act;
         if (at + 40 < sizeof l->threads) {
             snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
-            if (!worker_read_small(path, comm, sizeof comm))
+            if (!sandbox_read_small(path, comm, sizeof comm))
                 snprintf(comm, sizeof comm, "?");
             comm[strcspn(comm, "\n")] = '\0';
             at += (size_t)snprintf(l->threads + at, sizeof l->threads - at, "%s'%.15s' (%d%s)",

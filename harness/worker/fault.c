@@ -133,7 +133,7 @@ static int classify_late(const ctl_map *maps, const ctl_late *l, const ctl_fault
 void worker_lose_child(worker *w, int why, uint32_t stage, const char *detail,
                        worker_result *r)
 {
-    int by_bwrap = w->mode == LAUNCH_FULL && !w->zpid; /* the status is bubblewrap's */
+    int by_bwrap = w->sb.mode == LAUNCH_FULL && !w->zpid; /* the status is bubblewrap's */
     int st = worker_reap_child(w);
     ctl_block *b = w->ctl;
     ctl_fault f;
@@ -202,9 +202,9 @@ void worker_lose_child(worker *w, int why, uint32_t stage, const char *detail,
     if (sig) {
         r->outcome = WORKER_OUT_CRASH;
         r->signal = sig;
-        uint64_t oom = cg_oom_kills(&w->cg);
-        if (sig == SIGKILL && oom > w->cg.oom_seen) {
-            w->cg.oom_seen = oom;
+        uint64_t oom = cg_oom_kills(&w->sb.cg);
+        if (sig == SIGKILL && oom > w->sb.cg.oom_seen) {
+            w->sb.cg.oom_seen = oom;
             worker_set_msg(r, "killed by SIGKILL: out of memory, past the worker's memory limit "
                               "(%llu MiB above what it used when set up; memfd and tmpfs pages "
                               "count)",

@@ -79,7 +79,7 @@ static void kill_children(void)
     char path[64], buf[4096];
     snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
     for (int round = 0; round < 10000; round++) {
-        size_t n = worker_read_small(path, buf, sizeof buf);
+        size_t n = sandbox_read_small(path, buf, sizeof buf);
         if (n > 0) {
             for (char *p = buf; *p;) {
                 char *end;

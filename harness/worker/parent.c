@@ -392,27 +392,27 @@ static uint32_t put_string(char *strings, size_t *at, const char *text)
  * worker program reads. 0, or -1 with worker_errmsg. */
 static int make_ctl(worker *w, int *ctlfd)
 {
-    const char *plugin = w->mode == LAUNCH_OFF ? w->path : w->view.plugin;
-    int reduced = w->mode == LAUNCH_REDUCED;
-    uint32_t n_preload = reduced ? w->view.n_preload : 0;
+    const char *plugin = w->sb.mode == LAUNCH_OFF ? w->path : w->sb.view.plugin;
+    int reduced = w->sb.mode == LAUNCH_REDUCED;
+    uint32_t n_preload = reduced ? w->sb.view.n_preload : 0;
     size_t strings = strlen(plugin) + 1 + strlen(w->config) + 1;
     for (uint32_t i = 0; i < n_preload; i++)
-        strings += 2 * (strlen(w->view.preload[i]) + 1); /* loaded first, and read */
+        strings += 2 * (strlen(w->sb.view.preload[i]) + 1); /* loaded first, and read */
     strings += strlen(plugin) + 1;
-    for (uint32_t i = 0; i < w->grant.n; i++)
-        strings += strlen(w->grant.b[i].dst) + 1;
+    for (uint32_t i = 0; i < w->sb.grant.n; i++)
+        strings += strlen(w->sb.grant.b[i].dst) + 1;
     /* Emulated: the emulator, the program, the model; in reduced mode
      * Landlock's reads gain the program's closure (the emulator opens it
      * as a file after Landlock is in force). */
     int emulated = w->emu_model != CPUM_NATIVE;
-    const char *emulator = emulated ? (w->mode == LAUNCH_FULL ? VIEW_EMULATOR : w->emulator) : "";
-    const char *program = w->mode == LAUNCH_FULL ? VIEW_PROGRAM : w->program;
+    const char *emulator = emulated ? (w->sb.mode == LAUNCH_FULL ? VIEW_EMULATOR : w->sb.emulator) : "";
+    const char *program = w->sb.mode == LAUNCH_FULL ? VIEW_PROGRAM : w->sb.program;
     const char *emu_cpu = emulated ? cpum_get(w->emu_model)->qemu : "";
     uint32_t n_closure = 0;
     strings += strlen(emulator) + strlen(program) + strlen(emu_cpu) + 3;
-    for (uint32_t i = 0; reduced && emulated && i < w->view.n; i++)
-        if (w->view.e[i].kind == VIEW_BIND) {
-            strings += strlen(w->view.e[i].src) + 1;
+    for (uint32_t i = 0; reduced && emulated && i < w->sb.view.n; i++)
+        if (w->sb.view.e[i].kind == VIEW_BIND) {
+            strings += strlen(w->sb.view.e[i].src) + 1;
             n_closure++;
         }
     size_t off = (sizeof(ctl_block) + 63) / 64 * 64;
@@ -432,14 +432,14 @@ static int make_ctl(worker *w, int *ctlfd)
     char *str = (char *)ctl + off;
     size_t at = 0;
     su->magic = SETUP_MAGIC;
-    su->mode = (uint32_t)w->mode;
+    su->mode = (uint32_t)w->sb.mode;
     su->page = (uint32_t)w->page;
     su->timeout_ms = w->opt.timeout_ms;
     su->quiet = w->opt.quiet;
     su->capture_output = w->opt.capture_output;
     su->confine = w->opt.confine;
     su->no_zygote = w->opt.no_zygote;
-    su->keeper = w->keeper;
+    su->keeper = w->sb.keeper;
     su->limit_cpu_s = w->opt.limit_cpu_s;
     su->limit_nproc = w->opt.limit_nproc;
     su->limit_as_bytes = w->opt.limit_as_bytes;
@@ -452,30 +452,30 @@ static int make_ctl(worker *w, int *ctlfd)
     su->n_preload = n_preload;
     su->preload_at = (uint32_t)at;
     for (uint32_t i = 0; i < n_preload; i++)
-        put_string(str, &at, w->view.preload[i]);
+        put_string(str, &at, w->sb.view.preload[i]);
     /* Landlock's reads in reduced mode: the copy and the libraries. */
     su->n_read = reduced ? n_preload + 1 + n_closure : 0;
     su->read_at = (uint32_t)at;
     if (reduced) {
         put_string(str, &at, plugin);
         for (uint32_t i = 0; i < n_preload; i++)
-            put_string(str, &at, w->view.preload[i]);
-        for (uint32_t i = 0; emulated && i < w->view.n; i++)
-            if (w->view.e[i].kind == VIEW_BIND)
-                put_string(str, &at, w->view.e[i].src);
+            put_string(str, &at, w->sb.view.preload[i]);
+        for (uint32_t i = 0; emulated && i < w->sb.view.n; i++)
+            if (w->sb.view.e[i].kind == VIEW_BIND)
+                put_string(str, &at, w->sb.view.e[i].src);
     }
     /* A grant's: Landlock's execute right, its devices. */
     su->grant_flags = grant_flags(w->opt.grants);
     su->exec_at = (uint32_t)at;
-    for (uint32_t i = 0; i < w->grant.n; i++)
-        if (w->grant.b[i].kind == GRANT_PROGRAM || w->grant.b[i].kind == GRANT_LOADER) {
-            put_string(str, &at, w->grant.b[i].dst);
+    for (uint32_t i = 0; i < w->sb.grant.n; i++)
+        if (w->sb.grant.b[i].kind == GRANT_PROGRAM || w->sb.grant.b[i].kind == GRANT_LOADER) {
+            put_string(str, &at, w->sb.grant.b[i].dst);
             su->n_exec++;
         }
     su->dev_at = (uint32_t)at;
-    for (uint32_t i = 0; i < w->grant.n; i++)
-        if (w->grant.b[i].kind == GRANT_DEV) {
-            put_string(str, &at, w->grant.b[i].dst);
+    for (uint32_t i = 0; i < w->sb.grant.n; i++)
+        if (w->sb.grant.b[i].kind == GRANT_DEV) {
+            put_string(str, &at, w->sb.grant.b[i].dst);
             su->n_dev++;
         }
     su->emulator_at = put_string(str, &at, emulator);
@@ -494,7 +494,7 @@ static int vet_worker(worker *w, uint32_t inner, worker_result *r)
 {
     char why[512], have[WORKER_LAYERS_TEXT];
     w->wpid = launch_worker_pid(w);
-    w->layers = w->wpid > 0 ? attest_worker(w, w->wpid, inner, why, sizeof why) : 0;
+    w->layers = w->wpid > 0 ? attest_worker(&w->sb, w->wpid, inner, why, sizeof why) : 0;
     if (w->wpid <= 0 || why[0]) {
         worker_set_err(w, "cannot check the worker's sandbox from outside: %s",
                        w->wpid <= 0 ? "its process id is unknown" : why);
@@ -509,12 +509,12 @@ static int vet_worker(worker *w, uint32_t inner, worker_result *r)
                        worker_describe_layers(w->layers, have, sizeof have));
         return 1;
     }
-    if (w->mode != LAUNCH_OFF && attest_floor(w->layers, why, sizeof why) != 0) {
+    if (w->sb.mode != LAUNCH_OFF && attest_floor(w->layers, why, sizeof why) != 0) {
         worker_set_err(w, "%s", why);
         return -1;
     }
-    if (w->cg.have && w->opt.limit_as_bytes &&
-        cg_set_memory(&w->cg, cg_memory_usage(&w->cg) + w->opt.limit_as_bytes) != 0) {
+    if (w->sb.cg.have && w->opt.limit_as_bytes &&
+        cg_set_memory(&w->sb.cg, cg_memory_usage(&w->sb.cg) + w->opt.limit_as_bytes) != 0) {
         worker_set_err(w, "cannot set the worker's memory limit: %s", strerror(errno));
         return -1;
     }
@@ -547,7 +547,7 @@ int worker_start(worker *w, worker_result *r)
     }
     worker_stop(w);
     w->has_info = 0;
-    if (!w->mode) {
+    if (!w->sb.mode) {
         int prep = launch_prepare(w, r);
         if (prep != 0) {
             rc = prep;
@@ -732,7 +732,7 @@ uint32_t worker_limit_pids(void)
     return cpus > 128 ? (uint32_t)(8 * cpus) : 1024u;
 }
 
-/* DIVERGENCE_TEST_SANDBOX's WORKER_HOOK_* bits. */
+/* DIVERGENCE_TEST_SANDBOX's SANDBOX_HOOK_* bits. */
 static int test_hook(void)
 {
     const char *v = getenv("DIVERGENCE_TEST_SANDBOX");
@@ -740,9 +740,9 @@ static int test_hook(void)
     while (v && *v) {
         size_t n = strcspn(v, ",");
         if (n == 7 && !strncmp(v, "reduced", 7))
-            hook |= WORKER_HOOK_REDUCED;
+            hook |= SANDBOX_HOOK_REDUCED;
         else if (n == 8 && !strncmp(v, "nocgroup", 8))
-            hook |= WORKER_HOOK_NOCGROUP;
+            hook |= SANDBOX_HOOK_NOCGROUP;
         v += n + (v[n] == ',');
     }
     return hook;
@@ -782,7 +782,7 @@ int worker_new(const char *plugin_path, const worker_options *o, worker **out)
     if (!w)
         return -1;
     w->memfd = w->rofd = w->sock = w->pidfd = w->outfd = w->zsock = w->zpidfd = -1;
-    w->setupfd = w->infofd = w->plugin_copy = -1;
+    w->setupfd = w->infofd = w->sb.plugin_copy = -1;
     w->opt = *o;
     w->opt.cpu_model[sizeof w->opt.cpu_model - 1] = '\0';
     w->emu_model = w->opt.cpu_model[0] ? cpum_find(w->opt.cpu_model) : CPUM_NATIVE;

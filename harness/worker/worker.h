@@ -89,7 +89,9 @@
 #include "divergence/iut.h"
 #include "harness/cases/divcase.h"
 #include "oracle/shape.h"
-#include "harness/worker/grant.h"
+#include "harness/sandbox/grant.h"
+#include "harness/sandbox/identity.h"
+#include "harness/sandbox/sandbox.h"
 
 #define WORKER_MESSAGE_MAX 512   /* bytes of worker_result.message, NUL included */
 #define WORKER_NAME_MAX 256      /* bytes of a plugin's name or version, NUL included */
@@ -366,54 +368,9 @@ typedef struct worker_options {
  * slower than the CPU would; the deadlines are for hangs, not speed). */
 #define WORKER_EMULATION_SLOWDOWN 10
 
-#define WORKER_SANDBOX_AUTO   0
-#define WORKER_SANDBOX_STRICT 1
-#define WORKER_SANDBOX_OFF    2
-
-/* The variables of the caller's environment a plugin sees (a trailing '*'
- * matches any suffix); every other one is dropped. HOME and TMPDIR are
- * set to the scratch directory (/tmp of the sandbox) instead. */
-#define WORKER_ENV_ALLOW                                                                \
-    "PATH", "LANG", "LANGUAGE", "LC_*", "TZ", "LD_LIBRARY_PATH", "OMP_*", "KMP_*",       \
-        "GOMP_*", "MKL_*", "DNNL_*", "ONEDNN_*", "OPENBLAS_*", "ORT_*", "TORCH_*",       \
-        "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "MSAN_OPTIONS", "TSAN_OPTIONS"
-
-/* Bits of worker_info.layers: the layers of isolation in force, as the
- * harness set them up and saw them from outside (attest.c), never as the
- * worker says. */
-#define WORKER_LAYER_USER     1u   /* user namespace (bubblewrap) */
-#define WORKER_LAYER_PID      2u   /* PID namespace */
-#define WORKER_LAYER_NET      4u   /* network namespace (no interface up) */
-#define WORKER_LAYER_MOUNT    8u   /* mount namespace: the view */
-#define WORKER_LAYER_IPC     16u   /* IPC namespace */
-#define WORKER_LAYER_UTS     32u   /* UTS namespace */
-#define WORKER_LAYER_LANDLOCK 64u  /* Landlock: reads and writes by path */
-#define WORKER_LAYER_SECCOMP 128u  /* the seccomp filters (sandbox.c) */
-#define WORKER_LAYER_OFF     256u  /* WORKER_SANDBOX_OFF asked for none */
-#define WORKER_LAYER_NO_USERNS 512u /* reduced: this host refused user namespaces */
-#define WORKER_LAYER_UNPRIV 1024u  /* a uid and gid other than 0, no capability,
-                                      no_new_privs */
-#define WORKER_LAYER_CGROUP 2048u  /* its own pids and memory cgroup */
-#define WORKER_LAYER_NS 63u        /* the six namespaces */
-#define WORKER_LAYER_ALL (WORKER_LAYER_NS | WORKER_LAYER_LANDLOCK | WORKER_LAYER_SECCOMP | \
-                          WORKER_LAYER_UNPRIV | WORKER_LAYER_CGROUP)
-
-/* Writes the layers as one line of text into buf (cap bytes, at least 1;
- * WORKER_LAYERS_TEXT is enough): "user,pid,net,mount,ipc,uts ns +
- * landlock + seccomp + unprivileged uid + pids,memory cgroup", "reduced
- * (no user namespaces): landlock + seccomp + ...; missing: user,...,uts
- * ns", "UNCONFINED (--sandbox off): seccomp only", "UNCONFINED (--sandbox
- * off): no isolation"; whatever is short of every layer names what is
- * missing. Returns buf. */
-#define WORKER_LAYERS_TEXT 160
-const char *worker_describe_layers(uint32_t layers, char *buf, size_t cap);
-
-/* The whole sandbox line of a worker: its layers (worker_describe_layers)
- * then " + grant NAME: WHAT" for each grant in force
- * (worker_describe_grants), both computed by the harness. buf: cap bytes,
- * WORKER_SANDBOX_TEXT is enough. Returns buf. */
-#define WORKER_SANDBOX_TEXT 1024
-const char *worker_describe_sandbox(uint32_t layers, uint32_t grants, char *buf, size_t cap);
+/* The sandbox's levels (WORKER_SANDBOX_*), its environment allowlist
+ * (WORKER_ENV_ALLOW), the layers (WORKER_LAYER_*) and their names: the
+ * contract of harness/sandbox/sandbox.h. */
 
 #define WORKER_OUTPUT_SHOW  4096u            /* bytes shown per request */
 #define WORKER_OUTPUT_TOTAL (UINT64_C(1) << 20) /* bytes shown per worker */
@@ -612,19 +569,8 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect,
  * Owned by w; valid until the next start or worker_free. */
 const worker_info *worker_get_info(const worker *w);
 
-/* An implementation is a plugin under one config: its identity in the
- * store (builds, findings, certificates) and in every certificate is the
- * descriptor's name, then " [CONFIG]" when open()'s config is not empty
- * (sanitized; a config too long for WORKER_NAME_MAX, or one that is not
- * plain text, as " [config sha256:16 hex digits]"), so that two configs of
- * one plugin file are two implementations. worker_info.name holds it
- * (harness-computed from the descriptor and the worker's options).
- * worker_implementation_config finds the config back in such a name into
- * out (cap bytes): 0 ("" when it names none), -1 when it holds only the
- * config's hash or out is too small. */
-const char *worker_implementation_name(const char *name, const char *config, char *out,
-                                       size_t cap);
-int worker_implementation_config(const char *implementation, char *out, size_t cap);
+/* An implementation's name, a plugin under one config:
+ * worker_implementation_name (harness/sandbox/identity.h). */
 
 /* As worker_get_info, and also after a start that failed in open()
  * (WORKER_LOAD_OPEN) once the descriptor had passed its checks: what the

@@ -12,9 +12,7 @@
  *   zygote.c        both sides of the zygote: the loaded worker forks a
  *                   runner per life of the worker's process, so a crash
  *                   costs a fork, not a reload
- *   sandbox.c       the seccomp filters (libseccomp): the outer one the
- *                   harness exports for bubblewrap, the worker's own; the
- *                   worker's descriptors and limits
+ *   child_limits.c  the worker program's descriptors and limits
  *   isolate.c       the worker's Landlock rules, the plugin's libraries
  *                   loaded first in reduced mode, the keeper that reaps
  *                   what the plugin left where no cgroup does
@@ -25,15 +23,9 @@
  *   child_probe.c   the worker program's side of a probe (two threads at
  *                   once, in place: worker_probe)
  *   probe.c         worker_probe, the harness's side
- *   elf.c           what the loader reads of an ELF file, ld.so.cache
- *   view.c          the worker's view: the closure of the program and the
- *                   plugin, resolved as the loader would
- *   launch.c        starting the worker program: the mode, its
- *                   environment, bubblewrap's arguments, the fork and
- *                   exec (the harness's side)
- *   cgroup.c        a pids and memory cgroup per worker
- *   attest.c        the layers seen from outside (/proc), the run's
- *                   floor, their names (worker_describe_layers)
+ *   launch.c        starting the worker program: the sandbox's spec
+ *                   (harness/sandbox/sandbox.h), the fork and exec (the
+ *                   harness's side)
  *   parent.c        worker_new/free, spawning, stopping, one call
  *   output.c        the plugin's output shown escaped and prefixed
  *   fault.c         how the end of a child becomes a worker_result
@@ -42,8 +34,6 @@
  *   run.c           worker_run: one case, two computes, element flags
  *   batch.c         the batch API (batch.h)
  *   result.c        worker_result: names, reset, free, descriptions
- *   grant.c         the grants' table and their plan on this host
- *   identity.c      an implementation's name: the plugin under its config
  *
  * The order of a worker's layers, and the one place an emulator goes.
  * A start (launch_spawn, then child_main) puts the layers in place in
@@ -107,7 +97,7 @@
 #include <time.h>
 
 #include "harness/cases/divcase.h"
-#include "harness/worker/grant.h"
+#include "harness/sandbox/sandbox.h"
 #include "harness/worker/wire.h"
 #include "harness/worker/worker.h"
 #include "oracle/shape.h"
@@ -115,15 +105,6 @@
 /* How long a new worker may take to set up its sandbox, before the plugin
  * is loaded (the harness's own work; slow only on a loaded machine). */
 #define WORKER_SETUP_MS 60000
-
-/* The test hook DIVERGENCE_TEST_SANDBOX (worker.h, launch.c). */
-#define WORKER_HOOK_REDUCED 1
-#define WORKER_HOOK_NOCGROUP 2
-
-/* How a worker's processes are started (launch.c). */
-enum { LAUNCH_FULL = 1, /* through bubblewrap: namespaces, the view */
-       LAUNCH_REDUCED,  /* no user namespaces: exec'd directly, the rest */
-       LAUNCH_OFF };    /* --sandbox off */
 
 /* The descriptors the worker program starts with (launch.c places them):
  * 0 /dev/null, 1 the plugin's stdout, 2 what the set-up has to say (the
@@ -135,161 +116,6 @@ enum { LAUNCH_FULL = 1, /* through bubblewrap: namespaces, the view */
 #define WORKER_FD_CTL 6
 #define WORKER_FD_STDERR 7
 #define WORKER_FD_COUNT 8
-
-/* ------------------------------------------------------------------------
- * elf.c
- * ---------------------------------------------------------------------- */
-
-#define ELF_PATH_MAX 4096
-#define ELF_MAX_NEEDED 256
-
-/* What the loader reads of an ELF file (elf_read). */
-typedef struct elf_info {
-    uint16_t type;                   /* ET_DYN, ET_EXEC */
-    char interp[ELF_PATH_MAX];       /* PT_INTERP, "" when none */
-    char soname[256];                /* DT_SONAME, "" when none */
-    char runpath[ELF_PATH_MAX];      /* DT_RUNPATH, with has_runpath */
-    char rpath[ELF_PATH_MAX];        /* DT_RPATH, with has_rpath */
-    int has_runpath, has_rpath;
-    uint64_t flags_1;                /* DT_FLAGS_1 */
-    char *needed[ELF_MAX_NEEDED];    /* DT_NEEDED, in order (owned) */
-    uint32_t n_needed;
-} elf_info;
-
-/* Reads the ELF file open on fd (a regular file): 0 with *e filled when
- * it is a 64-bit little-endian ELF executable or shared object for this
- * machine whose headers hold together; -1 otherwise (*e then empty).
- * elf_info_free releases it (accepts an empty one). */
-int elf_read(int fd, elf_info *e);
-void elf_info_free(elf_info *e);
-
-/* The loader's cache (/etc/ld.so.cache, read once by elf_cache_load: 0, or
- * -1 when it is missing or not glibc's "glibc-ld.so.cache1.1" format). */
-typedef struct elf_cache {
-    uint8_t *data;
-    size_t size;
-    uint32_t nlibs;
-} elf_cache;
-int elf_cache_load(const char *path, elf_cache *c);
-void elf_cache_free(elf_cache *c);
-
-/* The path the cache gives for library `name` on this machine (no
- * glibc-hwcaps entry) into out: 0, or -1 when none. */
-int elf_cache_lookup(const elf_cache *c, const char *name, char *out, size_t cap);
-
-/* ------------------------------------------------------------------------
- * view.c
- * ---------------------------------------------------------------------- */
-
-/* Where the worker program is inside the view, and the emulator of an
- * emulated worker (a static executable, bound alone). */
-#define VIEW_PROGRAM "/usr/libexec/worker"
-#define VIEW_EMULATOR "/usr/libexec/emulator"
-
-enum { VIEW_BIND = 1, /* the file src, bound read-only at dst */
-       VIEW_COPY,     /* the plugin: a private copy of src's bytes at dst */
-       VIEW_LINK };   /* a symbolic link dst -> src (its text) */
-
-typedef struct view_entry {
-    int kind;
-    char *dst;    /* absolute, free of links */
-    char *src;    /* the host file's real path, or the link's text */
-    dev_t dev;    /* the file resolved (BIND, COPY) */
-    ino_t ino;
-    int copy;     /* BIND: the worker's uid cannot reach the file
-                     (view_reachable): its bytes are copied instead */
-} view_entry;
-
-typedef struct view {
-    view_entry *e;
-    uint32_t n, cap;
-    char *plugin;          /* the path the worker dlopens (absolute, or
-                              the bare name it was given) */
-    uint32_t plugin_index; /* internal; UINT32_MAX: no such file */
-    char **preload;        /* the plugin's libraries, each after its own
-                              dependencies: loaded first in reduced mode */
-    uint32_t n_preload;
-} view;
-
-/* Resolves the view of the worker program `program` (a host path) and the
- * plugin `plugin` (as worker_new got it) with the worker's
- * LD_LIBRARY_PATH (NULL: none). 0, or -1 with err. view_free releases. */
-int view_build(view *v, const char *program, const char *plugin, const char *ld_library_path,
-               char *err, size_t errlen);
-void view_free(view *v);
-
-/* A grant's additions (grant.h): the ELF objects at `paths` (n; shared
- * objects or programs; a bare name as dlopen finds it, skipped when it
- * finds none) with their DT_NEEDED closure and a program's loader,
- * resolved as view_build resolves the plugin's (not preloaded); 0, or -1
- * with err. view_add_file: the regular file at `path`, read-only at its
- * place (the symbolic links on its way recreated); 0, or -1 when it is no
- * regular file outside /proc, /sys and /dev. */
-int view_add_objects(view *v, const char *const *paths, uint32_t n, const char *ld_library_path,
-                     char *err, size_t errlen);
-int view_add_file(view *v, const char *path);
-/* Adds the static executable at host path `src` (its real path) bound at
- * `dst`. 0, or -1 with err. */
-int view_add_static(view *v, const char *dst, const char *src, char *err, size_t errlen);
-
-/* Opens entry e's file again by its real path, checked to be the inode
- * resolved: an O_PATH descriptor (BIND) or a readable one (COPY, or a BIND
- * marked copy); -1. */
-int view_open(const view_entry *e);
-
-/* Marks `copy` every BIND entry a process of uid/gid (and no other group)
- * cannot open for reading (a folder on its path it may not search: a
- * root caller's private build tree). One child process asks for all. 0, or
- * -1 when the child cannot be had. */
-int view_reachable(view *v, unsigned uid, unsigned gid);
-
-/* ------------------------------------------------------------------------
- * cgroup.c
- * ---------------------------------------------------------------------- */
-
-enum { CG_MEMORY, CG_PIDS, CG_COUNT };
-#define CG_ALL 3u
-
-typedef struct cgroup {
-    int v2;                      /* 1: the unified hierarchy (one folder) */
-    char dir[CG_COUNT][PATH_MAX];
-    uint32_t have;               /* 1 << CG_*: the folders made */
-    uint64_t oom_seen;           /* OOM kills counted so far */
-} cgroup;
-
-/* Makes the worker's groups (worker.<pid>.<serial> under this process's
- * own) with pids.max = pids_max (0: no limit). 0, or -1 with why (none
- * can be made here; nothing is left behind). */
-int cg_open(cgroup *c, uint64_t serial, uint32_t pids_max, char *why, size_t cap);
-/* A descriptor of controller `which`'s cgroup.procs (write "0" to join),
- * or -1. */
-int cg_procs_fd(const cgroup *c, int which);
-uint64_t cg_memory_usage(const cgroup *c);
-/* The memory limit (swap included where the kernel counts it). 0 or -1. */
-int cg_set_memory(const cgroup *c, uint64_t bytes);
-/* OOM kills in the group so far. */
-uint64_t cg_oom_kills(const cgroup *c);
-/* Kills every process in the group until none is left. 0, or -1. */
-int cg_kill_all(const cgroup *c);
-/* Kills what is left and removes the groups. Accepts an unused one. */
-void cg_close(cgroup *c);
-
-/* ------------------------------------------------------------------------
- * attest.c (types)
- * ---------------------------------------------------------------------- */
-
-#define ATTEST_NS 6 /* user, pid, net, mnt, ipc, uts */
-
-/* What /proc shows of one process. */
-typedef struct attest_snapshot {
-    char ns[ATTEST_NS][64];  /* the /proc/PID/ns/ links */
-    int root;                /* a uid or gid of it is 0 */
-    unsigned uid;            /* its effective uid */
-    int nnp;                 /* no_new_privs */
-    int seccomp, filters;    /* Seccomp: mode, Seccomp_filters */
-    uint64_t caps;           /* CapEff | CapPrm */
-    char cgroups[2048];      /* /proc/PID/cgroup */
-} attest_snapshot;
 
 struct worker {
     char *path;
@@ -340,41 +166,19 @@ struct worker {
                                stack before any runner could change it */
     uint64_t zstack_top, zstack_limit;
 
-    /* launch.c: set by launch_prepare, kept for every start */
-    int mode;               /* LAUNCH_*; 0 before the first start */
-    uint32_t planned;       /* WORKER_LAYER_* the launch sets up */
-    int hook;               /* DIVERGENCE_TEST_SANDBOX (launch.c) */
-    char program[PATH_MAX]; /* the worker program */
+    /* launch.c */
+    sandbox_plan sb;             /* how it is confined (harness/sandbox), set
+                               by launch_prepare, kept for every start */
+    int hook;               /* SANDBOX_HOOK_*: DIVERGENCE_TEST_SANDBOX */
     int emu_model;          /* cpumodel.h's index; CPUM_NATIVE: none */
-    char emulator[PATH_MAX]; /* emulated: the emulator's host path */
-    view view;              /* LAUNCH_FULL, LAUNCH_REDUCED */
-    char **envp;            /* the plugin's environment, NULL-terminated */
-    int plugin_copy;        /* a sealed memfd of the plugin's bytes, -1 */
-    char *privdir;          /* LAUNCH_REDUCED: the folder of its copy */
-    uint8_t *bpf;           /* the outer seccomp filter, as BPF */
-    size_t bpf_len;
-    unsigned uid, gid;      /* the ids the worker runs as */
-    uint32_t nproc;         /* RLIMIT_NPROC to set without a pids group */
-    int keeper;             /* 1: a keeper reaps (no cgroup, reduced) */
-    cgroup cg;              /* the worker's groups (cg.have 0: none) */
     int setupfd;            /* what bubblewrap or the launch says, -1 */
     int infofd;             /* bubblewrap's --info-fd, read end, -1 */
-    grant_plan grant;       /* what opt.grants add (grant.h) */
-
-    /* attest.c */
-    uint32_t layers;        /* attested for the current life */
-    int want_filters;       /* seccomp filters a worker must show */
-    attest_snapshot zsnap;  /* the worker process's, for its runners */
+    uint32_t layers;        /* attested for the current life (attest.c) */
 
     int has_info;
     worker_info info;
     char err[256];
 };
-
-/* Reads the small file at `path` (a /proc or cgroup file) into buf, at
- * most len - 1 bytes, NUL-terminated: the byte count, or 0 when it cannot
- * (buf then holds ""). Both sides use it (sandbox.c). */
-size_t worker_read_small(const char *path, char *buf, size_t len);
 
 /* Milliseconds of CLOCK_MONOTONIC: the clock of every deadline. */
 static inline int64_t worker_now_ms(void)
@@ -383,27 +187,6 @@ static inline int64_t worker_now_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
-
-/* ------------------------------------------------------------------------
- * attest.c
- * ---------------------------------------------------------------------- */
-
-/* Reads process pid's snapshot. 0 or -1. */
-int attest_read(pid_t pid, attest_snapshot *s);
-
-/* The layers in force in the worker process pid: what w->planned names and
- * /proc shows (inner: the bits the worker reported before any plugin code
- * ran; only WORKER_LAYER_LANDLOCK is taken from it). Keeps the snapshot
- * for attest_runner. */
-uint32_t attest_worker(worker *w, pid_t pid, uint32_t inner, char *why, size_t cap);
-
-/* 0 when the runner pid shows its zygote's namespaces, groups, and at
- * least its filters and restrictions; -1 with why. */
-int attest_runner(const worker *w, pid_t pid, char *why, size_t cap);
-
-/* The run's floor: the first call in this process records `layers`; a
- * later call with fewer returns -1 with why. */
-int attest_floor(uint32_t layers, char *why, size_t cap);
 
 /* ------------------------------------------------------------------------
  * launch.c
@@ -580,7 +363,7 @@ void worker_flag_elements(worker_result *r, const uint64_t *q1, const uint64_t *
                           uint32_t period);
 
 /* ------------------------------------------------------------------------
- * The worker program: child.c, zygote.c, sandbox.c, isolate.c,
+ * The worker program: child.c, zygote.c, child_limits.c, isolate.c,
  * child_state.c. All of it runs only in the worker's processes.
  * ---------------------------------------------------------------------- */
 
@@ -613,7 +396,7 @@ typedef struct child_setup {
 /* The descriptor of the emulator the worker program execs (O_CLOEXEC,
  * opened before Landlock), and the one argument the emulated worker
  * program gets before the Landlock bit: the layers are in place. */
-#define WORKER_FD_EMULATOR WORKER_FD_COUNT
+#define WORKER_FD_EMULATOR SANDBOX_FD_EMULATOR
 #define CHILD_EMULATED "--emulated"
 
 /* The worker program: reads its set-up from the control block on
@@ -658,7 +441,7 @@ long child_count_threads(void);
  * serve requests as any child does. */
 void child_serve_forks(int sock, int confined, int mode);
 
-/* sandbox.c */
+/* child_limits.c */
 
 /* Moves the plugin's stderr (fd 7) to fd 2 and closes every descriptor
  * from WORKER_FD_COUNT on. */
@@ -673,38 +456,6 @@ void child_limits(const worker_options *o, size_t page, uint32_t grant_flags);
  * has used so far (0: no limit), at most once a second of wall time. */
 void child_cpu_budget(uint32_t budget);
 
-/* Installs the parts of the worker's own seccomp filter
- * (worker_options.confine, libseccomp) that `parts` names, on top of the
- * outer one; 1 when it is in force. Needs no_new_privs. Each call stacks
- * one more filter.
- *   CONFINE_BASE   exec; in LAUNCH_OFF `mode` sockets other than AF_UNIX
- *   CONFINE_PROCS  fork, vfork, clone (threads allowed), clone3,
- *                  pidfd_send_signal, signals to other processes, setpgid
- *                  and setsid; the pids it allows are the caller's (install
- *                  it in the process it is for: a runner adds it after its
- *                  fork and its setpgid) */
-#define CONFINE_BASE 1
-#define CONFINE_PROCS 2
-#define CONFINE_ALL (CONFINE_BASE | CONFINE_PROCS)
-/* A grant's two stages (grant.h, GRANT_EXEC_IN_OPEN): CONFINE_OPEN is
- * CONFINE_BASE without the exec rules and without CONFINE_PROCS (a
- * posix_spawn is a clone without CLONE_THREAD), in force while the plugin
- * loads and opens; CONFINE_EXEC, the exec rules alone, is added when open()
- * returns, before any compute (and CONFINE_PROCS with it where no zygote
- * forks runners). */
-#define CONFINE_OPEN 4
-#define CONFINE_EXEC 8
-/* With CONFINE_BASE (never with CONFINE_OPEN: worker_new refuses a grant
- * that execs in open() under an emulator): exec stays refused except execveat of the descriptor
- * number WORKER_FD_EMULATOR with AT_EMPTY_PATH alone (seccomp compares the
- * number and the flags, never a path): the one exec of an emulated worker
- * (child_main), whose descriptor is close-on-exec. */
-#define CONFINE_EMULATOR 16
-int child_confine(int parts, uint32_t mode);
-
-/* The outer filter (see sandbox.c) for a worker of `mode` (LAUNCH_*),
- * exported as a BPF program into fd (the harness's side). 0 or -1. */
-int sandbox_outer_filter(int fd, int mode);
 
 /* isolate.c */
 

@@ -99,7 +99,7 @@ static int send_token_fds(int sock, uint32_t seq, uint32_t op, uint32_t arg, con
 long child_count_threads(void)
 {
     char buf[1024];
-    if (!worker_read_small("/proc/self/stat", buf, sizeof buf))
+    if (!sandbox_read_small("/proc/self/stat", buf, sizeof buf))
         return 0;
     char *p = strrchr(buf, ')'); /* the command name may hold anything */
     if (!p)
@@ -218,7 +218,7 @@ static pid_t pidfd_pid(int pidfd)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
-    if (!worker_read_small(path, buf, sizeof buf))
+    if (!sandbox_read_small(path, buf, sizeof buf))
         return 0;
     const char *p = strstr(buf, "\nPid:");
     return p ? (pid_t)strtol(p + 5, NULL, 10) : 0;
@@ -322,7 +322,7 @@ int worker_fork_runner(worker *w)
     /* Checked from outside before its first call: the zygote's
      * namespaces, groups, filters and restrictions, or no runner. */
     char why[256];
-    if (attest_runner(w, pid, why, sizeof why) != 0) {
+    if (attest_runner(&w->sb, pid, why, sizeof why) != 0) {
         close(fds[0]);
         close(fds[1]);
         uint32_t st;

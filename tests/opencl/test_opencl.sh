@@ -17,7 +17,7 @@
 # Exit 77 (skipped) only when the adapter was not built (no OpenCL headers
 # or ICD loader); an adapter without an OpenCL platform fails.
 #
-# Under the default sandbox with --grant pocl (harness/worker/grant.h):
+# Under the default sandbox with --grant pocl (harness/sandbox/grant.h):
 # PoCL's files in the worker's view, its ICD by OCL_ICD_VENDORS, a private
 # kernel cache in the scratch, and /usr/bin/ld exec'd only while open()
 # builds and links the kernels.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/worker/test_grant.c: the grants of the worker's sandbox
- * (harness/worker/grant.h) without the hardware they are for. The cuda
+ * (harness/sandbox/grant.h) without the hardware they are for. The cuda
  * grant's plan on a fake /dev (DIVERGENCE_TEST_GRANT_ROOT): exactly the
  * NVIDIA nodes the table names, bound read-write where the worker sees
  * /dev, none of the others; its process flags (one process, no RLIMIT_AS);
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "harness/worker/grant.h"
+#include "harness/sandbox/grant.h"
 #include "harness/worker/worker.h"
 
 static char root[64];

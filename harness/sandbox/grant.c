@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/grant.c: the table of grants (grant.h) and what each
+ * harness/sandbox/grant.c: the table of grants (grant.h) and what each
  * resolves to on this host (the harness's side; the worker program gets
  * only the plan's flags and paths through its control block).
  */
-#include "harness/worker/grant.h"
 
 #include <fcntl.h>
 #include <glob.h>
@@ -16,7 +15,7 @@
 #include <unistd.h>
 
 #include "harness/base/alloc.h"
-#include "harness/worker/worker_internal.h"
+#include "harness/sandbox/sandbox_internal.h"
 
 #if defined(__x86_64__)
 #define GRANT_TRIPLE "x86_64-linux-gnu"

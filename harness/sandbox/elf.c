@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/elf.c: what the dynamic loader would read of a file,
+ * harness/sandbox/elf.c: what the dynamic loader would read of a file,
  * read by the harness without loading it.
  *
  * This file contains the reading of an ELF file's loader-relevant parts
@@ -12,7 +12,7 @@
  * maximum before it is used, and nothing is mapped or executed. Used by
  * view.c to resolve what a worker's view must hold.
  */
-#include "harness/worker/worker_internal.h"
+#include "harness/sandbox/sandbox_internal.h"
 
 #include <elf.h>
 #include <errno.h>

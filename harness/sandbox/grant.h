@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/grant.h: grants, the named and explicit additions to a
+ * harness/sandbox/grant.h: grants, the named and explicit additions to a
  * worker's sandbox that a plugin needing more than a division kernel asks
  * for on the command line (--grant NAME; worker_options.grants).
  *
@@ -39,12 +39,12 @@
  * flags apply.
  *
  * The test hook DIVERGENCE_TEST_GRANT_ROOT=DIR (read by grant_plan_build's
- * callers in launch.c) looks for the devices under DIR (DIR/dev/nvidia0
+ * caller in spec.c) looks for the devices under DIR (DIR/dev/nvidia0
  * bound at /dev/nvidia0): a test without a GPU sees the plan a GPU machine
  * would get.
  */
-#ifndef HARNESS_WORKER_GRANT_H
-#define HARNESS_WORKER_GRANT_H
+#ifndef HARNESS_SANDBOX_GRANT_H
+#define HARNESS_SANDBOX_GRANT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -65,7 +65,7 @@ const char *worker_grant_names(void);
 const char *worker_describe_grants(uint32_t grants, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------------
- * The worker's side (harness/worker only)
+ * The sandbox's side (the spec, the worker and its program)
  * ---------------------------------------------------------------------- */
 
 /* Flags of a grant's process (ctl_setup.grant_flags). */
@@ -110,4 +110,4 @@ typedef struct grant_plan {
 int grant_plan_build(grant_plan *p, uint32_t grants, const char *root, char *err, size_t cap);
 void grant_plan_free(grant_plan *p);
 
-#endif /* HARNESS_WORKER_GRANT_H */
+#endif /* HARNESS_SANDBOX_GRANT_H */

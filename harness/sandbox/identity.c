@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/identity.c: an implementation's identity, a plugin under
- * one config (worker.h, worker_implementation_name): what the store keys
+ * harness/sandbox/identity.c: an implementation's identity, a plugin under
+ * one config (identity.h, worker_implementation_name): what the store keys
  * builds, findings and certificates by, and how replay finds the config
  * back.
  */
@@ -10,12 +10,12 @@
 
 #include "harness/base/sha256.h"
 #include "harness/base/text.h"
-#include "harness/worker/worker.h"
+#include "harness/sandbox/identity.h"
 
 const char *worker_implementation_name(const char *name, const char *config, char *out,
                                        size_t cap)
 {
-    char cfg[WORKER_NAME_MAX];
+    char cfg[IDENTITY_CONFIG_MAX];
     if (!config || !config[0]) {
         snprintf(out, cap, "%s", name);
         return out;

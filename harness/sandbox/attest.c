@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/attest.c: the layers a worker is under, as the harness
+ * harness/sandbox/attest.c: the layers a worker is under, as the harness
  * sees them from outside.
  *
  * This file contains what the harness checks of each worker process
@@ -9,7 +9,7 @@
  * (the links in /proc/PID/ns, each against this process's own), its seccomp mode and
  * filter count, no_new_privs, its effective and permitted capabilities,
  * its uid and gid (as this process sees them), its control groups. The
- * layers line of a certificate is what launch.c set up and this file
+ * layers line of a certificate is what spec.c planned and this file
  * found in force; a runner forked by a zygote must show the zygote's
  * namespaces and at least its filters. Landlock leaves no trace in /proc:
  * its bit comes from the READY message the worker program sends before
@@ -19,7 +19,7 @@
  * worker with fewer ends the run), and it names the layers
  * (worker_describe_layers).
  */
-#include "harness/worker/worker_internal.h"
+#include "harness/sandbox/sandbox_internal.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -54,7 +54,7 @@ int attest_read(pid_t pid, attest_snapshot *s)
         s->ns[i][n] = '\0';
     }
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    if (!worker_read_small(path, status, sizeof status))
+    if (!sandbox_read_small(path, status, sizeof status))
         return -1;
     const char *uid = field(status, "Uid"), *gid = field(status, "Gid"),
                *nnp = field(status, "NoNewPrivs"), *sec = field(status, "Seccomp"),
@@ -74,7 +74,7 @@ int attest_read(pid_t pid, attest_snapshot *s)
     s->filters = flt ? atoi(flt) : (s->seccomp == 2);
     s->caps = strtoull(eff, NULL, 16) | strtoull(prm, NULL, 16);
     snprintf(path, sizeof path, "/proc/%d/cgroup", (int)pid);
-    worker_read_small(path, s->cgroups, sizeof s->cgroups);
+    sandbox_read_small(path, s->cgroups, sizeof s->cgroups);
     return 0;
 }
 
@@ -106,10 +106,10 @@ static void read_self(void)
     self_ok = attest_read(getpid(), &self) == 0;
 }
 
-uint32_t attest_worker(worker *w, pid_t pid, uint32_t inner, char *why, size_t cap)
+uint32_t attest_worker(sandbox_plan *sb, pid_t pid, uint32_t inner, char *why, size_t cap)
 {
     attest_snapshot s;
-    uint32_t layers = 0, plan = w->planned;
+    uint32_t layers = 0, plan = sb->planned;
     why[0] = '\0';
     pthread_once(&self_once, read_self);
     if (attest_read(pid, &s) != 0) {
@@ -119,22 +119,22 @@ uint32_t attest_worker(worker *w, pid_t pid, uint32_t inner, char *why, size_t c
     for (int i = 0; i < ATTEST_NS; i++)
         if ((plan & ns_layer[i]) && self_ok && strcmp(s.ns[i], self.ns[i]) != 0)
             layers |= ns_layer[i];
-    if ((plan & WORKER_LAYER_SECCOMP) && s.seccomp == 2 && s.filters >= w->want_filters)
+    if ((plan & WORKER_LAYER_SECCOMP) && s.seccomp == 2 && s.filters >= sb->want_filters)
         layers |= WORKER_LAYER_SECCOMP;
     if ((plan & WORKER_LAYER_UNPRIV) && !s.root && s.nnp && s.caps == 0)
         layers |= WORKER_LAYER_UNPRIV;
-    if ((plan & WORKER_LAYER_CGROUP) && in_groups(&w->cg, s.cgroups))
+    if ((plan & WORKER_LAYER_CGROUP) && in_groups(&sb->cg, s.cgroups))
         layers |= WORKER_LAYER_CGROUP;
     layers |= plan & inner & WORKER_LAYER_LANDLOCK;
     layers |= plan & (WORKER_LAYER_OFF | WORKER_LAYER_NO_USERNS);
-    w->zsnap = s;
+    sb->zsnap = s;
     return layers;
 }
 
-int attest_runner(const worker *w, pid_t pid, char *why, size_t cap)
+int attest_runner(const sandbox_plan *sb, pid_t pid, char *why, size_t cap)
 {
     attest_snapshot s;
-    const attest_snapshot *z = &w->zsnap;
+    const attest_snapshot *z = &sb->zsnap;
     if (attest_read(pid, &s) != 0) {
         snprintf(why, cap, "the runner's /proc/%d cannot be read", (int)pid);
         return -1;
@@ -252,4 +252,14 @@ const char *worker_describe_sandbox(uint32_t layers, uint32_t grants, char *buf,
 {
     worker_describe_layers(layers, buf, cap);
     return worker_describe_grants(grants, buf, cap);
+}
+
+size_t sandbox_read_small(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return n > 0 ? (size_t)n : 0;
 }

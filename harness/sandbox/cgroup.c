@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/cgroup.c: a control group per worker, where the caller
+ * harness/sandbox/cgroup.c: a control group per worker, where the caller
  * may make one.
  *
  * This file contains the harness's side of a worker's cgroup: finding the
@@ -17,7 +17,7 @@
  * one is made. Where no group can be made (no permission, no controller),
  * cg_open says why and the worker goes without (worker.h, the layers).
  */
-#include "harness/worker/worker_internal.h"
+#include "harness/sandbox/sandbox_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,7 +38,7 @@ static size_t read_in(const char *dir, const char *name, char *buf, size_t cap)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    return worker_read_small(path, buf, cap);
+    return sandbox_read_small(path, buf, cap);
 }
 
 /* Writes text into dir/name. 0 or -1. */

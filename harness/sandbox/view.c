@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/view.c: what a worker's file system view holds, resolved
+ * harness/sandbox/view.c: what a worker's file system view holds, resolved
  * as the dynamic loader would, without running the plugin.
  *
  * This file contains view_build, which walks the worker program's and then
@@ -19,12 +19,12 @@
  * own path (so that $ORIGIN means what it means outside), and so is any
  * file the worker's uid could not reach (view_reachable). The files are
  * opened again, by their real paths and checked to be the same inodes,
- * when a worker starts (view_open). launch.c turns the view into
+ * when a worker starts (view_open). bwrap.c turns the view into
  * bubblewrap's arguments; in reduced mode (no mount namespace) the worker
  * loads the plugin's closure by these paths before the plugin (preload)
  * and Landlock lets it read only them.
  */
-#include "harness/worker/worker_internal.h"
+#include "harness/sandbox/sandbox_internal.h"
 
 #include <elf.h>
 #include <errno.h>
