@@ -259,6 +259,29 @@ static const denied_call outer_denied[] = {
 #endif
 };
 
+/* Reduced mode's IPC: System V message queues, semaphores and shared
+ * memory, and POSIX message queues (refused before the kernel makes
+ * anything: an mq_open that a later check refuses has made its queue). */
+static const denied_call reduced_ipc_denied[] = {
+    {SCMP_SYS(shmget), EACCES},
+    {SCMP_SYS(shmat), EACCES},
+    {SCMP_SYS(shmctl), EACCES},
+    {SCMP_SYS(msgget), EACCES},
+    {SCMP_SYS(msgsnd), EACCES},
+    {SCMP_SYS(msgrcv), EACCES},
+    {SCMP_SYS(msgctl), EACCES},
+    {SCMP_SYS(semget), EACCES},
+    {SCMP_SYS(semop), EACCES},
+    {SCMP_SYS(semtimedop), EACCES},
+    {SCMP_SYS(semctl), EACCES},
+    {SCMP_SYS(mq_open), EACCES},
+    {SCMP_SYS(mq_unlink), EACCES},
+    {SCMP_SYS(mq_timedsend), EACCES},
+    {SCMP_SYS(mq_timedreceive), EACCES},
+    {SCMP_SYS(mq_notify), EACCES},
+    {SCMP_SYS(mq_getsetattr), EACCES},
+};
+
 int sandbox_outer_filter(int fd, int mode)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -274,9 +297,25 @@ int sandbox_outer_filter(int fd, int mode)
                              SCMP_A0_64(SCMP_CMP_MASKED_EQ, clone_new[i], clone_new[i])) != 0)
             goto done;
     /* Reduced mode: no network namespace, and the host's UNIX sockets in
-     * sight (an agent's, a daemon's): no socket at all. */
+     * sight (an agent's, a daemon's): no socket at all (socketpair's
+     * anonymous AF_UNIX pairs stay: the zygote hands runners theirs); no IPC
+     * namespace: System V and POSIX IPC objects would be the host's and
+     * outlive the worker, so none is made or opened. */
     if (mode == LAUNCH_REDUCED &&
-        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 0) != 0)
+        (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 0) != 0 ||
+         deny_calls(ctx, reduced_ipc_denied,
+                    sizeof reduced_ipc_denied / sizeof reduced_ipc_denied[0])))
+        goto done;
+    /* Every mode: socket families by allowlist, AF_UNIX alone (a grant's
+     * runtime talks to itself so). A network namespace holds the
+     * internet families, not AF_VSOCK (host-wide ports, reachable from
+     * the hypervisor), AF_NETLINK's kernel interfaces, AF_PACKET, ...;
+     * a kernel needs none of them. */
+    if ((mode != LAUNCH_REDUCED &&
+         seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+                          SCMP_A0_32(SCMP_CMP_NE, AF_UNIX, 0)) != 0) ||
+        (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socketpair), 1,
+                          SCMP_A0_32(SCMP_CMP_NE, AF_UNIX, 0)) != 0))
         goto done;
     /* Typing into a terminal: TIOCSTI, TIOCLINUX. (The datum that EQ
      * ignores is given as 0: clang's -Wmissing-field-initializers.) */

@@ -19,10 +19,17 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/netlink.h>
+#include <linux/vm_sockets.h>
+#include <mqueue.h>
 #if defined(__x86_64__)
 #include <xmmintrin.h>
 #endif
@@ -286,6 +293,42 @@ static void attack_db(pid_t h, const char *cmdline, size_t len)
     close(fd);
 }
 
+/* The third round's families and objects (issue 35): a host-wide AF_VSOCK
+ * listener (a network namespace does not hold it), the kernel's netlink
+ * and raw packets, and System V and POSIX IPC objects, which outlive the
+ * worker where there is no IPC namespace (reduced mode). Each attempt's
+ * result on stderr ("done" when it got through); the objects are left. */
+static void say(const char *what, int r)
+{
+    fprintf(stderr, "hostile-netipc: %s: %s\n", what, r < 0 ? strerror(errno) : "done");
+}
+
+static void net_ipc_attack(void)
+{
+    int v = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    say("vsock socket", v);
+    if (v >= 0) {
+        struct sockaddr_vm sa;
+        memset(&sa, 0, sizeof sa);
+        sa.svm_family = AF_VSOCK;
+        sa.svm_cid = VMADDR_CID_ANY;
+        sa.svm_port = 45911;
+        int r = bind(v, (struct sockaddr *)&sa, sizeof sa);
+        say("vsock listen", r == 0 ? listen(v, 1) : r); /* left open */
+    }
+    int nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    say("netlink socket", nl);
+    int pk = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+    say("packet socket", pk);
+    int in = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    say("inet6 socket", in);
+    say("shmget", shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600));
+    say("msgget", msgget(IPC_PRIVATE, IPC_CREAT | 0600));
+    say("semget", semget(IPC_PRIVATE, 1, IPC_CREAT | 0600));
+    mqd_t q = mq_open("/hostile-netipc", O_CREAT | O_RDWR, 0600, NULL);
+    say("mq_open", q == (mqd_t)-1 ? -1 : 0);
+}
+
 static void sandbox_attack(void)
 {
     static int done;
@@ -386,6 +429,9 @@ static void sandbox_attack(void)
         fprintf(stderr, "hostile-escape: raise RLIMIT_CPU: %s\n", r ? strerror(errno) : "done");
         break;
     }
+    case HOSTILE_NETIPC:
+        net_ipc_attack();
+        break;
     default:
         break;
     }
@@ -497,6 +543,7 @@ int32_t hostile_before(const dvg_tensor *a, const dvg_tensor *b, dvg_tensor *c)
     case HOSTILE_DBATTACK:
     case HOSTILE_PGKILL:
     case HOSTILE_ESCAPE:
+    case HOSTILE_NETIPC:
         sandbox_attack();
         return DVG_OK;
     case HOSTILE_EXEC: {

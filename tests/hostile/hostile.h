@@ -30,6 +30,8 @@
     /* the sandbox, second round (intruder.c; test_confinement.sh) */            \
     X(INTRUDER) X(NEEDPASSWD) X(FORGELINE) X(MEMFD) X(THREADS) X(C1)            \
     X(DIESELGATE)                                                                \
+    /* the sandbox, third round (test_third.sh) */                               \
+    X(NETIPC)                                                                    \
     /* loading, open, output_shape */                                            \
     X(CTOR_EXIT) X(CTOR_ABORT) X(CTOR_HANG) X(SLEEPOPEN) X(CRASHOPEN)           \
     X(OPENFAIL) X(RANK1000)                                                      \

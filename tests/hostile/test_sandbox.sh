@@ -187,8 +187,9 @@ if grep -q 'hostile-escape: raise RLIMIT_CPU: done' "$tmp/escape.err"; then
 else ok; fi
 grep -q 'hostile-escape: connect: connected' "$tmp/escape.err" && bad "escape: connect succeeded" || ok
 if [ "$full" = 1 ]; then
-    # No interface up (the namespace), or refused first by Landlock.
-    grep -q 'hostile-escape: connect: \(Network is unreachable\|Permission denied\)' \
+    # No internet socket at all (the outer filter's family allowlist), no
+    # interface up (the namespace), or refused first by Landlock.
+    grep -q 'hostile-escape: connect: \(Address family not supported by protocol\|Network is unreachable\|Permission denied\)' \
         "$tmp/escape.err" && ok ||
         bad "escape: connect in the network namespace: $(grep 'connect:' "$tmp/escape.err")"
 else

@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The third round's socket families and IPC objects (issue 35), through
+# certify, sandboxed and in reduced mode (hostile_nouserns: a host that
+# refuses user namespaces). hp_netipc opens an AF_VSOCK listener (host-wide
+# ports: a network namespace does not hold them), netlink, packet and
+# inet6 sockets, and System V and POSIX IPC objects, and says each result.
+#   sandboxed: every family but AF_UNIX refused (the outer filter's
+#              allowlist); IPC objects are the worker's IPC namespace's
+#   reduced:   no socket at all, no IPC object made (no IPC namespace:
+#              they would be the host's and outlive the run); the host's
+#              System V objects and /dev/mqueue are as before
+# Usage: test_third.sh DIVERGENCE HOSTILE_PLUGIN_DIR NOUSERNS
+set -u
+D=$1 P=$2 NOUSERNS=$3
+. "$(dirname "$0")/../lib.sh"
+reach_build
+PLUG=$(reach "$P/hp_netipc.so")
+certify() { # OUT_PREFIX [WRAPPER...]
+    out=$1
+    shift
+    "$@" "$D" certify --plugin "$PLUG" --db "$tmp/$out.db" --no-progress --variant onnx-div-13 \
+        --dtype i32 --random 20 >"$tmp/$out.out" 2>"$tmp/$out.err"
+    rc=$?
+    [ $rc -eq 0 ] && ok || bad "$out: certify exit $rc: $(tail -c 600 "$tmp/$out.err")"
+    grep -q 'hostile-netipc: vsock socket' "$tmp/$out.err" && ok ||
+        bad "$out: the attack did not run: $(tail -c 600 "$tmp/$out.err")"
+}
+got_through() { # OUT WHAT...: bad for each WHAT that says done
+    out=$1
+    shift
+    for what in "$@"; do
+        if grep -q "hostile-netipc: $what: done" "$tmp/$out.err"; then
+            bad "$out: $what got through"
+        else ok; fi
+    done
+}
+ipc_objects() {
+    echo "$(ipcs -a 2>/dev/null | grep -c '^0x') System V, $(ls /dev/mqueue 2>/dev/null | wc -l) POSIX"
+}
+
+certify full
+got_through full "vsock socket" "vsock listen" "netlink socket" "packet socket" "inet6 socket"
+grep -q 'sandbox: user,pid,net,mount,ipc' "$tmp/full.out" ||
+    echo "SKIP: no full sandbox here: $(grep sandbox: "$tmp/full.out")"
+
+before=$(ipc_objects)
+certify reduced "$NOUSERNS"
+grep -q 'sandbox: reduced' "$tmp/reduced.out" && ok ||
+    bad "reduced: not reduced: $(grep sandbox: "$tmp/reduced.out")"
+got_through reduced "vsock socket" "netlink socket" "packet socket" "inet6 socket" \
+    shmget msgget semget mq_open
+[ "$(ipc_objects)" = "$before" ] && ok ||
+    bad "reduced: the host's IPC objects changed: $before before, $(ipc_objects) after"
+finish hostile_third
