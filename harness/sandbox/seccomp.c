@@ -165,9 +165,14 @@ int child_confine(int parts, uint32_t mode)
     int ok = 0;
     if (!ctx)
         return 0;
-    /* Another ABI (i386 calls on x86-64, x32): EPERM. */
+    /* Another ABI (i386 calls on x86-64, x32): EPERM. Every thread of the
+     * process at once (TSYNC): a filter added after plugin code ran (the
+     * rules after open()) binds the threads open() started too, not the
+     * calling thread alone; where a thread's filters have diverged the
+     * load fails, and so does the worker's set-up. */
     if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM)) != 0 ||
-        seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0)
+        seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0 ||
+        seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) != 0)
         goto done;
     if ((parts & (CONFINE_BASE | CONFINE_OPEN)) &&
         add_base(ctx, mode, !(parts & CONFINE_OPEN), (parts & CONFINE_EMULATOR) != 0))

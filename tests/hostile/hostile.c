@@ -659,6 +659,20 @@ __attribute__((constructor)) static void at_load(void)
 static dvg_descriptor d;
 static const dvg_descriptor *inner;
 
+/* OPENTHREAD: a thread open() leaves behind that, 300 ms later (a call is
+ * running by then, or the worker is between calls), execs the linker, the
+ * one program --grant pocl lets open() itself exec. The rules added after
+ * open() must bind it too (seccomp's TSYNC), not only the calling thread. */
+static void *exec_later(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 300 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    execl("/usr/bin/ld", "ld", "--version", (char *)NULL);
+    fprintf(stderr, "hostile-openthread: exec /usr/bin/ld: %s\n", strerror(errno));
+    return NULL;
+}
+
 static int32_t h_open(const char *config, dvg_iut **out)
 {
     if (MODE == HOSTILE_SLEEPOPEN)
@@ -668,6 +682,11 @@ static int32_t h_open(const char *config, dvg_iut **out)
         *(volatile int *)(uintptr_t)(config - config) = 1;
     if (MODE == HOSTILE_OPENFAIL)
         return DVG_FAILURE;
+    if (MODE == HOSTILE_OPENTHREAD) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, exec_later, NULL) == 0)
+            pthread_detach(t);
+    }
     intruder_at_open();
     return inner->open(config, out);
 }

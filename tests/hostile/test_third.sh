@@ -10,6 +10,9 @@
 #   reduced:   no socket at all, no IPC object made (no IPC namespace:
 #              they would be the host's and outlive the run); the host's
 #              System V objects and /dev/mqueue are as before
+# And hp_openthread, whose open() leaves a thread that execs the linker
+# 300 ms later: with --grant pocl (exec of /usr/bin/ld while open() runs)
+# the rules added after open() bind that thread too (TSYNC): refused.
 # Usage: test_third.sh DIVERGENCE HOSTILE_PLUGIN_DIR NOUSERNS
 set -u
 D=$1 P=$2 NOUSERNS=$3
@@ -52,4 +55,13 @@ got_through reduced "vsock socket" "netlink socket" "packet socket" "inet6 socke
     shmget msgget semget mq_open
 [ "$(ipc_objects)" = "$before" ] && ok ||
     bad "reduced: the host's IPC objects changed: $before before, $(ipc_objects) after"
+# A thread open() started, under the rules added after open().
+T=$(reach "$P/hp_openthread.so")
+"$D" certify --plugin "$T" --grant pocl --db "$tmp/t.db" --no-progress --variant onnx-div-13 \
+    --dtype i32 --random 20 >"$tmp/t.out" 2>"$tmp/t.err"
+rc=$?
+[ $rc -eq 0 ] && ok || bad "openthread: certify exit $rc: $(tail -c 600 "$tmp/t.out")"
+if grep -q 'GNU ld' "$tmp/t.err"; then bad "openthread: a thread of open() exec'd the linker"; else ok; fi
+grep -q 'hostile-openthread: exec /usr/bin/ld: Permission denied' "$tmp/t.err" && ok ||
+    bad "openthread: the thread's exec not seen refused: $(tail -c 600 "$tmp/t.err")"
 finish hostile_third
