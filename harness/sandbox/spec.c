@@ -341,6 +341,41 @@ static int copy_into(const char *dir, const char *name, int from, char **path)
     return 0;
 }
 
+/* The view is built with the worker's rights: a file the worker's uid
+ * cannot read is copied in only when the caller lent it by naming it
+ * (the worker program, the plugin and what lies in the plugin's own folder
+ * or below: its package), or when only a folder on its way stands between
+ * (the file itself readable by all: a clone in a private 0700 folder).
+ * Anything else the closure names (a DT_NEEDED with an absolute path, an
+ * RPATH folder elsewhere) that is not readable by all stays out: the
+ * harness, root, would read a secret for the plugin (a 0600 library in a
+ * 0700 folder). 0, or -1 with err. */
+static int lends_no_rights(const sandbox_plan *s, const char *plugin, char *err, size_t cap)
+{
+    char real[PATH_MAX], folder[PATH_MAX];
+    if (!realpath(plugin, real))
+        return 0; /* no such file: the loader will say so */
+    snprintf(folder, sizeof folder, "%s", real);
+    char *slash = strrchr(folder, '/');
+    if (slash)
+        slash[1] = '\0';
+    size_t nf = strlen(folder);
+    for (uint32_t i = 0; i < s->view.n; i++) {
+        const view_entry *e = &s->view.e[i];
+        struct stat st;
+        if (e->kind != VIEW_BIND || !e->copy || !strcmp(e->dst, VIEW_PROGRAM) ||
+            !strcmp(e->dst, VIEW_EMULATOR) || !strcmp(e->src, real) ||
+            !strncmp(e->src, folder, nf) || (stat(e->src, &st) == 0 && (st.st_mode & S_IROTH)))
+            continue;
+        snprintf(err, cap, "cannot start a worker for %s: it needs %s, which uid %u cannot read; "
+                           "the harness does not lend its own rights to a plugin's libraries: make "
+                           "it readable to uid %u, or place it in the plugin's folder",
+                 plugin, e->src, s->uid, s->uid);
+        return -1;
+    }
+    return 0;
+}
+
 /* Full mode: bubblewrap copies into its tmpfs each file the worker's uid
  * cannot read, under the caller's file size limit where it cannot be
  * lifted (the launch's child). A copy over it would end in bubblewrap's
@@ -528,6 +563,8 @@ static int confine_files(sandbox_plan *s, const sandbox_spec *spec, char *err, s
         snprintf(err, cap, "cannot tell what uid %u can read: %s", s->uid, strerror(errno));
         return -1;
     }
+    if (s->uid != (unsigned)geteuid() && lends_no_rights(s, spec->plugin, err, cap) != 0)
+        return -1;
     if (s->mode == LAUNCH_FULL && copies_fit(s, err, cap) != 0)
         return -1;
     if (s->mode == LAUNCH_REDUCED && place_copy(s) != 0) {

@@ -31,7 +31,7 @@
     X(INTRUDER) X(NEEDPASSWD) X(FORGELINE) X(MEMFD) X(THREADS) X(C1)            \
     X(DIESELGATE)                                                                \
     /* the sandbox, third round (test_third.sh) */                               \
-    X(NETIPC) X(OPENTHREAD)                                                      \
+    X(NETIPC) X(OPENTHREAD) X(SECRETLIB)                                         \
     /* loading, open, output_shape */                                            \
     X(CTOR_EXIT) X(CTOR_ABORT) X(CTOR_HANG) X(SLEEPOPEN) X(CRASHOPEN)           \
     X(OPENFAIL) X(RANK1000)                                                      \

@@ -13,6 +13,9 @@
 # And hp_openthread, whose open() leaves a thread that execs the linker
 # 300 ms later: with --grant pocl (exec of /usr/bin/ld while open() runs)
 # the rules added after open() bind that thread too (TSYNC): refused.
+# And hp_secretlib, whose DT_NEEDED names by absolute path a library that
+# this test makes 0600 in a 0700 folder: the worker's uid cannot read it,
+# and the harness (root) must not lend it its rights: a clear refusal.
 # Usage: test_third.sh DIVERGENCE HOSTILE_PLUGIN_DIR NOUSERNS
 set -u
 D=$1 P=$2 NOUSERNS=$3
@@ -64,4 +67,20 @@ rc=$?
 if grep -q 'GNU ld' "$tmp/t.err"; then bad "openthread: a thread of open() exec'd the linker"; else ok; fi
 grep -q 'hostile-openthread: exec /usr/bin/ld: Permission denied' "$tmp/t.err" && ok ||
     bad "openthread: the thread's exec not seen refused: $(tail -c 600 "$tmp/t.err")"
+# A library the worker's uid cannot read, named by absolute path.
+if [ "$(id -u)" -eq 0 ]; then
+    S=$(dirname "$P")/secret
+    trap 'chmod 755 "$S"; chmod 755 "$S"/*.so; lib_exit' EXIT
+    chmod 700 "$S" && chmod 600 "$S"/libhostile_secret.so
+    L=$(reach "$P/hp_secretlib.so")
+    "$D" certify --plugin "$L" --db "$tmp/s.db" --no-progress --variant onnx-div-13 --dtype i32 \
+        --random 5 >"$tmp/s.out" 2>"$tmp/s.err"
+    rc=$?
+    [ $rc -eq 2 ] && ok || bad "secretlib: certify exit $rc, want 2 (refused)"
+    grep -q "libhostile_secret.so, which uid 65534 cannot read" "$tmp/s.err" && ok ||
+        bad "secretlib: no error naming the library and the uid: $(tail -c 600 "$tmp/s.err")"
+    chmod 755 "$S" && chmod 755 "$S"/libhostile_secret.so
+else
+    echo "SKIP: secretlib: the harness is not root here (it has no rights to lend)"
+fi
 finish hostile_third
