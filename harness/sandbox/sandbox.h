@@ -120,6 +120,11 @@ const char *worker_describe_sandbox(uint32_t layers, uint32_t grants, char *buf,
 #define SANDBOX_FD_SLOTS 8
 #define SANDBOX_FD_EMULATOR SANDBOX_FD_SLOTS
 
+/* The largest plugin file (its apparent size) a worker copies: every
+ * worker holds the copy in memory, twice under bubblewrap. The real
+ * adapters are 0.2 to 11 MiB. */
+#define SANDBOX_MAX_PLUGIN_BYTES (UINT64_C(256) << 20)
+
 /* Where the worker program is inside the view, and the emulator of an
  * emulated worker (a static executable, bound alone). */
 #define VIEW_PROGRAM "/usr/libexec/worker"

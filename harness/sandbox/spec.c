@@ -553,6 +553,18 @@ static int confine_files(sandbox_plan *s, const sandbox_spec *spec, char *err, s
         snprintf(err, cap, "cannot start an emulated worker: the emulator %s", why);
         return -1;
     }
+    /* The plugin's bytes are copied into memory (twice under bubblewrap:
+     * the snapshot and the view's tmpfs) for every worker: its apparent
+     * size is bounded (a sparse file of 512 MiB, 20 KiB on disk, grew the
+     * host's shared memory by 6.5 GiB over one certify). */
+    struct stat pst;
+    if (stat(spec->plugin, &pst) == 0 && (uint64_t)pst.st_size > SANDBOX_MAX_PLUGIN_BYTES) {
+        snprintf(err, cap, "the plugin %s is %lld bytes (its apparent size), over the bound of "
+                           "%llu MiB for the private copy each worker loads",
+                 spec->plugin, (long long)pst.st_size,
+                 (unsigned long long)(SANDBOX_MAX_PLUGIN_BYTES >> 20));
+        return -1;
+    }
     /* The snapshot first: where it cannot be made, the plugin is bound
      * and its reachability counts too. */
     if (snapshot_plugin(s) != 0) {

@@ -16,6 +16,8 @@
 # And hp_secretlib, whose DT_NEEDED names by absolute path a library that
 # this test makes 0600 in a 0700 folder: the worker's uid cannot read it,
 # and the harness (root) must not lend it its rights: a clear refusal.
+# And a sparse plugin (512 MiB apparent, a few KiB on disk), which each
+# worker would copy into memory: refused, naming the bound.
 # Usage: test_third.sh DIVERGENCE HOSTILE_PLUGIN_DIR NOUSERNS
 set -u
 D=$1 P=$2 NOUSERNS=$3
@@ -83,4 +85,12 @@ if [ "$(id -u)" -eq 0 ]; then
 else
     echo "SKIP: secretlib: the harness is not root here (it has no rights to lend)"
 fi
+# A sparse plugin: its apparent size is what each worker's copy costs.
+reach_dir
+cp "$P/hp_none.so" "$tmp/reach/sparse.so" && truncate -s 512M "$tmp/reach/sparse.so"
+"$D" certify --plugin "$tmp/reach/sparse.so" --db "$tmp/p.db" --no-progress --variant onnx-div-13 \
+    --dtype i32 --random 5 >"$tmp/p.out" 2>"$tmp/p.err"
+rc=$?
+[ $rc -eq 2 ] && ok || bad "sparse: certify exit $rc, want 2"
+grep -q 'over the bound of 256 MiB' "$tmp/p.err" && ok || bad "sparse: no error naming the bound: $(cat "$tmp/p.err")"
 finish hostile_third
