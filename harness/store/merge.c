@@ -283,7 +283,8 @@ static int merge_insert_run(store *s, sqlite3_stmt *run, int merged, const char 
 }
 
 /* Start, end and status of merged run `id` from its shards: complete when
- * all shard_count shards are there and complete. */
+ * all shard_count shards are there and complete; else interrupted when a
+ * shard was, else incomplete. */
 static int merge_run_header(store *s, int64_t id)
 {
     return merge_exec(
@@ -295,7 +296,9 @@ static int merge_run_header(store *s, int64_t id)
         "   ELSE (SELECT max(finished_at) FROM main.run_shards WHERE run_id = ?1) END,"
         " status = CASE WHEN (SELECT count(DISTINCT shard_index) FROM main.run_shards"
         "   WHERE run_id = ?1) = shard_count AND NOT EXISTS (SELECT 1 FROM main.run_shards"
-        "   WHERE run_id = ?1 AND status <> 'complete') THEN 'complete' ELSE 'incomplete' END"
+        "   WHERE run_id = ?1 AND status <> 'complete') THEN 'complete'"
+        "   WHEN EXISTS (SELECT 1 FROM main.run_shards WHERE run_id = ?1"
+        "   AND status = 'interrupted') THEN 'interrupted' ELSE 'incomplete' END"
         " WHERE id = ?1",
         1, id);
 }

@@ -101,6 +101,7 @@ int store_finish_run(store *s, int64_t run_id, int status)
 {
     const char *text = status == STORE_RUN_COMPLETE     ? "complete"
                        : status == STORE_RUN_INCOMPLETE ? "incomplete"
+                       : status == STORE_RUN_INTERRUPTED ? "interrupted"
                                                         : NULL;
     s->op = "finish run";
     if (!text)

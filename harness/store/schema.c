@@ -426,6 +426,21 @@ static const char *const migrations[] = {
      * order; '' for a reproducer that shows alone. */
     "ALTER TABLE reproducers ADD COLUMN calls_before TEXT NOT NULL DEFAULT '';\n",
     /* ---- end of 7 -> 8 ---------------------------------------------- */
+    /* ---- 8 -> 9: interrupted runs (issue 34) -------------------------
+     * runs.status 'interrupted': a run stopped by SIGINT, SIGTERM or
+     * SIGHUP that stored what it held (harness/base/interrupt.h). The
+     * CHECK of runs.status only widens, so no stored row can break it:
+     * SQLite's documented way for that is to edit the table's text in
+     * sqlite_schema (lang_altertable.html, "other kinds of table schema
+     * changes"), where rebuilding runs would have to drop and recreate
+     * every table and view that names it. */
+    "PRAGMA writable_schema = ON;\n"
+    "UPDATE sqlite_schema SET sql = replace(sql,\n"
+    "    '(''running'', ''complete'', ''incomplete'')',\n"
+    "    '(''running'', ''complete'', ''incomplete'', ''interrupted'')')\n"
+    "  WHERE type = 'table' AND name = 'runs';\n"
+    "PRAGMA writable_schema = RESET;\n",
+    /* ---- end of 8 -> 9 ---------------------------------------------- */
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

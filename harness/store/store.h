@@ -56,6 +56,10 @@
 /* Final states of a run (store_finish_run). */
 #define STORE_RUN_COMPLETE   1
 #define STORE_RUN_INCOMPLETE 2
+/* Stopped by SIGINT, SIGTERM or SIGHUP (harness/base/interrupt.h) after
+ * storing what it held; taken up by --resume as an incomplete run is.
+ * Since schema 9. */
+#define STORE_RUN_INTERRUPTED 3
 
 typedef struct store store;
 
@@ -160,18 +164,18 @@ typedef struct store_run_info {
 int store_begin_run(store *s, const store_run_info *info, int64_t *run_id);
 
 /*
- * Ends a run: status STORE_RUN_COMPLETE ('complete') or
- * STORE_RUN_INCOMPLETE ('incomplete'), and finished_at = now. Fails for an
- * unknown run id or status.
+ * Ends a run: status STORE_RUN_COMPLETE ('complete'), STORE_RUN_INCOMPLETE
+ * ('incomplete') or STORE_RUN_INTERRUPTED ('interrupted'), and finished_at
+ * = now. Fails for an unknown run id or status.
  */
 int store_finish_run(store *s, int64_t run_id, int status);
 
 /*
  * Takes up run `run_id` again (`divergence certify|fuzz --resume`): its
- * status goes from 'incomplete' back to 'running', finished_at is cleared,
+ * status goes from 'incomplete' or 'interrupted' back to 'running', finished_at is cleared,
  * and its host, pid and process tag become this process's (so a process
  * killed again leaves it 'running' for store_mark_stale_runs to find).
- * Fails when the run does not exist or is not 'incomplete' (complete, or
+ * Fails when the run does not exist or is neither (complete, or
  * taken up by another process first), and inside a batch. Since schema 2
  * (added without a schema change).
  */

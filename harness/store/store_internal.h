@@ -134,7 +134,7 @@
       "UPDATE runs SET status = 'incomplete' WHERE id = ?1 AND status = 'running'")     \
     X(RUN_RESUME,                                                                       \
       "UPDATE runs SET status = 'running', finished_at = NULL, host = ?2, pid = ?3,"    \
-      " process_tag = ?4 WHERE id = ?1 AND status = 'incomplete'")                      \
+      " process_tag = ?4 WHERE id = ?1 AND status IN ('incomplete', 'interrupted')")    \
     X(BUILD_UPSERT,                                                                     \
       "INSERT INTO plugin_builds(name, version, sha256, path, first_seen)"              \
       " VALUES(?1, ?2, ?3, ?4, " NOW ") ON CONFLICT(name, version, sha256)"             \

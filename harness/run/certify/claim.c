@@ -34,6 +34,7 @@ static void claim_begin(certify *cf)
     memset(a->cpu_classes, 0, sizeof a->cpu_classes);
     memset(a->cpu_unconfirmed, 0, sizeof a->cpu_unconfirmed);
     memset(a->cpu_fake_classes, 0, sizeof a->cpu_fake_classes);
+    a->open = 1;
 }
 
 /* The classes of t's findings, as bits. */
@@ -271,6 +272,7 @@ static int claim_finish(certify *cf, const certify_claim *cl)
         verdict_certificate(&a->tally, &o->profile, cf->info->deviations, 0, buf, sizeof buf);
     if (record_claim(cf, cl, cert))
         return -1;
+    a->open = 0;
     if (o->progress)
         fprintf(cf->err, "\r%60s\r", "");
     fprintf(cf->out, "  %-18s %-5s %-40s %6" PRIu64 " cases %9" PRIu64 " elements\n",
@@ -332,6 +334,21 @@ int certify_unit_commit(void *ctx, uint64_t u, void *result)
         cf->claims_done++;
     certify_unit_discard(cf, res);
     return rc;
+}
+
+int certify_store_held(certify *cf)
+{
+    if (!cf->acc.open)
+        return 0;
+    if (store_begin(cf->db) ||
+        recorder_write(&cf->acc.rec, cf->db, cf->run_id, &cf->new_signatures) ||
+        store_commit(cf->db)) {
+        fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
+        store_rollback(cf->db);
+        return -1;
+    }
+    cf->acc.open = 0;
+    return 0;
 }
 
 void certify_tick(void *ctx, int last)
