@@ -598,6 +598,25 @@ const char *report_shard_label(const report_model *m, char *buf, size_t len)
     return buf;
 }
 
+const char *report_not_complete(const report_model *m, char *buf, size_t len)
+{
+    const report_run *r = &m->run;
+    if (!strcmp(r->status, "complete"))
+        return NULL;
+    const char *why = !strcmp(r->status, "interrupted")
+                          ? "was interrupted (SIGINT, SIGTERM or SIGHUP) before it was done"
+                      : !strcmp(r->status, "running")
+                          ? "is still running (or its process was killed and not noticed yet)"
+                          : "is incomplete: it stopped early or its process was killed";
+    int resumable = !strcmp(r->kind, "certify") || !strcmp(r->kind, "fuzz") ||
+                    !strcmp(r->kind, "sweep");
+    snprintf(buf, len, "NOT COMPLETE: run %" PRId64 " (%s) %s; what follows is only what it "
+                       "recorded, the claims and cases it did not reach are not judged%s%s%s",
+             r->id, r->status, why, resumable ? "; continue it with: " : "",
+             resumable ? r->args : "", resumable ? " --resume" : "");
+    return buf;
+}
+
 int report_same_claim(const report_key *a, const report_key *b)
 {
     return !strcmp(a->implementation, b->implementation) && !strcmp(a->variant, b->variant) &&

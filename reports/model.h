@@ -196,6 +196,15 @@ void report_coverage_lists(const report_coverage *c, const char **v);
  * as the paths certify does not record, is left out). */
 unsigned report_coverage_used(const report_model *m);
 
+/* What every report of a run that is not complete says first (a JUnit
+ * <error> test case, a banner in HTML and Markdown, JSON's
+ * "not_complete"): NULL when the run's status is 'complete', else one
+ * sentence (plain text, from the database: escape it) that names the
+ * status, says that the claims and findings shown are only what the run
+ * recorded before it stopped, and, for a run --resume can take up (certify,
+ * fuzz), the command that continues it. Writes buf (len bytes). */
+const char *report_not_complete(const report_model *m, char *buf, size_t len);
+
 /* 1 when a and b name the same (implementation, variant, dtype). */
 int report_same_claim(const report_key *a, const report_key *b);
 

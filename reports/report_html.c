@@ -22,6 +22,8 @@
 const char report_html_style[] =
     "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:0 16px;"
     "color:#1b1f24;background:#fff}"
+    ".not-complete{margin:16px 0 0;padding:10px 14px;border:2px solid #cf222e;"
+    "background:#ffebe9;color:#82071e;font-weight:600}"
     "h1{font-size:24px;margin:20px 0 4px}h2{font-size:19px;margin:28px 0 8px;"
     "border-bottom:1px solid #d0d7de;padding-bottom:4px}h3{font-size:15px;margin:16px 0 6px}"
     "table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #d0d7de;padding:3px 7px;"
@@ -598,8 +600,13 @@ void report_html(const report_model *m, FILE *f)
              n_impls ? impls[0] : "no plugin", n_impls ? report_version_of(m, impls[0]) : "",
              m->run.id);
     esc_html(f, title);
-    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n"
-               "<h1>Divergence certificate</h1>\n", report_html_style);
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n", report_html_style);
+    char why[2048];
+    if (report_not_complete(m, why, sizeof why)) { /* before anything else */
+        el(f, "p", "not-complete", why);
+        fputc('\n', f);
+    }
+    fputs("<h1>Divergence certificate</h1>\n", f);
     for (size_t i = 0; i < n_impls; i++) {
         fputs("<p class=\"subject\">", f);
         el(f, "span", "subject-name", impls[i]);

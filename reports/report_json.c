@@ -234,8 +234,12 @@ static void findings(const report_model *m, FILE *f)
 void report_json(const report_model *m, FILE *f)
 {
     size_t held, total;
+    char why[2048];
     report_claim_totals(m, &held, &total);
-    fprintf(f, "{\"schema\": \"divergence-report/2\", \"claims_held\": %zu, \"claims\": %zu,\n"
+    /* first: whether the run is complete (null) or what it lacks */
+    fputs("{\"not_complete\": ", f);
+    esc_json(f, report_not_complete(m, why, sizeof why));
+    fprintf(f, ", \"schema\": \"divergence-report/2\", \"claims_held\": %zu, \"claims\": %zu,\n"
                " \"certificates\": [", held, total);
     certificates(m, f);
     fputs("],\n \"bugs\": [", f);
