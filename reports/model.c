@@ -53,7 +53,9 @@ static const char *const sql_findings =
     " coalesce(s.bug_id, 0),"
     " (SELECT group_concat(x.range, '; ') FROM (SELECT kind || ' '"
     "   || coalesce(before_version, '(before the first build)') || ' .. ' || after_version"
-    "   AS range FROM v_signature_ranges WHERE signature_id = s.id ORDER BY kind DESC) x)"
+    "   AS range FROM v_signature_ranges WHERE signature_id = s.id ORDER BY kind DESC) x),"
+    " (SELECT count(*) FROM read_signature_events e WHERE e.signature_id = s.id"
+    "   AND e.run_id = ?1 AND e.kind = 'reopened')"
     " FROM read_signature_runs g JOIN read_signatures s ON s.id = g.signature_id"
     " WHERE g.run_id = ?1 AND (?2 IS NULL OR s.implementation = ?2)";
 static const char *const sql_bugs =
@@ -375,7 +377,8 @@ static int on_finding(void *ctx, const store_row *r)
         TEXT(report_finding, operand_class), TEXT(report_finding, status),
         INT(report_finding, occurrences_run), INT(report_finding, occurrences_total),
         INT(report_finding, first_run_id), INT(report_finding, reproducers_dropped),
-        INT(report_finding, bug_id), TEXT_NULL(report_finding, ranges)};
+        INT(report_finding, bug_id), TEXT_NULL(report_finding, ranges),
+        INT(report_finding, reopened)};
     loader *l = ctx;
     report_finding *f = add_row(l, r, (void **)&l->m->findings, &l->m->n_findings,
                                 &l->cap_findings, sizeof *f, cols, COLUMNS(cols));

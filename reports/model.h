@@ -89,6 +89,8 @@ typedef struct report_finding {
     int64_t occurrences_run;        /* sightings in this run */
     int64_t occurrences_total, first_run_id, reproducers_dropped;
     int is_new;                     /* first found by this run */
+    int64_t reopened;               /* 1: this run saw it again after it
+                                       was fixed (schema 10), else 0 */
     int64_t bug_id;                 /* its bug (docs/store.md, "bugs") */
     const char *ranges;             /* its regression and fixed ranges
                                        (`divergence bisect`, schema 7):

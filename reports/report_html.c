@@ -41,7 +41,7 @@ const char report_html_style[] =
     "word-break:break-all}"
     ".finding{border:1px solid #d0d7de;border-radius:6px;padding:4px 12px 8px;margin:10px 0}"
     ".badge{font-size:11px;border-radius:10px;padding:1px 7px;background:#ddf4ff;margin-left:6px}"
-    ".badge.new{background:#ffebe9}dl{display:grid;grid-template-columns:max-content 1fr;"
+    ".badge.new{background:#ffebe9}.badge.reopened{background:#fff8c5}dl{display:grid;grid-template-columns:max-content 1fr;"
     "gap:2px 12px;margin:6px 0}dt{font-weight:600;color:#57606a}dd{margin:0;word-break:break-all}"
     "svg text{font:11px system-ui,sans-serif;fill:#1b1f24}svg .bar{fill:#cf222e}"
     "svg .obar{fill:#0969da}svg .axis{stroke:#57606a}figure{display:inline-block;margin:6px 18px"
@@ -494,6 +494,8 @@ static void findings(const report_model *m, FILE *f)
         }
         if (x->is_new)
             fputs("<span class=\"badge new\">new</span>", f);
+        if (x->reopened)
+            fputs("<span class=\"badge reopened\">reopened</span>", f);
         el(f, "span", "badge", x->status);
         fputs("</h3>\n<p>Signature ", f);
         fprintf(f, STORE_REF_SIGNATURE "%" PRId64 " of ", x->signature_id);

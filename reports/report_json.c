@@ -218,7 +218,8 @@ static void findings(const report_model *m, FILE *f)
         str(f, &first, "class", x->cls);
         str(f, &first, "operand_class", x->operand_class);
         str(f, &first, "status", x->status);
-        fprintf(f, ", \"new\": %s", x->is_new ? "true" : "false");
+        fprintf(f, ", \"new\": %s, \"reopened\": %s", x->is_new ? "true" : "false",
+                x->reopened ? "true" : "false");
         num(f, &first, "occurrences_in_run", 1, x->occurrences_run);
         num(f, &first, "occurrences", 1, x->occurrences_total);
         num(f, &first, "first_run_id", 1, x->first_run_id);

@@ -52,7 +52,7 @@ static void failure_text(const report_model *m, const report_key *k, FILE *f)
         snprintf(line, sizeof line, "finding: signature " STORE_REF_SIGNATURE "%" PRId64 " %s %s, %" PRId64
                                     " times in this run%s\n",
                  x->signature_id, x->cls, x->operand_class, x->occurrences_run,
-                 x->is_new ? " (new)" : "");
+                 x->is_new ? " (new)" : x->reopened ? " (reopened: it was fixed)" : "");
         esc_xml(f, line);
         if (!x->n_repros)
             continue;

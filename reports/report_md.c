@@ -311,7 +311,8 @@ static void findings(const report_model *m, FILE *f)
             fputs(", operands ", f);
             esc_md(f, x->operand_class);
         }
-        fputs(x->is_new ? " (new)\n\n" : "\n\n", f);
+        fputs(x->is_new ? " (new)\n\n" : x->reopened ? " (reopened: it was fixed)\n\n" : "\n\n",
+              f);
         fputs("- ", f);
         esc_md(f, x->k.implementation);
         fprintf(f, ": %" PRId64 " times in this run, %" PRId64 " in all, first found by run %" PRId64

@@ -379,6 +379,11 @@ int store_mark_fixed(store *s, int64_t run_id, const char *implementation, uint3
         return -1;
     if (store_begin_op(s, "mark fixed"))
         return -1;
+    if (!(st = store_prepare(s, SQL_SIG_FIX_EVENTS)))
+        goto done;
+    store_bind_triple(st, run_id, implementation, vname, dname);
+    if (store_step_done(s, st))
+        goto done;
     if (!(st = store_prepare(s, SQL_SIG_FIX)))
         goto done;
     store_bind_triple(st, run_id, implementation, vname, dname);

@@ -247,7 +247,9 @@ typedef struct store_finding {
  * variant, dtype, class, operand class) - a new one starts with
  * occurrences 1 and first/last run and time set; a known one gets
  * occurrences + 1, last run and last seen updated, and status 'open' again
- * if it was 'fixed' - then stores the case as a reproducer unless the
+ * if it was 'fixed', which reopens it: reopened_run_id = run_id and a
+ * 'reopened' event; a new signature gets a 'new' event (schema 10) - then
+ * stores the case as a reproducer unless the
  * signature already has the limit (store_set_reproducer_limit) or the
  * operands exceed STORE_MAX_OPERAND_BYTES, in which case the signature's
  * reproducers_dropped is incremented instead.
@@ -438,6 +440,15 @@ typedef int (*store_row_fn)(void *ctx, const store_row *row);
  */
 int store_select(store *s, const char *sql, const store_param *params, size_t n_params,
                  store_row_fn fn, void *ctx);
+
+/*
+ * What run `run_id` changed in the life of signatures (signature_events,
+ * schema 10): *n_new first found by it, *n_reopened seen again by it after
+ * a fix, *n_fixed fixed by it (its claim certified without them). 0, or
+ * -1 with the reason in store_errmsg. Since schema 10.
+ */
+int store_run_changes(store *s, int64_t run_id, int64_t *n_new, int64_t *n_reopened,
+                      int64_t *n_fixed);
 
 /* The row's columns: count, name (never NULL), type (STORE_NULL ..
  * STORE_BLOB, as stored), and values. store_row_text gives NULL for a NULL

@@ -22,7 +22,7 @@ static void test_open_new(void)
     CHECK(!strcmp(store_path(s), db_path));
     CHECK(!strcmp(store_errmsg(s), ""));
     store_close(s);
-    CHECK(store_schema_version() == 9);
+    CHECK(store_schema_version() == 10);
     CHECK(q_int(db_path, "PRAGMA user_version", NULL) == store_schema_version());
     CHECK(!strcmp(q_text(db_path, "PRAGMA journal_mode", NULL, msg, sizeof msg), "wal"));
     /* Opening again migrates nothing and keeps the version. */

@@ -185,10 +185,17 @@ static int judge_claims(certify *cf, double t0)
         }
         return session_say_interrupted(&cf->session, sig, o->resume_command);
     }
-    fprintf(cf->out, "%u of %u claims hold; %" PRIu64 " new finding signatures; %.1f s; "
+    int64_t n_new, n_reopened, n_fixed;
+    if (store_run_changes(cf->db, cf->run_id, &n_new, &n_reopened, &n_fixed)) {
+        fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
+        return 2;
+    }
+    /* a signature's life (docs/store.md): new, reopened after a fix, fixed */
+    fprintf(cf->out, "%u of %u claims hold; finding signatures: %" PRId64 " new, %" PRId64
+                     " reopened, %" PRId64 " fixed; %.1f s; "
                      "'divergence replay --db %s " STORE_REF_SIGNATURE "N' re-runs the first "
                      "reproducer of signature [" STORE_REF_SIGNATURE "N]\n",
-            cf->claims_held, cf->n_claims, cf->new_signatures, engine_now() - t0,
+            cf->claims_held, cf->n_claims, n_new, n_reopened, n_fixed, engine_now() - t0,
             cf->session.db_path);
     if (session_finish(&cf->session, STORE_RUN_COMPLETE)) {
         fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
