@@ -207,6 +207,19 @@ unsigned report_coverage_used(const report_model *m);
  * fuzz), the command that continues it. Writes buf (len bytes). */
 const char *report_not_complete(const report_model *m, char *buf, size_t len);
 
+/* Hex digits to bytes: at most cap bytes. Returns how many, or -1 when
+ * the text is not hex. */
+int report_hex_bytes(const char *hex, uint8_t *out, size_t cap);
+
+/* An operand of a reproducer as values (verdict_bits_text, the one
+ * formatter of values): its first elements from `hex` (the stored prefix,
+ * REPORT_MAX_OPERAND_BYTES at most) of the `bytes` it holds, "-2147483648
+ * (0x80000000)" for one element, "1 (0x01), -2 (0xfe), ... (13 elements)"
+ * for more. "" when `dtype` (a tag) is not one this build knows. Writes
+ * buf and returns it. */
+const char *report_operand_values(const char *dtype, const char *hex, int64_t bytes, char *buf,
+                                  size_t len);
+
 /* 1 when a and b name the same (implementation, variant, dtype). */
 int report_same_claim(const report_key *a, const report_key *b);
 

@@ -344,7 +344,7 @@ static void operands_svg(const report_model *m, FILE *f)
     fputs("</figcaption></figure>\n", f);
 }
 
-static void reproducer(const report_model *m, const report_repro *x, FILE *f)
+static void reproducer(const report_model *m, const report_repro *x, const char *dtype, FILE *f)
 {
     char buf[8400], num[64];
     fputs("<div class=\"reproducer\"", f);
@@ -373,15 +373,23 @@ static void reproducer(const report_model *m, const report_repro *x, FILE *f)
     }
     if (x->note)
         dt_dd(f, "note", x->note);
-    snprintf(buf, sizeof buf, "%s%s (%" PRId64 " bytes)", x->a_hex,
-             x->a_bytes > REPORT_MAX_OPERAND_BYTES ? "..." : "", x->a_bytes);
-    fputs("<dt>A</dt><dd class=\"mono\">", f);
-    esc_html(f, buf);
-    snprintf(buf, sizeof buf, "%s%s (%" PRId64 " bytes)", x->b_hex,
-             x->b_bytes > REPORT_MAX_OPERAND_BYTES ? "..." : "", x->b_bytes);
-    fputs("</dd><dt>B</dt><dd class=\"mono\">", f);
-    esc_html(f, buf);
-    fputs("</dd>\n</dl><pre class=\"replay\">", f);
+    /* the operands as values (and bits) first, their bytes after */
+    for (int o = 0; o < 2; o++) {
+        const char *hex = o ? x->b_hex : x->a_hex;
+        int64_t bytes = o ? x->b_bytes : x->a_bytes;
+        char values[4 * VERDICT_TEXT_MAX + 64];
+        report_operand_values(dtype, hex, bytes, values, sizeof values);
+        fputs(o ? "<dt>B</dt><dd class=\"mono\">" : "<dt>A</dt><dd class=\"mono\">", f);
+        if (values[0]) {
+            el(f, "span", "values", values);
+            fputs("<br>", f);
+        }
+        snprintf(buf, sizeof buf, "bytes: %s%s (%" PRId64 " bytes)", hex,
+                 bytes > REPORT_MAX_OPERAND_BYTES ? "..." : "", bytes);
+        esc_html(f, buf);
+        fputs("</dd>", f);
+    }
+    fputs("\n</dl><pre class=\"replay\">", f);
     esc_html(f, report_replay_command(m, x->id, buf, sizeof buf));
     fputs("</pre></div>\n", f);
 }
@@ -513,7 +521,7 @@ static void findings(const report_model *m, FILE *f)
             fputs("</p>\n", f);
         }
         for (size_t r = 0; r < x->n_repros; r++)
-            reproducer(m, &x->repros[r], f);
+            reproducer(m, &x->repros[r], x->k.dtype, f);
         if (!x->n_repros)
             fputs("<p>No reproducer stored.</p>\n", f);
         fputs("</article>\n", f);

@@ -180,8 +180,9 @@ static void bugs(const report_model *m, FILE *f)
     }
 }
 
-/* Reproducer p, the k-th of its finding. */
-static void reproducer(const report_model *m, FILE *f, const report_repro *p, size_t k)
+/* Reproducer p, the k-th of its finding (of dtype `dtype`, a tag). */
+static void reproducer(const report_model *m, FILE *f, const report_repro *p, size_t k,
+                       const char *dtype)
 {
     char buf[8400];
     int first = 1;
@@ -200,6 +201,9 @@ static void reproducer(const report_model *m, FILE *f, const report_repro *p, si
     str(f, &first, "note", p->note);
     num(f, &first, "a_bytes", 1, p->a_bytes);
     num(f, &first, "b_bytes", 1, p->b_bytes);
+    /* the operands as values first (report_operand_values), bytes after */
+    str(f, &first, "a_values", report_operand_values(dtype, p->a_hex, p->a_bytes, buf, sizeof buf));
+    str(f, &first, "b_values", report_operand_values(dtype, p->b_hex, p->b_bytes, buf, sizeof buf));
     str(f, &first, "a_hex_prefix", p->a_hex);
     str(f, &first, "b_hex_prefix", p->b_hex);
     str(f, &first, "replay", report_replay_command(m, p->id, buf, sizeof buf));
@@ -227,7 +231,7 @@ static void findings(const report_model *m, FILE *f)
         str(f, &first, "ranges", x->ranges);
         fputs(", \"reproducers\": [", f);
         for (size_t k = 0; k < x->n_repros; k++)
-            reproducer(m, f, &x->repros[k], k);
+            reproducer(m, f, &x->repros[k], k, x->k.dtype);
         fputs("]}", f);
     }
 }
