@@ -213,9 +213,12 @@ int store_record_finding(store *s, int64_t run_id, const store_finding *f,
     sqlite3_bind_int64(st, 2, run_id);
     if (store_step_done(s, st))
         goto done;
+    /* the bound is per run: every run that sees a signature keeps
+     * reproducers of its own (issue 34), not only the first run */
     if (!(st = store_prepare(s, SQL_REPRO_COUNT)))
         goto done;
     sqlite3_bind_int64(st, 1, sig);
+    sqlite3_bind_int64(st, 2, run_id);
     if (store_step_row(s, st))
         goto done;
     stored = sqlite3_column_int64(st, 0);

@@ -250,7 +250,7 @@ typedef struct store_finding {
  * if it was 'fixed', which reopens it: reopened_run_id = run_id and a
  * 'reopened' event; a new signature gets a 'new' event (schema 10) - then
  * stores the case as a reproducer unless the
- * signature already has the limit (store_set_reproducer_limit) or the
+ * signature already has the limit of this run (store_set_reproducer_limit) or the
  * operands exceed STORE_MAX_OPERAND_BYTES, in which case the signature's
  * reproducers_dropped is incremented instead.
  *
@@ -268,7 +268,7 @@ int store_record_finding(store *s, int64_t run_id, const store_finding *f,
  * none was recorded yet). */
 int64_t store_last_reproducer(const store *s);
 
-/* Reproducers kept per signature from now on for this handle (default
+/* Reproducers kept per signature and run from now on for this handle (default
  * STORE_DEFAULT_REPRODUCERS; 0 keeps none). Never fails. */
 void store_set_reproducer_limit(store *s, uint32_t limit);
 
@@ -382,8 +382,9 @@ typedef struct store_build {
  * error. */
 int store_run_build(store *s, int64_t run_id, const char *name, store_build *out);
 
-/* The first reproducer (the lowest id) kept for signature `signature_id`
- * into *reproducer_id. Fails with "no such signature" or, when it keeps
+/* The reproducer `sig:N` names: of the latest run that kept one for
+ * signature `signature_id` (the build that failed last), a crash
+ * narrowed to its pair first, else the lowest id, into *reproducer_id. Fails with "no such signature" or, when it keeps
  * none (all counted as dropped), "signature N keeps no reproducer (M
  * dropped)". */
 int store_signature_reproducer(store *s, int64_t signature_id, int64_t *reproducer_id);

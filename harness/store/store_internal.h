@@ -180,7 +180,8 @@
       " elements) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"                                        \
       " ON CONFLICT(run_id, implementation, variant, dtype, bucket) DO UPDATE SET"       \
       " elements = elements + excluded.elements")                                       \
-    X(REPRO_COUNT, "SELECT count(*) FROM reproducers WHERE signature_id = ?1")          \
+    X(REPRO_COUNT,                                                                      \
+      "SELECT count(*) FROM reproducers WHERE signature_id = ?1 AND run_id = ?2")      \
     X(REPRO_INSERT,                                                                     \
       "INSERT INTO reproducers(signature_id, run_id, recorded_at, case_id, source,"     \
       " variant, dtype, attrs, attr_broadcast, attr_axis_set, attr_axis,"               \
@@ -241,8 +242,10 @@
       " ORDER BY b.id DESC LIMIT 1")                                                    \
     X(REPRO_CALLS, "SELECT calls_before FROM reproducers WHERE id = ?1")                \
     X(SIG_FIRST_REPRO,                                                                  \
-      "SELECT (SELECT min(r.id) FROM reproducers r WHERE r.signature_id = s.id),"       \
-      " s.reproducers_dropped FROM signatures s WHERE s.id = ?1")
+      "SELECT (SELECT r.id FROM reproducers r WHERE r.signature_id = s.id"              \
+      " ORDER BY r.run_id DESC,"                                                        \
+      " coalesce(r.note, '') LIKE '%; narrowed to output element %' DESC, r.id"         \
+      " LIMIT 1), s.reproducers_dropped FROM signatures s WHERE s.id = ?1")
 
 #define SQL_ENUM_(ID, sql) SQL_##ID,
 enum { STORE_SQL_LIST(SQL_ENUM_) SQL_COUNT_ };

@@ -60,4 +60,17 @@ check "HTML badges reopened" grep -q 'class="badge reopened">reopened<' r.html
 check "JSON marks reopened" js r.json "j['findings'] and all(f['reopened'] and not f['new'] for f in j['findings'])"
 "$D" report --db r.db --run 3 --format junit -o r.xml 2>err.txt
 check "JUnit says reopened" grep -q 'reopened: it was fixed' r.xml
+
+# every run keeps reproducers of its own; sig:N is the latest run's
+check "run 3 keeps reproducers of its own for every signature it saw" [ "$(sqlite3 r.db \
+    "SELECT count(*) FROM signatures s WHERE EXISTS (SELECT 1 FROM reproducers r
+     WHERE r.signature_id = s.id AND r.run_id = 3)")" = "$n" ]
+"$D" replay --db r.db sig:1 --plugin "$P/plugin_fix_v3.so" >rp3.txt 2>err.txt
+rc=$?
+check "replay sig:1 on 3.0 still fails: exit $rc, want 1: $(cat err.txt)" [ $rc -eq 1 ]
+check "and says it is run 3's reproducer: $(head -1 rp3.txt)" \
+    grep -q '^repro:[0-9]* of sig:1 (the reproducer of the latest run that saw it): .*(recorded in run 3)' rp3.txt
+"$D" replay --db r.db sig:1 --plugin "$P/plugin_fix_v2.so" >rp2.txt 2>err.txt
+rc=$?
+check "replay sig:1 on 2.0 conforms: exit $rc, want 0: $(cat err.txt)" [ $rc -eq 0 ]
 finish reopened

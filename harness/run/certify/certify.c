@@ -193,7 +193,7 @@ static int judge_claims(certify *cf, double t0)
     /* a signature's life (docs/store.md): new, reopened after a fix, fixed */
     fprintf(cf->out, "%u of %u claims hold; finding signatures: %" PRId64 " new, %" PRId64
                      " reopened, %" PRId64 " fixed; %.1f s; "
-                     "'divergence replay --db %s " STORE_REF_SIGNATURE "N' re-runs the first "
+                     "'divergence replay --db %s " STORE_REF_SIGNATURE "N' re-runs the latest "
                      "reproducer of signature [" STORE_REF_SIGNATURE "N]\n",
             cf->claims_held, cf->n_claims, n_new, n_reopened, n_fixed, engine_now() - t0,
             cf->session.db_path);
