@@ -15,7 +15,7 @@
 #define OVPAGE "000_ed22e64474c0e7db.txt"
 #define SONNX "004_bc051ae5ff3cce46.txt"
 #define IEEE "IEEE 754-2019"
-#define SEM "SEMANTICS.md"
+#define SEM "docs/semantics.md"
 
 static const oracle_requirement requirements[] = {
     /* ---- ONNX ---------------------------------------------------------- */

@@ -16,7 +16,7 @@
 typedef struct oracle_requirement {
     const char *id;       /* e.g. "ONNX-DIV6-INT-TRUNC" */
     const char *document; /* a document of docs/specs.md, "IEEE 754-2019",
-                             or "SEMANTICS.md" */
+                             or "docs/semantics.md" */
     const char *where;    /* section within the document */
     const char *sentence; /* the sentence, quoted */
 } oracle_requirement;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "harness/base/alloc.h"
+#include "harness/judge/verdict.h"
 #include "oracle/compare.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
@@ -53,7 +54,9 @@ static const char *const sql_findings =
     " coalesce(s.bug_id, 0),"
     " (SELECT group_concat(x.range, '; ') FROM (SELECT kind || ' '"
     "   || coalesce(before_version, '(before the first build)') || ' .. ' || after_version"
-    "   AS range FROM v_signature_ranges WHERE signature_id = s.id ORDER BY kind DESC) x)"
+    "   AS range FROM v_signature_ranges WHERE signature_id = s.id ORDER BY kind DESC) x),"
+    " (SELECT count(*) FROM read_signature_events e WHERE e.signature_id = s.id"
+    "   AND e.run_id = ?1 AND e.kind = 'reopened')"
     " FROM read_signature_runs g JOIN read_signatures s ON s.id = g.signature_id"
     " WHERE g.run_id = ?1 AND (?2 IS NULL OR s.implementation = ?2)";
 static const char *const sql_bugs =
@@ -65,11 +68,13 @@ static const char *const sql_coverage =
     "SELECT implementation, variant, dtype, cases, ranks, inner_sizes, broadcast_classes,"
     " size_tiers, paths, alignments FROM read_coverage"
     " WHERE run_id = ?1 AND (?2 IS NULL OR implementation = ?2)";
-/* ?1 signature, ?2 run (its own reproducers first), ?3 how many. */
+/* ?1 signature, ?2 run (its own reproducers first, and of those a crash
+ * narrowed to its one pair of operands first), ?3 how many. */
 static const char *const sql_repros =
     "SELECT id, run_id, case_id, source, attrs, a_shape, b_shape, element, expected, actual,"
     " ulps, note, length(a), length(b), hex(substr(a, 1, ?4)), hex(substr(b, 1, ?4))"
-    " FROM read_reproducers WHERE signature_id = ?1 ORDER BY run_id = ?2 DESC, id LIMIT ?3";
+    " FROM read_reproducers WHERE signature_id = ?1 ORDER BY run_id = ?2 DESC,"
+    " coalesce(note, '') LIKE '%; narrowed to output element %' DESC, id LIMIT ?3";
 
 /* ------------------------------------------------------------------------
  * Strings and arrays.
@@ -375,7 +380,8 @@ static int on_finding(void *ctx, const store_row *r)
         TEXT(report_finding, operand_class), TEXT(report_finding, status),
         INT(report_finding, occurrences_run), INT(report_finding, occurrences_total),
         INT(report_finding, first_run_id), INT(report_finding, reproducers_dropped),
-        INT(report_finding, bug_id), TEXT_NULL(report_finding, ranges)};
+        INT(report_finding, bug_id), TEXT_NULL(report_finding, ranges),
+        INT(report_finding, reopened)};
     loader *l = ctx;
     report_finding *f = add_row(l, r, (void **)&l->m->findings, &l->m->n_findings,
                                 &l->cap_findings, sizeof *f, cols, COLUMNS(cols));
@@ -595,6 +601,62 @@ const char *report_shard_label(const report_model *m, char *buf, size_t len)
     } else if (r->has_shard_index && r->has_shard_count) {
         snprintf(buf, len, "shard %" PRId64 "/%" PRId64, r->shard_index, r->shard_count);
     }
+    return buf;
+}
+
+int report_hex_bytes(const char *hex, uint8_t *out, size_t cap)
+{
+    size_t n = 0;
+    for (; hex[0] && hex[1] && n < cap; hex += 2) {
+        unsigned v;
+        if (sscanf(hex, "%2x", &v) != 1)
+            return -1;
+        out[n++] = (uint8_t)v;
+    }
+    return hex[0] ? -1 : (int)n;
+}
+
+const char *report_operand_values(const char *dtype, const char *hex, int64_t bytes, char *buf,
+                                  size_t len)
+{
+    enum { SHOWN = 4 };
+    uint32_t t = oracle_dtype_by_tag(dtype);
+    const oracle_dtype_info *info = oracle_dtype(t);
+    uint8_t raw[REPORT_MAX_OPERAND_BYTES];
+    int n = report_hex_bytes(hex, raw, sizeof raw);
+    size_t at = 0;
+    buf[0] = '\0';
+    if (!info || n < 0 || bytes < 0)
+        return buf;
+    uint64_t elements = (uint64_t)bytes * 8 / info->bits;
+    uint64_t held = (uint64_t)n * 8 / info->bits;
+    for (uint64_t i = 0; i < held && i < SHOWN && at < len; i++) {
+        char one[VERDICT_TEXT_MAX];
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "",
+                               verdict_bits_text(t, oracle_load(t, raw, i), one, sizeof one));
+    }
+    if (elements > 1 && at < len)
+        snprintf(buf + at, len - at, "%s (%" PRIu64 " elements)", elements > SHOWN ? ", ..." : "",
+                 elements);
+    return buf;
+}
+
+const char *report_not_complete(const report_model *m, char *buf, size_t len)
+{
+    const report_run *r = &m->run;
+    if (!strcmp(r->status, "complete"))
+        return NULL;
+    const char *why = !strcmp(r->status, "interrupted")
+                          ? "was interrupted (SIGINT, SIGTERM or SIGHUP) before it was done"
+                      : !strcmp(r->status, "running")
+                          ? "is still running (or its process was killed and not noticed yet)"
+                          : "is incomplete: it stopped early or its process was killed";
+    int resumable = !strcmp(r->kind, "certify") || !strcmp(r->kind, "fuzz") ||
+                    !strcmp(r->kind, "sweep");
+    snprintf(buf, len, "NOT COMPLETE: run %" PRId64 " (%s) %s; what follows is only what it "
+                       "recorded, the claims and cases it did not reach are not judged%s%s%s",
+             r->id, r->status, why, resumable ? "; continue it with: " : "",
+             resumable ? r->args : "", resumable ? " --resume" : "");
     return buf;
 }
 

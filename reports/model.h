@@ -89,6 +89,8 @@ typedef struct report_finding {
     int64_t occurrences_run;        /* sightings in this run */
     int64_t occurrences_total, first_run_id, reproducers_dropped;
     int is_new;                     /* first found by this run */
+    int64_t reopened;               /* 1: this run saw it again after it
+                                       was fixed (schema 10), else 0 */
     int64_t bug_id;                 /* its bug (docs/store.md, "bugs") */
     const char *ranges;             /* its regression and fixed ranges
                                        (`divergence bisect`, schema 7):
@@ -195,6 +197,28 @@ void report_coverage_lists(const report_coverage *c, const char **v);
  * columns the HTML and Markdown certificates show (an empty column, such
  * as the paths certify does not record, is left out). */
 unsigned report_coverage_used(const report_model *m);
+
+/* What every report of a run that is not complete says first (a JUnit
+ * <error> test case, a banner in HTML and Markdown, JSON's
+ * "not_complete"): NULL when the run's status is 'complete', else one
+ * sentence (plain text, from the database: escape it) that names the
+ * status, says that the claims and findings shown are only what the run
+ * recorded before it stopped, and, for a run --resume can take up (certify,
+ * fuzz), the command that continues it. Writes buf (len bytes). */
+const char *report_not_complete(const report_model *m, char *buf, size_t len);
+
+/* Hex digits to bytes: at most cap bytes. Returns how many, or -1 when
+ * the text is not hex. */
+int report_hex_bytes(const char *hex, uint8_t *out, size_t cap);
+
+/* An operand of a reproducer as values (verdict_bits_text, the one
+ * formatter of values): its first elements from `hex` (the stored prefix,
+ * REPORT_MAX_OPERAND_BYTES at most) of the `bytes` it holds, "-2147483648
+ * (0x80000000)" for one element, "1 (0x01), -2 (0xfe), ... (13 elements)"
+ * for more. "" when `dtype` (a tag) is not one this build knows. Writes
+ * buf and returns it. */
+const char *report_operand_values(const char *dtype, const char *hex, int64_t bytes, char *buf,
+                                  size_t len);
 
 /* 1 when a and b name the same (implementation, variant, dtype). */
 int report_same_claim(const report_key *a, const report_key *b);

@@ -41,10 +41,15 @@ static const char *const sql_bugs =
     " WHERE ?2 IS NULL OR b.implementation = ?2"
     " GROUP BY b.id HAVING max(s.first_run_id) > ?1 ORDER BY b.first_run_id, b.id";
 
+/* new since ?1: first found after it, or reopened (seen again after a
+ * fix) after it (schema 10) */
 static const char *const sql_new =
     "SELECT id AS signature, bug_id AS bug, implementation, first_version AS version, variant,"
-    " dtype, class, operand_class, first_run_id AS first_run, first_seen, occurrences, status"
-    " FROM v_signatures WHERE first_run_id > ?1 AND (?2 IS NULL OR implementation = ?2)"
+    " dtype, class, operand_class, first_run_id AS first_run, first_seen, occurrences, status,"
+    " CASE WHEN first_run_id > ?1 THEN 'new' ELSE 'reopened' END AS change,"
+    " reopened_run_id AS reopened_run"
+    " FROM v_signatures WHERE (first_run_id > ?1 OR reopened_run_id > ?1)"
+    " AND (?2 IS NULL OR implementation = ?2)"
     " ORDER BY bug_id, first_run_id, id";
 
 static const char *const sql_fixed =
@@ -57,14 +62,16 @@ static const char *const sql_fixed =
 static const char *const sql_signature =
     "SELECT id AS signature, implementation, variant, dtype, class, operand_class, status,"
     " first_run_id AS first_run, first_version, first_seen, last_run_id AS last_run,"
-    " last_version, last_seen, fixed_run_id AS fixed_by_run, fixed_version, occurrences,"
+    " last_version, last_seen, fixed_run_id AS fixed_by_run, fixed_version,"
+    " reopened_run_id AS reopened_by_run, occurrences,"
     " reproducers_stored, reproducers_dropped FROM v_signatures WHERE id = ?1";
 
 static const char *const sql_history =
     "WITH s AS (SELECT implementation, variant, dtype FROM read_signatures WHERE id = ?1),"
     " r AS (SELECT g.run_id FROM read_signature_runs g WHERE g.signature_id = ?1"
     "  UNION SELECT t.run_id FROM read_certificates t JOIN s ON t.implementation = s.implementation"
-    "  AND t.variant = s.variant AND t.dtype = s.dtype)"
+    "  AND t.variant = s.variant AND t.dtype = s.dtype"
+    "  UNION SELECT e.run_id FROM read_signature_events e WHERE e.signature_id = ?1)"
     " SELECT r.run_id AS run, x.kind, x.started_at,"
     " (SELECT group_concat(DISTINCT b.version) FROM read_run_plugins p"
     "   JOIN read_plugin_builds b ON b.id = p.plugin_build_id JOIN s ON b.name = s.implementation"
@@ -72,7 +79,9 @@ static const char *const sql_history =
     " (SELECT t.verdict FROM read_certificates t JOIN s ON t.implementation = s.implementation"
     "   AND t.variant = s.variant AND t.dtype = s.dtype WHERE t.run_id = r.run_id) AS verdict,"
     " CASE WHEN g.run_id IS NULL THEN 'absent' ELSE 'seen' END AS finding,"
-    " coalesce(g.occurrences, 0) AS occurrences"
+    " coalesce(g.occurrences, 0) AS occurrences,"
+    " coalesce((SELECT group_concat(e.kind, ', ') FROM read_signature_events e"
+    "   WHERE e.signature_id = ?1 AND e.run_id = r.run_id), '') AS change"
     " FROM r JOIN read_runs x ON x.id = r.run_id"
     " LEFT JOIN read_signature_runs g ON g.signature_id = ?1 AND g.run_id = r.run_id"
     " ORDER BY r.run_id";
@@ -99,7 +108,11 @@ static const char *const sql_regressions =
     " (SELECT group_concat(g.signature_id, ' ') FROM read_signature_runs g"
     "   JOIN read_signatures s ON s.id = g.signature_id WHERE g.run_id = c.run_id"
     "   AND s.implementation = c.implementation AND s.variant = c.variant"
-    "   AND s.dtype = c.dtype) AS signatures"
+    "   AND s.dtype = c.dtype) AS signatures,"
+    " (SELECT group_concat(e.signature_id, ' ') FROM read_signature_events e"
+    "   JOIN read_signatures s ON s.id = e.signature_id WHERE e.run_id = c.run_id"
+    "   AND e.kind = 'reopened' AND s.implementation = c.implementation"
+    "   AND s.variant = c.variant AND s.dtype = c.dtype) AS reopened"
     " FROM v_certificate_changes c WHERE c.implementation = ?1 AND c.previously_held = 1"
     " AND c.held = 0 AND c.version IS NOT c.previous_version AND c.run_id > ?2"
     " ORDER BY c.run_id, c.variant, c.dtype";

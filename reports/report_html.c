@@ -22,6 +22,8 @@
 const char report_html_style[] =
     "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:0 16px;"
     "color:#1b1f24;background:#fff}"
+    ".not-complete{margin:16px 0 0;padding:10px 14px;border:2px solid #cf222e;"
+    "background:#ffebe9;color:#82071e;font-weight:600}"
     "h1{font-size:24px;margin:20px 0 4px}h2{font-size:19px;margin:28px 0 8px;"
     "border-bottom:1px solid #d0d7de;padding-bottom:4px}h3{font-size:15px;margin:16px 0 6px}"
     "table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #d0d7de;padding:3px 7px;"
@@ -39,7 +41,7 @@ const char report_html_style[] =
     "word-break:break-all}"
     ".finding{border:1px solid #d0d7de;border-radius:6px;padding:4px 12px 8px;margin:10px 0}"
     ".badge{font-size:11px;border-radius:10px;padding:1px 7px;background:#ddf4ff;margin-left:6px}"
-    ".badge.new{background:#ffebe9}dl{display:grid;grid-template-columns:max-content 1fr;"
+    ".badge.new{background:#ffebe9}.badge.reopened{background:#fff8c5}dl{display:grid;grid-template-columns:max-content 1fr;"
     "gap:2px 12px;margin:6px 0}dt{font-weight:600;color:#57606a}dd{margin:0;word-break:break-all}"
     "svg text{font:11px system-ui,sans-serif;fill:#1b1f24}svg .bar{fill:#cf222e}"
     "svg .obar{fill:#0969da}svg .axis{stroke:#57606a}figure{display:inline-block;margin:6px 18px"
@@ -342,7 +344,7 @@ static void operands_svg(const report_model *m, FILE *f)
     fputs("</figcaption></figure>\n", f);
 }
 
-static void reproducer(const report_model *m, const report_repro *x, FILE *f)
+static void reproducer(const report_model *m, const report_repro *x, const char *dtype, FILE *f)
 {
     char buf[8400], num[64];
     fputs("<div class=\"reproducer\"", f);
@@ -371,15 +373,23 @@ static void reproducer(const report_model *m, const report_repro *x, FILE *f)
     }
     if (x->note)
         dt_dd(f, "note", x->note);
-    snprintf(buf, sizeof buf, "%s%s (%" PRId64 " bytes)", x->a_hex,
-             x->a_bytes > REPORT_MAX_OPERAND_BYTES ? "..." : "", x->a_bytes);
-    fputs("<dt>A</dt><dd class=\"mono\">", f);
-    esc_html(f, buf);
-    snprintf(buf, sizeof buf, "%s%s (%" PRId64 " bytes)", x->b_hex,
-             x->b_bytes > REPORT_MAX_OPERAND_BYTES ? "..." : "", x->b_bytes);
-    fputs("</dd><dt>B</dt><dd class=\"mono\">", f);
-    esc_html(f, buf);
-    fputs("</dd>\n</dl><pre class=\"replay\">", f);
+    /* the operands as values (and bits) first, their bytes after */
+    for (int o = 0; o < 2; o++) {
+        const char *hex = o ? x->b_hex : x->a_hex;
+        int64_t bytes = o ? x->b_bytes : x->a_bytes;
+        char values[4 * VERDICT_TEXT_MAX + 64];
+        report_operand_values(dtype, hex, bytes, values, sizeof values);
+        fputs(o ? "<dt>B</dt><dd class=\"mono\">" : "<dt>A</dt><dd class=\"mono\">", f);
+        if (values[0]) {
+            el(f, "span", "values", values);
+            fputs("<br>", f);
+        }
+        snprintf(buf, sizeof buf, "bytes: %s%s (%" PRId64 " bytes)", hex,
+                 bytes > REPORT_MAX_OPERAND_BYTES ? "..." : "", bytes);
+        esc_html(f, buf);
+        fputs("</dd>", f);
+    }
+    fputs("\n</dl><pre class=\"replay\">", f);
     esc_html(f, report_replay_command(m, x->id, buf, sizeof buf));
     fputs("</pre></div>\n", f);
 }
@@ -492,6 +502,8 @@ static void findings(const report_model *m, FILE *f)
         }
         if (x->is_new)
             fputs("<span class=\"badge new\">new</span>", f);
+        if (x->reopened)
+            fputs("<span class=\"badge reopened\">reopened</span>", f);
         el(f, "span", "badge", x->status);
         fputs("</h3>\n<p>Signature ", f);
         fprintf(f, STORE_REF_SIGNATURE "%" PRId64 " of ", x->signature_id);
@@ -509,7 +521,7 @@ static void findings(const report_model *m, FILE *f)
             fputs("</p>\n", f);
         }
         for (size_t r = 0; r < x->n_repros; r++)
-            reproducer(m, &x->repros[r], f);
+            reproducer(m, &x->repros[r], x->k.dtype, f);
         if (!x->n_repros)
             fputs("<p>No reproducer stored.</p>\n", f);
         fputs("</article>\n", f);
@@ -598,8 +610,13 @@ void report_html(const report_model *m, FILE *f)
              n_impls ? impls[0] : "no plugin", n_impls ? report_version_of(m, impls[0]) : "",
              m->run.id);
     esc_html(f, title);
-    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n"
-               "<h1>Divergence certificate</h1>\n", report_html_style);
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n", report_html_style);
+    char why[2048];
+    if (report_not_complete(m, why, sizeof why)) { /* before anything else */
+        el(f, "p", "not-complete", why);
+        fputc('\n', f);
+    }
+    fputs("<h1>Divergence certificate</h1>\n", f);
     for (size_t i = 0; i < n_impls; i++) {
         fputs("<p class=\"subject\">", f);
         el(f, "span", "subject-name", impls[i]);

@@ -180,8 +180,9 @@ static void bugs(const report_model *m, FILE *f)
     }
 }
 
-/* Reproducer p, the k-th of its finding. */
-static void reproducer(const report_model *m, FILE *f, const report_repro *p, size_t k)
+/* Reproducer p, the k-th of its finding (of dtype `dtype`, a tag). */
+static void reproducer(const report_model *m, FILE *f, const report_repro *p, size_t k,
+                       const char *dtype)
 {
     char buf[8400];
     int first = 1;
@@ -200,6 +201,9 @@ static void reproducer(const report_model *m, FILE *f, const report_repro *p, si
     str(f, &first, "note", p->note);
     num(f, &first, "a_bytes", 1, p->a_bytes);
     num(f, &first, "b_bytes", 1, p->b_bytes);
+    /* the operands as values first (report_operand_values), bytes after */
+    str(f, &first, "a_values", report_operand_values(dtype, p->a_hex, p->a_bytes, buf, sizeof buf));
+    str(f, &first, "b_values", report_operand_values(dtype, p->b_hex, p->b_bytes, buf, sizeof buf));
     str(f, &first, "a_hex_prefix", p->a_hex);
     str(f, &first, "b_hex_prefix", p->b_hex);
     str(f, &first, "replay", report_replay_command(m, p->id, buf, sizeof buf));
@@ -218,7 +222,8 @@ static void findings(const report_model *m, FILE *f)
         str(f, &first, "class", x->cls);
         str(f, &first, "operand_class", x->operand_class);
         str(f, &first, "status", x->status);
-        fprintf(f, ", \"new\": %s", x->is_new ? "true" : "false");
+        fprintf(f, ", \"new\": %s, \"reopened\": %s", x->is_new ? "true" : "false",
+                x->reopened ? "true" : "false");
         num(f, &first, "occurrences_in_run", 1, x->occurrences_run);
         num(f, &first, "occurrences", 1, x->occurrences_total);
         num(f, &first, "first_run_id", 1, x->first_run_id);
@@ -226,7 +231,7 @@ static void findings(const report_model *m, FILE *f)
         str(f, &first, "ranges", x->ranges);
         fputs(", \"reproducers\": [", f);
         for (size_t k = 0; k < x->n_repros; k++)
-            reproducer(m, f, &x->repros[k], k);
+            reproducer(m, f, &x->repros[k], k, x->k.dtype);
         fputs("]}", f);
     }
 }
@@ -234,8 +239,12 @@ static void findings(const report_model *m, FILE *f)
 void report_json(const report_model *m, FILE *f)
 {
     size_t held, total;
+    char why[2048];
     report_claim_totals(m, &held, &total);
-    fprintf(f, "{\"schema\": \"divergence-report/2\", \"claims_held\": %zu, \"claims\": %zu,\n"
+    /* first: whether the run is complete (null) or what it lacks */
+    fputs("{\"not_complete\": ", f);
+    esc_json(f, report_not_complete(m, why, sizeof why));
+    fprintf(f, ", \"schema\": \"divergence-report/2\", \"claims_held\": %zu, \"claims\": %zu,\n"
                " \"certificates\": [", held, total);
     certificates(m, f);
     fputs("],\n \"bugs\": [", f);

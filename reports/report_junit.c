@@ -52,7 +52,7 @@ static void failure_text(const report_model *m, const report_key *k, FILE *f)
         snprintf(line, sizeof line, "finding: signature " STORE_REF_SIGNATURE "%" PRId64 " %s %s, %" PRId64
                                     " times in this run%s\n",
                  x->signature_id, x->cls, x->operand_class, x->occurrences_run,
-                 x->is_new ? " (new)" : "");
+                 x->is_new ? " (new)" : x->reopened ? " (reopened: it was fixed)" : "");
         esc_xml(f, line);
         if (!x->n_repros)
             continue;
@@ -230,6 +230,25 @@ static void testsuite(const report_model *m, FILE *f, size_t i, const char *impl
     fputs("</system-out>\n    <system-err></system-err>\n  </testsuite>\n", f);
 }
 
+/* A run that is not complete (report_not_complete): a suite of its own,
+ * first, with one test case in <error>, so that a CI gate reading the
+ * file fails whatever the claims it holds say. */
+static void not_complete_suite(const report_model *m, FILE *f, const char *why)
+{
+    const report_run *r = &m->run;
+    char buf[64];
+    fputs("  <testsuite name=\"run\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\""
+          " time=\"0\" package=\"divergence\">\n    <testcase classname=\"divergence.run\"", f);
+    snprintf(buf, sizeof buf, "run %" PRId64 " complete", r->id);
+    attr(f, "name", buf);
+    fputs(" time=\"0\">\n      <error", f);
+    attr(f, "message", why);
+    attr(f, "type", r->status);
+    fputs(">", f);
+    esc_xml(f, why);
+    fputs("</error>\n    </testcase>\n  </testsuite>\n", f);
+}
+
 int report_junit(const report_model *m, FILE *f)
 {
     const report_run *r = &m->run;
@@ -247,9 +266,13 @@ int report_junit(const report_model *m, FILE *f)
         for (size_t j = 0; j < n; j++)
             failures += (size_t)claims[j].failed;
     }
+    char why[2048];
+    int errors = report_not_complete(m, why, sizeof why) != NULL;
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"divergence\"", f);
-    fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"%.3f\">\n",
-            tests, failures, r->seconds > 0 ? r->seconds : 0);
+    fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%d\" skipped=\"0\" time=\"%.3f\">\n",
+            tests + (size_t)errors, failures, errors, r->seconds > 0 ? r->seconds : 0);
+    if (errors)
+        not_complete_suite(m, f, why);
     for (size_t i = 0; i < n_impls; i++)
         testsuite(m, f, i, impls[i], claims, claims_of(m, impls[i], claims, max_claims));
     fputs("</testsuites>\n", f);

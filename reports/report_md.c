@@ -107,6 +107,12 @@ static void header(const report_model *m, FILE *f, const char *const *impls, siz
     size_t held, total;
     char buf[8400];
     report_claim_totals(m, &held, &total);
+    const char *why = report_not_complete(m, buf, sizeof buf);
+    if (why) { /* before anything else: the claims below are not all */
+        fputs("> **", f);
+        esc_md(f, why);
+        fputs("**\n\n", f);
+    }
     fputs("# Divergence certificate:", f);
     for (size_t i = 0; i < n_impls; i++) {
         fputs(i ? ", " : " ", f);
@@ -305,7 +311,8 @@ static void findings(const report_model *m, FILE *f)
             fputs(", operands ", f);
             esc_md(f, x->operand_class);
         }
-        fputs(x->is_new ? " (new)\n\n" : "\n\n", f);
+        fputs(x->is_new ? " (new)\n\n" : x->reopened ? " (reopened: it was fixed)\n\n" : "\n\n",
+              f);
         fputs("- ", f);
         esc_md(f, x->k.implementation);
         fprintf(f, ": %" PRId64 " times in this run, %" PRId64 " in all, first found by run %" PRId64

@@ -157,32 +157,16 @@ const char *runs_given_cell(const report_finding *f, const char *name, char *buf
     return buf;
 }
 
-/* Hex digits to bytes: at most cap bytes. Returns how many, or -1 when
- * the text is not hex. */
-static int hex_bytes(const char *hex, uint8_t *out, size_t cap)
-{
-    size_t n = 0;
-    for (; hex[0] && hex[1] && n < cap; hex += 2) {
-        unsigned v;
-        if (sscanf(hex, "%2x", &v) != 1)
-            return -1;
-        out[n++] = (uint8_t)v;
-    }
-    return hex[0] ? -1 : (int)n;
-}
-
 const char *runs_operands_text(const report_finding *f, char *buf, size_t len)
 {
     uint32_t dtype = oracle_dtype_by_tag(f->k.dtype);
     const report_repro *x = f->n_repros ? &f->repros[0] : NULL;
     uint8_t a[16], b[16];
     if (x && dtype && x->a_bytes == (int64_t)oracle_nbytes(dtype, 1) &&
-        x->b_bytes == x->a_bytes && hex_bytes(x->a_hex, a, sizeof a) == (int)x->a_bytes &&
-        hex_bytes(x->b_hex, b, sizeof b) == (int)x->b_bytes) {
-        char ta[VERDICT_TEXT_MAX], tb[VERDICT_TEXT_MAX];
-        snprintf(buf, len, "%s / %s", verdict_bits_text(dtype, oracle_load(dtype, a, 0), ta, sizeof ta),
-                 verdict_bits_text(dtype, oracle_load(dtype, b, 0), tb, sizeof tb));
-        return buf;
+        x->b_bytes == x->a_bytes && report_hex_bytes(x->a_hex, a, sizeof a) == (int)x->a_bytes &&
+        report_hex_bytes(x->b_hex, b, sizeof b) == (int)x->b_bytes) {
+        return verdict_operands_text(dtype, oracle_load(dtype, a, 0), oracle_load(dtype, b, 0), buf,
+                                     len);
     }
     snprintf(buf, len, "%s", f->operand_class);
     return buf;

@@ -292,7 +292,11 @@ static void put_word(char *buf, size_t *at, const char *w)
         put(buf, at, "'", 1);
 }
 
-int cli_run_key(int argc, char **argv, char **key)
+/* "divergence" and the words of argv, each after a space and quoted as
+ * put_word does: with `judged_only` only those resume_flag_kind says
+ * change what is judged; then `tail` (a word, or NULL). Sized to fit:
+ * 0 with *out the caller's to dvg_free, or -1 when out of memory. */
+static int join_words(int argc, char **argv, int judged_only, const char *tail, char **out)
 {
     char *buf = NULL;
     for (int pass = 0; pass < 2; pass++) {
@@ -300,20 +304,36 @@ int cli_run_key(int argc, char **argv, char **key)
         put(buf, &at, "divergence", strlen("divergence"));
         for (int i = 0; i < argc; i++) {
             int kind = resume_flag_kind(argv[i], strlen(argv[i]));
-            if (kind == RESUME_FLAG_SPEED_VALUE && i + 1 < argc)
+            if (judged_only && kind == RESUME_FLAG_SPEED_VALUE && i + 1 < argc)
                 i++; /* and its value */
-            else if (kind == RESUME_FLAG_JUDGED || i == 0)
+            else if (!judged_only || kind == RESUME_FLAG_JUDGED || i == 0)
                 put_word(buf, &at, argv[i]);
         }
+        if (tail)
+            put_word(buf, &at, tail);
         if (buf) {
             buf[at] = '\0';
-            *key = buf;
+            *out = buf;
             return 0;
         }
         if (!(buf = dvg_malloc(at + 1)))
             return -1;
     }
     return -1; /* not reached */
+}
+
+int cli_run_key(int argc, char **argv, char **key, char **resume)
+{
+    int has = 0;
+    for (int i = 1; i < argc; i++)
+        has |= !strcmp(argv[i], "--resume");
+    if (join_words(argc, argv, 1, NULL, key))
+        return -1;
+    if (resume && join_words(argc, argv, 0, has ? NULL : "--resume", resume)) {
+        dvg_free(*key);
+        return -1;
+    }
+    return 0;
 }
 
 /* The row of c's own flags named `name`, or NULL. */

@@ -20,7 +20,8 @@
  *                       pocl, cuda), repeatable
  *   --cpu LIST          CPU models, comma-separated (harness/base/cpumodel.h:
  *                       native, x86-64-v3, x86-64-v2 and their aliases)
- * and the resume key a run records (cli_run_key).
+ * and the resume key a run records (cli_run_key), with the command that
+ * continues a stopped run.
  */
 #ifndef HARNESS_CLI_H
 #define HARNESS_CLI_H
@@ -89,11 +90,14 @@ int cli_parse_shared(const char *cmd, const cli_shared *s, const char *flag, con
  * display (resume_flag_kind: --resume, --no-progress, --pin, --no-pin,
  * --jobs N), each word after a space, a word with characters other than
  * letters, digits and "_-./:=,+@%" (or an empty one) in single quotes as a
- * POSIX shell reads it. Sized to fit: never truncated. On success *key is
- * the NUL-terminated text, the caller's to dvg_free, and 0 is returned; -1
- * when out of memory (*key unchanged).
+ * POSIX shell reads it. Sized to fit: never truncated. With `resume` not
+ * NULL, *resume is the command that continues the run when a signal stops
+ * it: "divergence" and every word of argv, quoted alike, then "--resume"
+ * unless argv has it. On success *key (and *resume) are NUL-terminated
+ * texts, the caller's to dvg_free, and 0 is returned; -1 when out of
+ * memory (both unchanged).
  */
-int cli_run_key(int argc, char **argv, char **key);
+int cli_run_key(int argc, char **argv, char **key, char **resume);
 
 /*
  * One flag parser for every command: each command describes its flags in

@@ -5,7 +5,7 @@
  *
  * This file contains the `bisect` command: it reads its flags and the
  * signatures, and hands each to harness/run/replay/bisect.h, which replays the
- * signature's first reproducer on builds chosen by bisection and stores
+ * signature's reproducer (the latest run's) on builds chosen by bisection and stores
  * its regression range (and fixed range).
  */
 #include <inttypes.h>
@@ -27,7 +27,8 @@ static int usage(FILE *to)
           "         [--timeout MS] [--memory-limit MIB] sig:N ... | --since RUN\n",
           to);
     if (to == stdout)
-        fputs("Replays each signature's first reproducer on builds of its implementation\n"
+        fputs("Replays each signature's reproducer (the latest run's, as replay sig:N)\n"
+              "on builds of its implementation\n"
               "chosen by bisection, each in its own sandboxed worker, and stores the\n"
               "regression range (the last build without it, the first with it) and, where\n"
               "a later build lacks it, the fixed range (the last with it, the first\n"

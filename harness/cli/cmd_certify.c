@@ -51,7 +51,9 @@ static int usage(FILE *to)
             "of the largest (docs/contexts.md)\n"
             "--resume continues the latest incomplete run of this command line and plugin\n"
             "build in the database (claims already certified are kept); none: a new run\n"
-            "exit: 0 every claim holds, 1 a claim does not, 2 usage or environment error\n");
+            "exit: 0 every claim holds, 1 a claim does not, 2 usage or environment error,\n"
+            "128 + the signal when SIGINT, SIGTERM or SIGHUP stopped it (the run is stored\n"
+            "as 'interrupted'; stderr names the --resume command that continues it)\n");
     return 2;
 }
 
@@ -96,13 +98,15 @@ int cmd_certify(int argc, char **argv)
         fprintf(stderr, "divergence certify: --plugin PATH is required\n");
         return usage(stderr);
     }
-    char *key;
-    if (cli_run_key(argc, argv, &key)) {
+    char *key, *resume;
+    if (cli_run_key(argc, argv, &key, &resume)) {
         fprintf(stderr, "divergence certify: out of memory\n");
         return 2;
     }
     o.args = key;
+    o.resume_command = resume;
     rc = certify_run(&o, stdout, stderr);
+    dvg_free(resume);
     dvg_free(key);
     return rc;
 }

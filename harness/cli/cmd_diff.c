@@ -73,7 +73,7 @@ int cmd_diff(int argc, char **argv)
         return usage(stderr);
     }
     char *key;
-    if (cli_run_key(argc, argv, &key)) {
+    if (cli_run_key(argc, argv, &key, NULL)) {
         fprintf(stderr, "divergence diff: out of memory\n");
         return 2;
     }

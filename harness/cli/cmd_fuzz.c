@@ -40,7 +40,8 @@ static const char fuzz_usage[] =
     "--cpu-limit S: CPU seconds per plugin call (default 300, 0: none)\n"
     "--resume continues the latest incomplete fuzz run of this command line and plugin\n"
     "build from the cases it recorded (--seconds budgets this session); none: a new run\n"
-    "exit: 0 nothing found, 1 findings, 2 usage or environment error\n";
+    "exit: 0 nothing found, 1 findings, 2 usage or environment error, 128 + the signal\n"
+    "when SIGINT, SIGTERM or SIGHUP stopped it (run stored as 'interrupted')\n";
 static const char import_usage[] =
     "usage: divergence import --plugin P [--plugin Q ...] [--db F] [--max-elements N] [--memory-limit MIB]\n"
     "         [--cpu-limit S] FILE|DIR...\n"
@@ -138,13 +139,15 @@ int cmd_fuzz(int argc, char **argv)
         fprintf(stderr, "divergence fuzz: --seconds 0 needs --cases N\n");
         return 2;
     }
-    char *key;
-    if (cli_run_key(argc, argv, &key)) {
+    char *key, *resume;
+    if (cli_run_key(argc, argv, &key, &resume)) {
         fprintf(stderr, "divergence fuzz: out of memory\n");
         return 2;
     }
     o.args = key;
+    o.resume_command = resume;
     int rc = campaign_run(&o, stdout, stderr);
+    dvg_free(resume);
     dvg_free(key);
     return rc;
 }
@@ -172,7 +175,7 @@ int cmd_import(int argc, char **argv)
         fprintf(stderr, "divergence import: no finding files given\n%s", import_usage);
         goto done;
     }
-    if (cli_run_key(argc, argv, &key)) {
+    if (cli_run_key(argc, argv, &key, NULL)) {
         fprintf(stderr, "divergence import: out of memory\n");
         goto done;
     }

@@ -180,7 +180,7 @@ static int usage(FILE *to)
 {
     fputs(USAGE, to);
     if (to == stdout)
-        fputs("  sig:N    the first reproducer kept for signature N (certificates and fuzz\n"
+        fputs("  sig:N    the reproducer of the latest run that saw signature N (certificates and fuzz\n"
               "           summaries print [sig:N] next to a class)\n"
               "  repro:N  reproducer N (reports print it in their replay commands)\n"
               "A bare number is refused: signatures and reproducers are numbered apart.\n"
@@ -271,7 +271,7 @@ static int print_recorded(const divcase *c, const store_reproducer *info, long l
     char attrs[160], sa[96], sb[96];
     printf(STORE_REF_REPRODUCER "%lld of " STORE_REF_SIGNATURE "%lld%s: %s, %s %s, class %s "
            "(recorded in run %lld)\n", id, (long long)info->signature_id,
-           by_signature ? " (its first reproducer)" : "", info->implementation, r.variant->name,
+           by_signature ? " (the reproducer of the latest run that saw it)" : "", info->implementation, r.variant->name,
            oracle_dtype_tag(c->dtype), info->cls, (long long)info->run_id);
     printf("  case %s: A %s, B %s, attrs %s\n", c->id, oracle_shape_format(&c->a_shape, sa, sizeof sa),
            oracle_shape_format(&c->b_shape, sb, sizeof sb),

@@ -39,7 +39,8 @@ static int usage(FILE *to)
             "--cpu MODEL: the CPU the plugin runs on: native (default), x86-64-v3 (haswell,\n"
             "avx2) or x86-64-v2 (nehalem, sse4.2) under QEMU's user-mode emulator\n"
             "exit: 0 every pair conforms, 1 not (or the sweep stopped), 2 usage or\n"
-            "environment error\n");
+            "environment error, 128 + the signal when SIGINT, SIGTERM or SIGHUP stopped it\n"
+            "(the run is stored as 'interrupted'; --resume continues it)\n");
     return 2;
 }
 
@@ -109,13 +110,15 @@ int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "divergence sweep: --plugin PATH and --dtype T are required\n");
         return usage(stderr);
     }
-    char *key;
-    if (cli_run_key(argc, argv, &key)) {
+    char *key, *resume;
+    if (cli_run_key(argc, argv, &key, &resume)) {
         fprintf(stderr, "divergence sweep: out of memory\n");
         return 2;
     }
     o.args = key;
+    o.resume_command = resume;
     rc = sweep_run(&o, stdout, stderr);
+    dvg_free(resume);
     dvg_free(key);
     return rc;
 }

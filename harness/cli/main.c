@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "harness/base/interrupt.h"
 #include "harness/cli/commands.h"
 
 typedef struct command {
@@ -49,6 +50,13 @@ int main(int argc, char **argv)
      * run is marked incomplete. The workers put every signal back to its
      * default before loading a plugin. */
     signal(SIGXFSZ, SIG_IGN);
+    /* SIGINT, SIGTERM, SIGHUP stop a run cleanly: what it holds is
+     * stored and the run marked 'interrupted' (interrupt.h). */
+    interrupt_install();
+    /* stdout to a file or a pipe goes out a line at a time, as stderr
+     * (unbuffered) does: a process stopped at any moment, even by
+     * SIGKILL, never leaves a line cut in the middle. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -104,6 +104,14 @@ char *verdict_bits_text(uint32_t dtype, uint64_t bits, char *buf, size_t len)
     return buf;
 }
 
+char *verdict_operands_text(uint32_t dtype, uint64_t a, uint64_t b, char *buf, size_t len)
+{
+    char ta[VERDICT_TEXT_MAX], tb[VERDICT_TEXT_MAX];
+    snprintf(buf, len, "%s / %s", verdict_bits_text(dtype, a, ta, sizeof ta),
+             verdict_bits_text(dtype, b, tb, sizeof tb));
+    return buf;
+}
+
 char *verdict_actual_text(uint32_t dtype, const verdict_example *ex, char *buf, size_t len)
 {
     char one[VERDICT_TEXT_MAX], two[VERDICT_TEXT_MAX];

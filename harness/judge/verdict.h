@@ -192,6 +192,11 @@ char *verdict_elem_text(uint32_t dtype, const oracle_elem *e, char *buf, size_t 
  * "1.5 (0x3fc00000)". As verdict_elem_text. */
 char *verdict_bits_text(uint32_t dtype, uint64_t bits, char *buf, size_t len);
 
+/* The operands of one element as every command and report names them:
+ * "-2147483648 (0x80000000) / -1 (0xffffffff)", verdict_bits_text of
+ * each. Writes buf (2 * VERDICT_TEXT_MAX + 4 is enough) and returns it. */
+char *verdict_operands_text(uint32_t dtype, uint64_t a, uint64_t b, char *buf, size_t len);
+
 /* The words for what an implementation gave for the element of example
  * `ex` (an element finding), the same in every command's output and in the
  * store (reproducers.actual): verdict_bits_text of ex->actual, or, when

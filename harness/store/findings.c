@@ -151,12 +151,25 @@ static int insert_reproducer(store *s, int64_t sig, int64_t run_id, const store_
     return store_step_done(s, st);
 }
 
+/* A change of signature sig's state by run run_id (signature_events),
+ * once per (signature, run, kind). 0 or -1. */
+static int record_event(store *s, int64_t sig, int64_t run_id, const char *kind)
+{
+    sqlite3_stmt *st = store_prepare(s, SQL_SIG_EVENT);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, sig);
+    sqlite3_bind_int64(st, 2, run_id);
+    store_bind_text(st, 3, kind);
+    return store_step_done(s, st);
+}
+
 int store_record_finding(store *s, int64_t run_id, const store_finding *f,
                          int64_t *signature_id, int *is_new)
 {
     const char *vname, *dname;
     sqlite3_stmt *st;
-    int64_t sig = 0, occurrences = 0, stored = 0, repro = 0;
+    int64_t sig = 0, occurrences = 0, stored = 0, repro = 0, reopened = 0;
     int rc = -1;
 
     s->op = "record finding";
@@ -185,7 +198,12 @@ int store_record_finding(store *s, int64_t run_id, const store_finding *f,
         goto done;
     sig = sqlite3_column_int64(st, 0);
     occurrences = sqlite3_column_int64(st, 1);
+    reopened = sqlite3_column_int64(st, 2); /* NULL reads 0 */
     if (store_step_done(s, st))
+        goto done;
+    /* its life: first seen by this run, or seen again after a fix */
+    if ((occurrences == 1 && record_event(s, sig, run_id, "new")) ||
+        (reopened == run_id && record_event(s, sig, run_id, "reopened")))
         goto done;
     if (occurrences == 1 && group_signature(s, sig, run_id, f, dname))
         goto done;
@@ -195,9 +213,12 @@ int store_record_finding(store *s, int64_t run_id, const store_finding *f,
     sqlite3_bind_int64(st, 2, run_id);
     if (store_step_done(s, st))
         goto done;
+    /* the bound is per run: every run that sees a signature keeps
+     * reproducers of its own (issue 34), not only the first run */
     if (!(st = store_prepare(s, SQL_REPRO_COUNT)))
         goto done;
     sqlite3_bind_int64(st, 1, sig);
+    sqlite3_bind_int64(st, 2, run_id);
     if (store_step_row(s, st))
         goto done;
     stored = sqlite3_column_int64(st, 0);

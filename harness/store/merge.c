@@ -113,6 +113,14 @@ static const char *const merge_sql_signatures =
     "  JOIN temp.merge_runs mr ON mr.src = g.run_id AND mr.new"
     "  WHERE true ON CONFLICT(signature_id, run_id) DO UPDATE SET"
     "  occurrences = occurrences + excluded.occurrences;"
+    "INSERT OR IGNORE INTO main.signature_events(signature_id, run_id, build_id, kind,"
+    "  recorded_at) SELECT ms.dst, mr.dst, mb.dst, e.kind, e.recorded_at"
+    "  FROM merge_src.signature_events e JOIN temp.merge_sigs ms ON ms.src = e.signature_id"
+    "  JOIN temp.merge_runs mr ON mr.src = e.run_id"
+    "  LEFT JOIN temp.merge_builds mb ON mb.src = e.build_id;"
+    "UPDATE main.signatures SET reopened_run_id = (SELECT max(e.run_id)"
+    "  FROM main.signature_events e WHERE e.signature_id = signatures.id"
+    "  AND e.kind = 'reopened');"
     "UPDATE main.signatures SET fixed_run_id = (SELECT min(t.run_id) FROM main.certificates t"
     "  WHERE t.implementation = signatures.implementation AND t.variant = signatures.variant"
     "  AND t.dtype = signatures.dtype AND t.run_id > signatures.last_run_id);"
@@ -283,7 +291,8 @@ static int merge_insert_run(store *s, sqlite3_stmt *run, int merged, const char 
 }
 
 /* Start, end and status of merged run `id` from its shards: complete when
- * all shard_count shards are there and complete. */
+ * all shard_count shards are there and complete; else interrupted when a
+ * shard was, else incomplete. */
 static int merge_run_header(store *s, int64_t id)
 {
     return merge_exec(
@@ -295,7 +304,9 @@ static int merge_run_header(store *s, int64_t id)
         "   ELSE (SELECT max(finished_at) FROM main.run_shards WHERE run_id = ?1) END,"
         " status = CASE WHEN (SELECT count(DISTINCT shard_index) FROM main.run_shards"
         "   WHERE run_id = ?1) = shard_count AND NOT EXISTS (SELECT 1 FROM main.run_shards"
-        "   WHERE run_id = ?1 AND status <> 'complete') THEN 'complete' ELSE 'incomplete' END"
+        "   WHERE run_id = ?1 AND status <> 'complete') THEN 'complete'"
+        "   WHEN EXISTS (SELECT 1 FROM main.run_shards WHERE run_id = ?1"
+        "   AND status = 'interrupted') THEN 'interrupted' ELSE 'incomplete' END"
         " WHERE id = ?1",
         1, id);
 }

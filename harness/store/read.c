@@ -132,3 +132,29 @@ const void *store_row_blob(const store_row *r, int col, size_t *len)
     *len = p ? (size_t)sqlite3_column_bytes(r->st, col) : 0;
     return p;
 }
+
+/* store_select's callback: the three counts of store_run_changes. */
+static int on_changes(void *ctx, const store_row *r)
+{
+    int64_t *n = ctx;
+    for (int i = 0; i < 3; i++)
+        n[i] = store_row_int(r, i);
+    return 0;
+}
+
+int store_run_changes(store *s, int64_t run_id, int64_t *n_new, int64_t *n_reopened,
+                      int64_t *n_fixed)
+{
+    int64_t n[3] = {0, 0, 0};
+    store_param p = STORE_PARAM_INT(run_id);
+    if (store_select(s,
+                     "SELECT coalesce(sum(kind = 'new'), 0), coalesce(sum(kind = 'reopened'), 0),"
+                     " coalesce(sum(kind = 'fixed'), 0) FROM read_signature_events"
+                     " WHERE run_id = ?1",
+                     &p, 1, on_changes, n))
+        return -1;
+    *n_new = n[0];
+    *n_reopened = n[1];
+    *n_fixed = n[2];
+    return 0;
+}

@@ -101,6 +101,7 @@ int store_finish_run(store *s, int64_t run_id, int status)
 {
     const char *text = status == STORE_RUN_COMPLETE     ? "complete"
                        : status == STORE_RUN_INCOMPLETE ? "incomplete"
+                       : status == STORE_RUN_INTERRUPTED ? "interrupted"
                                                         : NULL;
     s->op = "finish run";
     if (!text)
@@ -378,6 +379,11 @@ int store_mark_fixed(store *s, int64_t run_id, const char *implementation, uint3
         return -1;
     if (store_begin_op(s, "mark fixed"))
         return -1;
+    if (!(st = store_prepare(s, SQL_SIG_FIX_EVENTS)))
+        goto done;
+    store_bind_triple(st, run_id, implementation, vname, dname);
+    if (store_step_done(s, st))
+        goto done;
     if (!(st = store_prepare(s, SQL_SIG_FIX)))
         goto done;
     store_bind_triple(st, run_id, implementation, vname, dname);

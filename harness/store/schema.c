@@ -426,6 +426,53 @@ static const char *const migrations[] = {
      * order; '' for a reproducer that shows alone. */
     "ALTER TABLE reproducers ADD COLUMN calls_before TEXT NOT NULL DEFAULT '';\n",
     /* ---- end of 7 -> 8 ---------------------------------------------- */
+    /* ---- 8 -> 9: interrupted runs (issue 34) -------------------------
+     * runs.status 'interrupted': a run stopped by SIGINT, SIGTERM or
+     * SIGHUP that stored what it held (harness/base/interrupt.h). The
+     * CHECK of runs.status only widens, so no stored row can break it:
+     * SQLite's documented way for that is to edit the table's text in
+     * sqlite_schema (lang_altertable.html, "other kinds of table schema
+     * changes"), where rebuilding runs would have to drop and recreate
+     * every table and view that names it. */
+    "PRAGMA writable_schema = ON;\n"
+    "UPDATE sqlite_schema SET sql = replace(sql,\n"
+    "    '(''running'', ''complete'', ''incomplete'')',\n"
+    "    '(''running'', ''complete'', ''incomplete'', ''interrupted'')')\n"
+    "  WHERE type = 'table' AND name = 'runs';\n"
+    "PRAGMA writable_schema = RESET;\n",
+    /* ---- end of 8 -> 9 ---------------------------------------------- */
+    /* ---- 9 -> 10: a signature's life (issue 34) ----------------------
+     * signature_events: each change of a signature's state, with the run
+     * that made it and that run's build of the implementation: 'new'
+     * (first seen), 'fixed' (its claim certified by a run that did not
+     * see it), 'reopened' (seen again by a run after it was fixed).
+     * signatures.reopened_run_id: the run that last reopened it (NULL:
+     * never). Older files get their 'new' and 'fixed' events from
+     * first_run_id and fixed_run_id; a reopening before version 10 left
+     * no trace to read back. */
+    "CREATE TABLE signature_events(\n"
+    "  signature_id INTEGER NOT NULL REFERENCES signatures(id),\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+    "  build_id INTEGER REFERENCES plugin_builds(id),\n"
+    "  kind TEXT NOT NULL CHECK (kind IN ('new', 'fixed', 'reopened')),\n"
+    "  recorded_at TEXT NOT NULL,\n"
+    "  PRIMARY KEY (signature_id, run_id, kind)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE INDEX signature_events_run ON signature_events(run_id);\n"
+    "ALTER TABLE signatures ADD COLUMN reopened_run_id INTEGER REFERENCES runs(id);\n"
+    "INSERT OR IGNORE INTO signature_events(signature_id, run_id, build_id, kind, recorded_at)\n"
+    "  SELECT s.id, s.first_run_id, " STORE_SQL_RUN_BUILD("s.first_run_id", "s.implementation")
+    ", 'new', s.first_seen FROM signatures s;\n"
+    "INSERT OR IGNORE INTO signature_events(signature_id, run_id, build_id, kind, recorded_at)\n"
+    "  SELECT s.id, s.fixed_run_id, " STORE_SQL_RUN_BUILD("s.fixed_run_id", "s.implementation")
+    ", 'fixed', coalesce((SELECT r.finished_at FROM runs r WHERE r.id = s.fixed_run_id),"
+    " s.last_seen) FROM signatures s WHERE s.fixed_run_id IS NOT NULL;\n"
+    "CREATE VIEW v_signature_events AS\n"
+    "SELECT e.signature_id, s.implementation, s.variant, s.dtype, s.class, s.operand_class,\n"
+    "  e.kind, e.run_id, e.build_id, b.version, b.sha256, e.recorded_at\n"
+    "FROM signature_events e JOIN signatures s ON s.id = e.signature_id\n"
+    "  LEFT JOIN plugin_builds b ON b.id = e.build_id;\n",
+    /* ---- end of 9 -> 10 --------------------------------------------- */
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -509,7 +556,7 @@ static const char *const read_views =
     "  bucket, elements FROM main.ulp_histograms;\n"
     "CREATE TEMP VIEW read_signatures AS SELECT id, implementation, variant, dtype, class,"
     "  operand_class, first_run_id, last_run_id, first_seen, last_seen, status, fixed_run_id,"
-    "  occurrences, reproducers_dropped, bug_id FROM main.signatures;\n"
+    "  occurrences, reproducers_dropped, bug_id, reopened_run_id FROM main.signatures;\n"
     "CREATE TEMP VIEW read_bugs AS SELECT id, implementation, class, kind, locus,"
     "  first_run_id, first_seen FROM main.bugs;\n"
     "CREATE TEMP VIEW read_coverage AS SELECT run_id, implementation, variant, dtype, cases,"
@@ -521,6 +568,8 @@ static const char *const read_views =
     "  case_id, source, variant, dtype, attrs, attr_broadcast, attr_axis_set, attr_axis,"
     "  attr_pythondiv, attr_auto_broadcast, attr_int_rounding, a_shape, b_shape, a, b,"
     "  element, expected, actual, ulps, note, data_offsets, calls_before FROM main.reproducers;\n"
+    "CREATE TEMP VIEW read_signature_events AS SELECT signature_id, run_id, build_id, kind,"
+    "  recorded_at FROM main.signature_events;\n"
     "CREATE TEMP VIEW read_signature_ranges AS SELECT signature_id, kind, before_build_id,"
     "  after_build_id, builds, replays, monotonic, note, recorded_at"
     "  FROM main.signature_ranges;\n";

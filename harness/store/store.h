@@ -56,6 +56,10 @@
 /* Final states of a run (store_finish_run). */
 #define STORE_RUN_COMPLETE   1
 #define STORE_RUN_INCOMPLETE 2
+/* Stopped by SIGINT, SIGTERM or SIGHUP (harness/base/interrupt.h) after
+ * storing what it held; taken up by --resume as an incomplete run is.
+ * Since schema 9. */
+#define STORE_RUN_INTERRUPTED 3
 
 typedef struct store store;
 
@@ -160,18 +164,18 @@ typedef struct store_run_info {
 int store_begin_run(store *s, const store_run_info *info, int64_t *run_id);
 
 /*
- * Ends a run: status STORE_RUN_COMPLETE ('complete') or
- * STORE_RUN_INCOMPLETE ('incomplete'), and finished_at = now. Fails for an
- * unknown run id or status.
+ * Ends a run: status STORE_RUN_COMPLETE ('complete'), STORE_RUN_INCOMPLETE
+ * ('incomplete') or STORE_RUN_INTERRUPTED ('interrupted'), and finished_at
+ * = now. Fails for an unknown run id or status.
  */
 int store_finish_run(store *s, int64_t run_id, int status);
 
 /*
  * Takes up run `run_id` again (`divergence certify|fuzz --resume`): its
- * status goes from 'incomplete' back to 'running', finished_at is cleared,
+ * status goes from 'incomplete' or 'interrupted' back to 'running', finished_at is cleared,
  * and its host, pid and process tag become this process's (so a process
  * killed again leaves it 'running' for store_mark_stale_runs to find).
- * Fails when the run does not exist or is not 'incomplete' (complete, or
+ * Fails when the run does not exist or is neither (complete, or
  * taken up by another process first), and inside a batch. Since schema 2
  * (added without a schema change).
  */
@@ -243,8 +247,10 @@ typedef struct store_finding {
  * variant, dtype, class, operand class) - a new one starts with
  * occurrences 1 and first/last run and time set; a known one gets
  * occurrences + 1, last run and last seen updated, and status 'open' again
- * if it was 'fixed' - then stores the case as a reproducer unless the
- * signature already has the limit (store_set_reproducer_limit) or the
+ * if it was 'fixed', which reopens it: reopened_run_id = run_id and a
+ * 'reopened' event; a new signature gets a 'new' event (schema 10) - then
+ * stores the case as a reproducer unless the
+ * signature already has the limit of this run (store_set_reproducer_limit) or the
  * operands exceed STORE_MAX_OPERAND_BYTES, in which case the signature's
  * reproducers_dropped is incremented instead.
  *
@@ -262,7 +268,7 @@ int store_record_finding(store *s, int64_t run_id, const store_finding *f,
  * none was recorded yet). */
 int64_t store_last_reproducer(const store *s);
 
-/* Reproducers kept per signature from now on for this handle (default
+/* Reproducers kept per signature and run from now on for this handle (default
  * STORE_DEFAULT_REPRODUCERS; 0 keeps none). Never fails. */
 void store_set_reproducer_limit(store *s, uint32_t limit);
 
@@ -376,8 +382,9 @@ typedef struct store_build {
  * error. */
 int store_run_build(store *s, int64_t run_id, const char *name, store_build *out);
 
-/* The first reproducer (the lowest id) kept for signature `signature_id`
- * into *reproducer_id. Fails with "no such signature" or, when it keeps
+/* The reproducer `sig:N` names: of the latest run that kept one for
+ * signature `signature_id` (the build that failed last), a crash
+ * narrowed to its pair first, else the lowest id, into *reproducer_id. Fails with "no such signature" or, when it keeps
  * none (all counted as dropped), "signature N keeps no reproducer (M
  * dropped)". */
 int store_signature_reproducer(store *s, int64_t signature_id, int64_t *reproducer_id);
@@ -434,6 +441,15 @@ typedef int (*store_row_fn)(void *ctx, const store_row *row);
  */
 int store_select(store *s, const char *sql, const store_param *params, size_t n_params,
                  store_row_fn fn, void *ctx);
+
+/*
+ * What run `run_id` changed in the life of signatures (signature_events,
+ * schema 10): *n_new first found by it, *n_reopened seen again by it after
+ * a fix, *n_fixed fixed by it (its claim certified without them). 0, or
+ * -1 with the reason in store_errmsg. Since schema 10.
+ */
+int store_run_changes(store *s, int64_t run_id, int64_t *n_new, int64_t *n_reopened,
+                      int64_t *n_fixed);
 
 /* The row's columns: count, name (never NULL), type (STORE_NULL ..
  * STORE_BLOB, as stored), and values. store_row_text gives NULL for a NULL

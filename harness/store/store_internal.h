@@ -43,6 +43,13 @@
 /* An ISO 8601 UTC time stamp with milliseconds, computed by SQLite. */
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
+/* The build of implementation IMPL that run RUN loaded (its newest, for a
+ * run that loaded several), or NULL: SQL over the tables, for the events
+ * of a signature's life (signature_events). */
+#define STORE_SQL_RUN_BUILD(run, impl)                                                  \
+    "(SELECT max(p.plugin_build_id) FROM run_plugins p JOIN plugin_builds b"           \
+    " ON b.id = p.plugin_build_id WHERE p.run_id = " run " AND b.name = " impl ")"
+
 /* ------------------------------------------------------------------------
  * Bugs (docs/store.md, "bugs"): a signature's bug is the fingerprint
  * (implementation, class, kind, locus) of the case it was first recorded
@@ -134,7 +141,7 @@
       "UPDATE runs SET status = 'incomplete' WHERE id = ?1 AND status = 'running'")     \
     X(RUN_RESUME,                                                                       \
       "UPDATE runs SET status = 'running', finished_at = NULL, host = ?2, pid = ?3,"    \
-      " process_tag = ?4 WHERE id = ?1 AND status = 'incomplete'")                      \
+      " process_tag = ?4 WHERE id = ?1 AND status IN ('incomplete', 'interrupted')")    \
     X(BUILD_UPSERT,                                                                     \
       "INSERT INTO plugin_builds(name, version, sha256, path, first_seen)"              \
       " VALUES(?1, ?2, ?3, ?4, " NOW ") ON CONFLICT(name, version, sha256)"             \
@@ -158,7 +165,13 @@
       " ON CONFLICT(implementation, variant, dtype, class, operand_class) DO UPDATE SET" \
       " last_run_id = max(last_run_id, excluded.last_run_id),"                         \
       " last_seen = excluded.last_seen, occurrences = occurrences + 1,"                 \
-      " status = 'open', fixed_run_id = NULL RETURNING id, occurrences")               \
+      " reopened_run_id = CASE WHEN status = 'fixed' THEN excluded.last_run_id"        \
+      " ELSE reopened_run_id END,"                                                      \
+      " status = 'open', fixed_run_id = NULL RETURNING id, occurrences, reopened_run_id") \
+    X(SIG_EVENT,                                                                        \
+      "INSERT OR IGNORE INTO signature_events(signature_id, run_id, build_id, kind,"    \
+      " recorded_at) SELECT s.id, ?2, " STORE_SQL_RUN_BUILD("?2", "s.implementation")   \
+      ", ?3, " NOW " FROM signatures s WHERE s.id = ?1")                                \
     X(SIGRUN_ADD,                                                                       \
       "INSERT INTO signature_runs(signature_id, run_id, occurrences) VALUES(?1, ?2, 1)"  \
       " ON CONFLICT(signature_id, run_id) DO UPDATE SET occurrences = occurrences + 1")  \
@@ -167,7 +180,8 @@
       " elements) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"                                        \
       " ON CONFLICT(run_id, implementation, variant, dtype, bucket) DO UPDATE SET"       \
       " elements = elements + excluded.elements")                                       \
-    X(REPRO_COUNT, "SELECT count(*) FROM reproducers WHERE signature_id = ?1")          \
+    X(REPRO_COUNT,                                                                      \
+      "SELECT count(*) FROM reproducers WHERE signature_id = ?1 AND run_id = ?2")      \
     X(REPRO_INSERT,                                                                     \
       "INSERT INTO reproducers(signature_id, run_id, recorded_at, case_id, source,"     \
       " variant, dtype, attrs, attr_broadcast, attr_axis_set, attr_axis,"               \
@@ -205,6 +219,11 @@
       " broadcast_classes = excluded.broadcast_classes,"                                \
       " size_tiers = excluded.size_tiers, paths = excluded.paths,"                      \
       " alignments = excluded.alignments")                                              \
+    X(SIG_FIX_EVENTS,                                                                   \
+      "INSERT OR IGNORE INTO signature_events(signature_id, run_id, build_id, kind,"    \
+      " recorded_at) SELECT s.id, ?1, " STORE_SQL_RUN_BUILD("?1", "s.implementation")   \
+      ", 'fixed', " NOW " FROM signatures s WHERE implementation = ?2 AND variant = ?3" \
+      " AND dtype = ?4 AND status = 'open' AND last_run_id < ?1")                       \
     X(SIG_FIX,                                                                          \
       "UPDATE signatures SET status = 'fixed', fixed_run_id = ?1 WHERE"                 \
       " implementation = ?2 AND variant = ?3 AND dtype = ?4 AND status = 'open'"        \
@@ -223,8 +242,10 @@
       " ORDER BY b.id DESC LIMIT 1")                                                    \
     X(REPRO_CALLS, "SELECT calls_before FROM reproducers WHERE id = ?1")                \
     X(SIG_FIRST_REPRO,                                                                  \
-      "SELECT (SELECT min(r.id) FROM reproducers r WHERE r.signature_id = s.id),"       \
-      " s.reproducers_dropped FROM signatures s WHERE s.id = ?1")
+      "SELECT (SELECT r.id FROM reproducers r WHERE r.signature_id = s.id"              \
+      " ORDER BY r.run_id DESC,"                                                        \
+      " coalesce(r.note, '') LIKE '%; narrowed to output element %' DESC, r.id"         \
+      " LIMIT 1), s.reproducers_dropped FROM signatures s WHERE s.id = ?1")
 
 #define SQL_ENUM_(ID, sql) SQL_##ID,
 enum { STORE_SQL_LIST(SQL_ENUM_) SQL_COUNT_ };

@@ -42,7 +42,19 @@ for f in "$S"/fixtures/schema-v*.sql; do
     "$D" db check "v$v.db" >check.out 2>&1
     check "db check after migration: $(cat check.out)" grep -q "ok, schema version $latest\$" check.out
     check "integrity after migration" [ "$(sqlite3 "v$v.db" 'PRAGMA integrity_check')" = ok ]
+    # schema 9: a run may be 'interrupted' (the CHECK widened in place)
+    if [ "$v" != 0 ]; then
+        check "version $v migrated takes an interrupted run" sqlite3 "v$v.db" \
+            "UPDATE runs SET status = 'interrupted' WHERE id = (SELECT min(id) FROM runs)"
+        check "and still refuses another status" [ -n "$(sqlite3 "v$v.db" \
+            "UPDATE runs SET status = 'paused' WHERE id = 1" 2>&1)" ]
+        "$D" report --db "v$v.db" --format junit -o "i$v.xml" --run "$(sqlite3 "v$v.db" 'SELECT min(id) FROM runs')" 2>err.txt
+        check "the interrupted run's JUnit of version $v has its error: $(cat err.txt)" grep -q 'errors="1"' "i$v.xml"
+        sqlite3 "v$v.db" "UPDATE runs SET status = 'complete' WHERE id = (SELECT min(id) FROM runs)"
+    fi
 done
+# The version-8 fixture's killed run (status 'incomplete') is still one --resume takes up.
+check "v8's incomplete run stays incomplete" [ "$(sqlite3 v8.db 'SELECT status FROM runs WHERE id = 2')" = incomplete ]
 
 # What the schema-1 fixture holds after the migration.
 check "every signature has its runs" [ "$(sqlite3 v1.db 'SELECT count(DISTINCT signature_id) FROM signature_runs')" -eq \

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "harness/base/alloc.h"
+#include "harness/base/interrupt.h"
 #include "harness/base/datadir.h"
 #include "harness/run/engine/resume.h"
 #include "harness/store/store.h"
@@ -239,15 +240,14 @@ static int record_counts(shared *sh)
     return rc;
 }
 
-int campaign_close_run(shared *sh, int complete)
+int campaign_close_run(shared *sh, int status)
 {
     const char *kind = sh->kind;
     FILE *err = sh->err;
     if (!sh->db || !sh->run_id)
         return 0;
     int rc = record_counts(sh);
-    if (session_finish(&sh->session, complete && !rc ? STORE_RUN_COMPLETE
-                                                     : STORE_RUN_INCOMPLETE))
+    if (session_finish(&sh->session, rc ? STORE_RUN_INCOMPLETE : status))
         rc = -1;
     if (rc)
         fprintf(err, "divergence %s: %s\n", kind, store_errmsg(sh->db));
@@ -551,13 +551,19 @@ int campaign_run(const campaign_options *o, FILE *out, FILE *err)
                        .commit = fuzz_commit, .discard = campaign_engine_discard,
                        .stop = fuzz_stop, .tick = o->progress ? fuzz_tick : NULL, .tick_s = 0.2,
                        .checkpoint = checkpoint, .checkpoint_s = CAMPAIGN_CHECKPOINT_S};
-    int failed = units && engine_run(&p, "fuzz", err) < 0;
+    int ran = units ? engine_run(&p, "fuzz", err) : 0;
+    int sig = ran > 0 ? interrupt_signal() : 0;
     double secs = engine_now() - sh.started_at;
     campaign_sum_tallies(&sh);
-    if (campaign_close_run(&sh, !failed) || failed)
+    if (campaign_close_run(&sh, ran < 0 ? STORE_RUN_INCOMPLETE
+                                : sig  ? STORE_RUN_INTERRUPTED
+                                       : STORE_RUN_COMPLETE) ||
+        ran < 0)
         goto done;
     campaign_print_summary(&sh, secs);
     status = sh.n_signatures > sh.n_hazard_signatures ? 1 : 0; /* hazards do not fail */
+    if (sig)
+        status = session_say_interrupted(&sh.session, sig, o->resume_command);
 done:
     for (uint32_t i = 0; jobs && i < sh.jobs; i++)
         campaign_job_free(&jobs[i]);

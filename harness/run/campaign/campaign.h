@@ -41,6 +41,8 @@ typedef struct campaign_options {
     const char *db_path;       /* NULL: STORE_DEFAULT_PATH */
     const char *corpus_dir;    /* NULL: the data directory's corpus/div; "": none */
     const char *args;          /* the resume key (cli_run_key), runs.args */
+    const char *resume_command; /* fuzz: what continues the run when a
+                                   signal stops it (cli_resume_command) */
     double seconds;            /* wall-clock budget; 0: until max_cases */
     uint64_t max_cases;        /* 0: until the time budget */
     uint32_t jobs;             /* jobs, a worker per plugin each (the run

@@ -243,8 +243,8 @@ int campaign_take_info(shared *sh, const job *j);
 /* Opens the run (new, or --resume's). 0 or -1. */
 int campaign_open_run(shared *sh);
 
-/* Records the counts and ends the run. 0 or -1. */
-int campaign_close_run(shared *sh, int complete);
+/* Records the counts and ends the run as `status` (STORE_RUN_*). 0 or -1. */
+int campaign_close_run(shared *sh, int status);
 
 /* The sum of the jobs' tallies into sh->tallies (jobs paused or done). */
 void campaign_sum_tallies(shared *sh);

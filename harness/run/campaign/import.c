@@ -159,7 +159,7 @@ int campaign_import(const campaign_options *o, char **paths, int n_paths, FILE *
                        .commit = import_commit, .discard = campaign_engine_discard};
     int failed = files.n && engine_run(&p, "import", err) != 0;
     campaign_sum_tallies(&sh);
-    if (campaign_close_run(&sh, !failed) || failed)
+    if (campaign_close_run(&sh, failed ? STORE_RUN_INCOMPLETE : STORE_RUN_COMPLETE) || failed)
         goto done;
     campaign_print_summary(&sh, 0);
     status = sh.n_signatures > sh.n_hazard_signatures ? 1 : 0;

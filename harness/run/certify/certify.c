@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness/base/alloc.h"
+#include "harness/base/interrupt.h"
 #include "harness/store/store.h"
 #include "oracle/fastpath.h"
 
@@ -167,12 +168,34 @@ static int judge_claims(certify *cf, double t0)
                        .job_free = certify_job_free, .run = certify_unit_run,
                        .commit = certify_unit_commit, .discard = certify_unit_discard,
                        .tick = o->progress ? certify_tick : NULL, .tick_s = 0.2};
-    if (engine_run(&p, "certify", cf->err) < 0)
+    int ran = engine_run(&p, "certify", cf->err);
+    if (ran < 0)
         return 2;
-    fprintf(cf->out, "%u of %u claims hold; %" PRIu64 " new finding signatures; %.1f s; "
-                     "'divergence replay --db %s " STORE_REF_SIGNATURE "N' re-runs the first "
+    int sig = ran > 0 ? interrupt_signal() : 0;
+    if (sig) {
+        if (certify_store_held(cf))
+            return 2;
+        fprintf(cf->out, "INTERRUPTED by %s: %u of %u claims certified, the others not "
+                         "judged; %u of them hold; %" PRIu64 " new finding signatures; %.1f s\n",
+                interrupt_name(sig), cf->claims_done, cf->n_claims, cf->claims_held,
+                cf->new_signatures, engine_now() - t0);
+        if (session_finish(&cf->session, STORE_RUN_INTERRUPTED)) {
+            fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
+            return 2;
+        }
+        return session_say_interrupted(&cf->session, sig, o->resume_command);
+    }
+    int64_t n_new, n_reopened, n_fixed;
+    if (store_run_changes(cf->db, cf->run_id, &n_new, &n_reopened, &n_fixed)) {
+        fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
+        return 2;
+    }
+    /* a signature's life (docs/store.md): new, reopened after a fix, fixed */
+    fprintf(cf->out, "%u of %u claims hold; finding signatures: %" PRId64 " new, %" PRId64
+                     " reopened, %" PRId64 " fixed; %.1f s; "
+                     "'divergence replay --db %s " STORE_REF_SIGNATURE "N' re-runs the latest "
                      "reproducer of signature [" STORE_REF_SIGNATURE "N]\n",
-            cf->claims_held, cf->n_claims, cf->new_signatures, engine_now() - t0,
+            cf->claims_held, cf->n_claims, n_new, n_reopened, n_fixed, engine_now() - t0,
             cf->session.db_path);
     if (session_finish(&cf->session, STORE_RUN_COMPLETE)) {
         fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));

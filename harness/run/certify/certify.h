@@ -36,6 +36,8 @@ typedef struct certify_options {
     const char *db_path;           /* NULL: STORE_DEFAULT_PATH */
     const char *cases_dir;         /* NULL: the data directory's cases/; "" none */
     const char *args;              /* the resume key (cli_run_key), runs.args */
+    const char *resume_command;    /* what continues the run when a signal
+                                      stops it (cli_resume_command) */
     run_filter only;               /* the claims judged (none named: all) */
     verdict_profile profile;
     uint64_t seed;

@@ -179,6 +179,7 @@ typedef struct claim_state {
     uint64_t cpu_classes[CERTIFY_MAX_CPUS];
     uint64_t cpu_unconfirmed[CERTIFY_MAX_CPUS], cpu_fake_classes[CERTIFY_MAX_CPUS];
     uint32_t contexts[CTX_COUNT]; /* cases run in each context */
+    int open;                 /* begun and not yet recorded */
 } claim_state;
 
 /* Everything one certification holds. */
@@ -268,5 +269,11 @@ void contexts_free(certify_contexts *cx);
 /* claim.c: the engine policy's commit side, and the progress line. */
 int certify_unit_commit(void *ctx, uint64_t u, void *result);
 void certify_tick(void *ctx, int last);
+
+/* A signal stopped the run in the middle of a claim: the findings the
+ * claim holds so far (its reproducers and signatures, no counts and no
+ * certificate: --resume judges the claim again) recorded in one
+ * transaction. 0, or -1 (the store's error printed). */
+int certify_store_held(certify *cf);
 
 #endif /* HARNESS_CERTIFY_INTERNAL_H */

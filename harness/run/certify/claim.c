@@ -34,6 +34,7 @@ static void claim_begin(certify *cf)
     memset(a->cpu_classes, 0, sizeof a->cpu_classes);
     memset(a->cpu_unconfirmed, 0, sizeof a->cpu_unconfirmed);
     memset(a->cpu_fake_classes, 0, sizeof a->cpu_fake_classes);
+    a->open = 1;
 }
 
 /* The classes of t's findings, as bits. */
@@ -107,9 +108,14 @@ static int fold(certify *cf, unit_result *res, size_t k, size_t *at)
             return -1;
     if (rec->narrow && !a->narrowed) { /* one narrowed reproducer per claim */
         a->narrowed = 1;
-        for (; *at < n && recorder_tag(&res->rec, *at) == 2 * k + 1; (*at)++)
+        for (; *at < n && recorder_tag(&res->rec, *at) == 2 * k + 1; (*at)++) {
+            /* the certificate's example of a crash names the operands
+             * that crash it: the narrowed pair's note */
+            const verdict_example *ex = recorder_example(&res->rec, *at);
+            a->first[ex->cls] = *ex;
             if (take(cf, res, *at))
                 return -1;
+        }
     }
     if (rec->stage == STAGE_SHAPES) {
         a->incomplete += (uint32_t)rec->incomplete;
@@ -173,12 +179,11 @@ static void print_reproducers(certify *cf, uint32_t dtype)
         const verdict_example *ex = &cf->acc.first[k];
         fprintf(cf->out, "    %-26s %10" PRIu64 "  ", oracle_class_name((uint32_t)k), n);
         if (ex->index != UINT64_MAX && ex->elements) {
-            char a[64], b[64], want[128], got[VERDICT_ACTUAL_MAX];
-            verdict_bits_text(dtype, ex->a, a, sizeof a);
-            verdict_bits_text(dtype, ex->b, b, sizeof b);
+            char ops[2 * VERDICT_TEXT_MAX + 4], want[128], got[VERDICT_ACTUAL_MAX];
+            verdict_operands_text(dtype, ex->a, ex->b, ops, sizeof ops);
             verdict_elem_text(dtype, &ex->expected, want, sizeof want);
             verdict_actual_text(dtype, ex, got, sizeof got);
-            fprintf(cf->out, "e.g. %s / %s: expected %s, got %s", a, b, want, got);
+            fprintf(cf->out, "e.g. %s: expected %s, got %s", ops, want, got);
             if (k == ORACLE_CLASS_WRONG_VALUE && t->max_ulps)
                 fprintf(cf->out, " (max %" PRIu64 " ulp)", t->max_ulps);
             if (k == ORACLE_CLASS_EARLIER_CALLS)
@@ -271,6 +276,7 @@ static int claim_finish(certify *cf, const certify_claim *cl)
         verdict_certificate(&a->tally, &o->profile, cf->info->deviations, 0, buf, sizeof buf);
     if (record_claim(cf, cl, cert))
         return -1;
+    a->open = 0;
     if (o->progress)
         fprintf(cf->err, "\r%60s\r", "");
     fprintf(cf->out, "  %-18s %-5s %-40s %6" PRIu64 " cases %9" PRIu64 " elements\n",
@@ -332,6 +338,21 @@ int certify_unit_commit(void *ctx, uint64_t u, void *result)
         cf->claims_done++;
     certify_unit_discard(cf, res);
     return rc;
+}
+
+int certify_store_held(certify *cf)
+{
+    if (!cf->acc.open)
+        return 0;
+    if (store_begin(cf->db) ||
+        recorder_write(&cf->acc.rec, cf->db, cf->run_id, &cf->new_signatures) ||
+        store_commit(cf->db)) {
+        fprintf(cf->err, "divergence certify: %s\n", store_errmsg(cf->db));
+        store_rollback(cf->db);
+        return -1;
+    }
+    cf->acc.open = 0;
+    return 0;
 }
 
 void certify_tick(void *ctx, int last)

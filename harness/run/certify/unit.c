@@ -199,8 +199,18 @@ static void narrow_failure(certify_job *js, const divcase *c, const oracle_plan 
         memset(&ex, 0, sizeof ex);
         ex.cls = ORACLE_CLASS_CRASH; /* only crashes and exits are narrowed */
         ex.index = UINT64_MAX;
-        snprintf(ex.note, sizeof ex.note, "narrowed to output element %" PRIu64 " of case %s: %s",
-                 nr.index, c->id, nr.message);
+        ex.elements = 1; /* the one pair */
+        /* the pair first, as values: "-2147483648 (0x80000000) / -1
+         * (0xffffffff): crash in compute ...; narrowed to ..." */
+        char ops[2 * VERDICT_TEXT_MAX + 4], what[256];
+        const divcase *r = &nr.reduced;
+        verdict_operands_text(r->dtype, oracle_load(r->dtype, r->a, 0),
+                              oracle_load(r->dtype, r->b, 0), ops, sizeof ops);
+        if (snprintf(ex.note, sizeof ex.note, "%s: %s; narrowed to output element %" PRIu64
+                                              " of case %s: %s",
+                     ops, worker_result_format(&nr.failure, what, sizeof what), nr.index, c->id,
+                     nr.message) < 0) /* cut at VERDICT_NOTE_MAX is fine: the pair comes first */
+            ex.note[0] = '\0';
         /* recorded at once: the probe of earlier calls is the case's */
         if (recorder_departure(&js->res->rec, js->cf->info->name, js->tp, &nr.reduced, &ex,
                                NULL) < 0) {

@@ -18,7 +18,9 @@
  *
  * Stop conditions: a unit's run or its commit may stop the pool (return
  * 1); the command's `stop` is asked before each unit is taken (a deadline,
- * a case budget); an error (-1) stops it too. Progress: `tick` in the
+ * a case budget), and so is interrupt_signal (SIGINT, SIGTERM, SIGHUP:
+ * harness/base/interrupt.h; the command tells that stop by asking it
+ * too); an error (-1) stops it too. Progress: `tick` in the
  * calling thread every tick_s seconds and once at the end. Checkpoints:
  * every checkpoint_s seconds the jobs are paused between two units and
  * `checkpoint` runs in the calling thread (what --resume continues).

@@ -16,6 +16,7 @@
 
 #include "harness/base/affinity.h"
 #include "harness/base/alloc.h"
+#include "harness/base/interrupt.h"
 
 typedef struct done_unit {
     uint64_t unit;
@@ -120,7 +121,10 @@ static void *job_main(void *arg)
     const engine_policy *p = pl->p;
     affinity_pin_thread(jt->job.cpu);
     for (;;) {
-        int stop = p->stop && p->stop(p->ctx);
+        /* a stop asked from outside (SIGINT, SIGTERM, SIGHUP) ends the
+         * pool as the command's own stop does: the units taken finish
+         * and are committed, no other is taken */
+        int stop = interrupt_signal() || (p->stop && p->stop(p->ctx));
         pthread_mutex_lock(&pl->lock);
         if (stop)
             pl->stopped = 1;

@@ -38,7 +38,10 @@ int resume_flag_kind(const char *word, size_t len)
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
         if (word_is(word, len, plain[i]))
             return RESUME_FLAG_SPEED;
-    return word_is(word, len, "--jobs") ? RESUME_FLAG_SPEED_VALUE : RESUME_FLAG_JUDGED;
+    /* --seconds budgets one session of a fuzz run (--resume may give
+     * another), it does not change what the run judges */
+    return word_is(word, len, "--jobs") || word_is(word, len, "--seconds") ? RESUME_FLAG_SPEED_VALUE
+                                                                           : RESUME_FLAG_JUDGED;
 }
 
 /* The next word of `p` that changes what is judged (resume_flag_kind);
@@ -99,7 +102,8 @@ int resume_take(store *db, const char *kind, const char *args, const char *name,
     find_ctx f = {args ? args : "", 0};
     store_param p[2] = {STORE_PARAM_TEXT(kind), STORE_PARAM_INT(0)};
     if (store_select(db,
-                     "SELECT id, args FROM read_runs WHERE kind = ?1 AND status = 'incomplete'"
+                     "SELECT id, args FROM read_runs WHERE kind = ?1"
+                     " AND status IN ('incomplete', 'interrupted')"
                      " ORDER BY id DESC",
                      p, 1, on_run, &f))
         goto store_error;

@@ -25,7 +25,8 @@
 #define RESUME_FLAG_JUDGED      0 /* part of what is judged: in the key */
 #define RESUME_FLAG_SPEED       1 /* speed or display only: --resume,
                                      --no-progress, --pin, --no-pin */
-#define RESUME_FLAG_SPEED_VALUE 2 /* the same, with a value: --jobs N */
+#define RESUME_FLAG_SPEED_VALUE 2 /* the same, with a value: --jobs N,
+                                     --seconds N (a session's budget) */
 
 /* The kind of the len bytes at word (not NUL-terminated). */
 int resume_flag_kind(const char *word, size_t len);

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "harness/base/interrupt.h"
 #include "harness/run/engine/resume.h"
 
 int session_open(run_session *s, const char *command, const char *db_path,
@@ -93,6 +94,14 @@ int session_link_plugin(run_session *s, const char *name, const char *version,
 int session_finish(run_session *s, int status)
 {
     return store_finish_run(s->db, s->run_id, status);
+}
+
+int session_say_interrupted(const run_session *s, int sig, const char *resume)
+{
+    fprintf(s->err, "divergence %s: interrupted by %s: run %" PRId64 " is stored as "
+                    "'interrupted' with what it found so far; continue it with:\n  %s\n",
+            s->command, interrupt_name(sig), s->run_id, resume ? resume : "--resume");
+    return interrupt_exit_status(sig);
 }
 
 void session_close(run_session *s, int failed)

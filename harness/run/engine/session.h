@@ -76,11 +76,21 @@ int session_link_plugin(run_session *s, const char *name, const char *version,
                         const char *path);
 
 /*
- * Ends the run: STORE_RUN_COMPLETE or STORE_RUN_INCOMPLETE
- * (store_finish_run). Returns 0, or -1 with the store's reason in
+ * Ends the run: STORE_RUN_COMPLETE, STORE_RUN_INCOMPLETE or
+ * STORE_RUN_INTERRUPTED (store_finish_run). Returns 0, or -1 with the store's reason in
  * store_errmsg(s->db), not printed.
  */
 int session_finish(run_session *s, int status);
+
+/*
+ * Says on err that SIGINT, SIGTERM or SIGHUP (`sig`, from
+ * interrupt_signal) stopped the run, which the caller ended as
+ * STORE_RUN_INTERRUPTED after storing what it held: "divergence COMMAND:
+ * interrupted by SIGINT: run R is stored as 'interrupted' ...", then
+ * `resume`, the command that continues it (cli_run_key), on a line of its
+ * own. Returns the command's exit status, interrupt_exit_status(sig).
+ */
+int session_say_interrupted(const run_session *s, int sig, const char *resume);
 
 /*
  * Closes the store. When `failed` and the session holds a run, the run is

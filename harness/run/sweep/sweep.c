@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "harness/base/alloc.h"
+#include "harness/base/interrupt.h"
 #include "harness/run/sweep/sweep_internal.h"
 #include "harness/run/engine/trial.h"
 #include "oracle/dtype.h"
@@ -463,8 +464,10 @@ static double run_jobs(shared *sh)
                        .job_free = sweep_engine_job_free, .run = sweep_chunk_run,
                        .commit = sweep_chunk_commit, .discard = sweep_chunk_discard,
                        .stop = sweep_stop, .tick = o->progress ? tick : NULL, .tick_s = 0.25};
-    if (engine_run(&p, "sweep", sh->err) < 0)
+    int ran = engine_run(&p, "sweep", sh->err);
+    if (ran < 0)
         return -1;
+    sh->interrupted = ran > 0 && !sh->stopped ? interrupt_signal() : 0;
     double secs = engine_now() - sh->t0;
     for (uint32_t i = 0; i < sh->n_jobs; i++)
         worker_stop(sh->jobs[i].w); /* reaped: their peak memory is known */
@@ -541,6 +544,19 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
     double secs = run_jobs(&sh);
     if (secs < 0 || sh.failed)
         goto done;
+    if (sh.interrupted) {
+        /* the chunks done are stored; the sweep stays unfinished */
+        fprintf(out, "  INTERRUPTED by %s: %" PRIu64 " of %" PRIu64 " pairs judged, the others "
+                     "not; %" PRIu64 " new finding signatures; run %" PRId64 ", sweep %" PRId64 "\n",
+                interrupt_name(sh.interrupted), sh.pairs_done, sh.shard_pairs, sh.new_signatures,
+                sh.run_id, sh.sweep_id);
+        if (session_finish(&sh.session, STORE_RUN_INTERRUPTED)) {
+            fprintf(err, "divergence sweep: %s\n", store_errmsg(sh.db));
+            goto done;
+        }
+        status = session_say_interrupted(&sh.session, sh.interrupted, o->resume_command);
+        goto done;
+    }
     double paths_secs = 0;
     if (!sh.stopped && sweep_walk_paths(&sh, sh.jobs[0].w, &paths_secs))
         goto done;

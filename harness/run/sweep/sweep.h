@@ -75,6 +75,8 @@ typedef struct sweep_options {
     const char *config;         /* open() config; NULL: "" */
     const char *db_path;        /* NULL: STORE_DEFAULT_PATH */
     const char *args;           /* the resume key (cli_run_key), runs.args */
+    const char *resume_command; /* what continues the run when a signal
+                                   stops it (cli_resume_command) */
     uint32_t dtype;             /* DVG_DTYPE_*: f16 bf16 i16 u16 i8 u8 i4 u4 f32 f64 */
     uint32_t variant;           /* DVG_VARIANT_*; 0: the plugin's first claim with dtype */
     const char *attr_key[SWEEP_MAX_ATTRS], *attr_value[SWEEP_MAX_ATTRS];

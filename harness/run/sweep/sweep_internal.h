@@ -183,6 +183,7 @@ struct shared {
     uint64_t pairs_under_way;    /* of the chunks in progress, for progress */
     int failed;                  /* harness or store error */
     int stopped;                 /* too many failing batches */
+    int interrupted;             /* the signal that stopped the jobs, or 0 */
     int narrowed;                /* a crash was narrowed already */
     const char *stop_reason;
     uint64_t new_signatures;     /* the commits' */
