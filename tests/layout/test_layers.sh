@@ -18,13 +18,15 @@ allowed() {
     oracle) echo "divergence" ;;
     harness/base) echo "divergence" ;;
     harness/cases) echo "divergence oracle harness/base" ;;
-    harness/worker) echo "divergence oracle harness/base harness/cases" ;;
+    harness/sandbox) echo "divergence harness/base" ;;
+    harness/worker) echo "divergence oracle harness/base harness/cases harness/sandbox" ;;
+    harness/worker_program) echo "divergence oracle harness/base harness/cases harness/sandbox harness/worker" ;;
     harness/judge) echo "divergence oracle harness/base harness/cases" ;;
     harness/store) echo "divergence oracle harness/base harness/cases" ;;
-    harness/run) echo "divergence oracle harness/base harness/cases harness/worker harness/judge harness/store" ;;
+    harness/run) echo "divergence oracle harness/base harness/cases harness/sandbox harness/worker harness/judge harness/store" ;;
     reports) echo "divergence oracle harness/base harness/judge harness/store" ;;
-    harness/cli) echo "divergence oracle harness/base harness/cases harness/worker harness/judge harness/store harness/run reports" ;;
-    fuzz) echo "divergence oracle harness/base harness/cases harness/judge harness/worker" ;;
+    harness/cli) echo "divergence oracle harness/base harness/cases harness/sandbox harness/worker harness/judge harness/store harness/run reports" ;;
+    fuzz) echo "divergence oracle harness/base harness/cases harness/judge harness/sandbox harness/worker" ;;
     corpus) echo "divergence oracle harness/base harness/cases" ;;
     *) echo "?" ;;
     esac

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/child.c: the worker program.
+ * harness/worker_program/child.c: the worker program.
  *
  * This file contains everything the worker program (divergence-worker,
- * exec'd by launch.c, so nothing of the harness's memory or environment
+ * exec'd by harness/worker/life.c, so nothing of the harness's memory or environment
  * is in it) runs, except its sandbox (child_limits.c, isolate.c, and
  * child_confine of harness/sandbox/seccomp.c) and the state checks around
  * each call (child_state.c): child_program, which names
@@ -24,7 +24,7 @@
  * only. They record into the block and _exit, so neither the plugin nor
  * the harness's atexit handlers run after them.
  */
-#include "harness/worker/worker_internal.h"
+#include "harness/worker_program/program.h"
 
 #include <dlfcn.h>
 #include <errno.h>
