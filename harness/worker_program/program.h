@@ -24,6 +24,8 @@
  *                   plugin's threads still active watched a few ms
  *   child_probe.c   its side of a probe (two threads at once, in place:
  *                   worker_probe)
+ *   child_slot.c    what child.c and child_probe.c share: a tensor's slot
+ *                   mapped and unmapped, an instance opened, last_error
  *
  * The order of a worker's layers, and the one place an emulator goes.
  * A start (launch_spawn, then child_main) puts the layers in place in
@@ -133,10 +135,20 @@ __attribute__((noreturn)) void child_program(int argc, char **argv);
  * quits it or goes. */
 __attribute__((noreturn)) void child_main(const child_setup *cs, ctl_block *b);
 
-/* child.c, for child_probe.c: a tensor's slot mapped and unmapped, an
- * instance opened as the first one was, the plugin's last_error text. */
+/* Descriptor size of ABI 1.0: everything up to and including `close`;
+ * of ABI 1.1: up to and including `open_with`. A size between the two is
+ * refused; a larger one (a later minor) is read as 1.1. */
+#define DESCRIPTOR_V1_0_SIZE (offsetof(dvg_descriptor, close) + sizeof(void (*)(void)))
+#define DESCRIPTOR_V1_1_SIZE (offsetof(dvg_descriptor, open_with) + sizeof(void (*)(void)))
+
+/* child_slot.c, for child.c and child_probe.c: a tensor's slot mapped
+ * and unmapped, the mapping kept when the next request names the same
+ * slot (child_fit), an instance opened as the first one was, the
+ * plugin's last_error text. */
 int child_map(int fd, const ctl_region *r, int prot, size_t page, ctl_map *m);
 void child_unmap(ctl_map *m);
+int child_fit(int fd, const ctl_region *want, ctl_region *have, int prot, size_t page,
+              ctl_map *m);
 int32_t child_open(const dvg_descriptor *d, const child_setup *cs, dvg_iut **out);
 void child_last_error(const dvg_descriptor *d, dvg_iut *iut, char *dst);
 
