@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# What the zygote saves (harness/worker/zygote.c), and what the sandbox
+# What the zygote saves (harness/worker_program/zygote.c), and what the sandbox
 # costs (docs/sandbox.md): each figure measured with the zygote, with the
 # behaviour before it (DIVERGENCE_NO_ZYGOTE=1: every crash reloads the
 # plugin) and, given a baseline, with another build's divergence (e.g. the

@@ -68,7 +68,7 @@ enum {
 #define VERDICT_ELEM_REFUSED   4u /* no value: the implementation refused (an
                                      error status) every call that held it,
                                      the calls of a refused case narrowed
-                                     (harness/worker/narrow.h) */
+                                     (harness/run/engine/narrow.h) */
 
 /* Bits of verdict_outputs.side: what the checks after a compute that
  * returned ok found, and what any call left changed. */

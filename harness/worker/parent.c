@@ -34,98 +34,6 @@
 #include "harness/base/alloc.h"
 #include "harness/base/cpumodel.h"
 
-void worker_set_err(worker *w, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->err, sizeof w->err, fmt, ap);
-    va_end(ap);
-}
-
-/* ------------------------------------------------------------------------
- * The parent: processes
- * ---------------------------------------------------------------------- */
-
-/* 1 when the child has exited (not yet reaped, or reaped by someone else). */
-static int child_exited(worker *w)
-{
-    if (w->zpid) {
-        /* A runner is the zygote's child: only its pidfd tells. */
-        struct pollfd p = {w->pidfd, POLLIN, 0};
-        return w->pidfd < 0 || poll(&p, 1, 0) != 0;
-    }
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
-        return errno == ECHILD;
-    return si.si_pid == w->pid;
-}
-
-/* Waits until the child exits or `deadline` (worker_now_ms) passes: 1 exited. */
-static int child_wait_exit(worker *w, int64_t deadline)
-{
-    for (;;) {
-        if (child_exited(w))
-            return 1;
-        int64_t left = deadline - worker_now_ms();
-        if (left <= 0)
-            return 0;
-        if (left > 1000)
-            left = 1000;
-        if (w->pidfd >= 0) {
-            struct pollfd p = {w->pidfd, POLLIN, 0};
-            poll(&p, 1, (int)left);
-        } else {
-            struct timespec ts = {0, 2 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-        }
-    }
-}
-
-/* Kills what is left of the child's process group, reaps the child and
- * returns its wait status (-1 when it cannot be had). The control block
- * stays mapped for the caller to read; worker_release_child drops it. */
-int worker_reap_child(worker *w)
-{
-    int st = -1;
-    if (!w->pid)
-        return -1;
-    if (w->zpid) {
-        st = worker_reap_runner(w);
-        w->pid = 0;
-        w->ready = 0;
-        return st;
-    }
-    /* The child is not reaped yet, so its pid still names it and its group. */
-    kill(-w->pid, SIGKILL);
-    kill(w->pid, SIGKILL);
-    pid_t got;
-    do
-        got = waitpid(w->pid, &st, 0);
-    while (got < 0 && errno == EINTR);
-    if (got != w->pid)
-        st = -1;
-    w->pid = 0;
-    w->wpid = 0;
-    w->ready = 0;
-    launch_end_life(w); /* whatever of it is left, in its cgroup */
-    return st;
-}
-
-void worker_release_child(worker *w)
-{
-    if (w->sock >= 0)
-        close(w->sock);
-    if (w->pidfd >= 0)
-        close(w->pidfd);
-    w->sock = w->pidfd = -1;
-    if (w->ctl && !w->zpid)
-        munmap(w->ctl, w->ctl_size);
-    if (!w->zpid)
-        w->ctl = NULL;
-    w->ready = 0;
-}
-
 /* Copies what the plugin wrote to its captured stdout/stderr since the
  * last look to the harness's stderr (WORKER_OUTPUT_SHOW bytes per request,
  * about worker_options.output_total per worker), counts it in r (may be NULL) and
@@ -215,12 +123,12 @@ static int await_token(worker *w, uint32_t seq, uint32_t op, int64_t timeout_ms,
             goto dying;
         if (n > 0 && np == 2 && p[1].revents)
             goto dying;
-        if (np == 1 && child_exited(w))
+        if (np == 1 && worker_child_exited(w))
             goto dying;
     }
 dying:
     /* The channel closed: the child should be exiting. */
-    if (child_wait_exit(w, deadline))
+    if (worker_wait_exit(w, deadline))
         return WAIT_DIED;
     *detail = "the worker closed its channel but kept running";
     return WAIT_BAD;
@@ -239,7 +147,7 @@ int worker_call_child(worker *w, uint32_t op, uint32_t stage, worker_result *r)
     int got;
     if (sent != 0) {
         /* Dead already (a thread of the plugin, between calls). */
-        got = child_wait_exit(w, worker_now_ms() + w->opt.timeout_ms) ? WAIT_DIED : WAIT_BAD;
+        got = worker_wait_exit(w, worker_now_ms() + w->opt.timeout_ms) ? WAIT_DIED : WAIT_BAD;
         detail = "the worker stopped reading requests";
         stage = WORKER_STAGE_IDLE;
     } else {
@@ -677,7 +585,7 @@ static void stop_runner(worker *w)
         w->ctl->req.op = OP_QUIT;
         w->ctl->req.seq = ++w->seq;
         if (wire_send_token(w->sock, w->seq, OP_QUIT) == 0)
-            child_wait_exit(w, worker_now_ms() + w->opt.timeout_ms);
+            worker_wait_exit(w, worker_now_ms() + w->opt.timeout_ms);
     }
     worker_reap_child(w);
     worker_release_child(w);
@@ -705,32 +613,6 @@ void worker_stop(worker *w)
 /* ------------------------------------------------------------------------
  * The parent: lifetime and requests
  * ---------------------------------------------------------------------- */
-
-void worker_options_default(worker_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->config = "";
-    o->timeout_ms = WORKER_DEFAULT_TIMEOUT_MS;
-    o->max_bytes = WORKER_DEFAULT_MAX_BYTES;
-    o->cpu = -1;
-    o->limit_pids = worker_limit_pids();
-}
-
-void worker_options_limited(worker_options *o)
-{
-    worker_options_default(o);
-    o->confine = 1;
-    o->capture_output = 1;
-    o->limit_as_bytes = WORKER_LIMIT_AS;
-    o->limit_cpu_s = WORKER_LIMIT_CPU_S;
-    o->limit_fsize_bytes = WORKER_LIMIT_FSIZE;
-}
-
-uint32_t worker_limit_pids(void)
-{
-    long cpus = sysconf(_SC_NPROCESSORS_CONF);
-    return cpus > 128 ? (uint32_t)(8 * cpus) : 1024u;
-}
 
 /* DIVERGENCE_TEST_SANDBOX's SANDBOX_HOOK_* bits. */
 static int test_hook(void)

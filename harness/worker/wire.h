@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/wire.h: the protocol between the parent and its child
- * (private to harness/worker).
+ * harness/worker/wire.h: the protocol between the parent and its child,
+ * shared by the harness's client of a worker (harness/worker) and the
+ * worker program (harness/worker_program) and by nothing else.
  *
  * The parent and the child share a control block (an anonymous MAP_SHARED
  * mapping made fresh for each child that loads the plugin, and shared by
@@ -19,8 +20,28 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include "divergence/iut.h"
 #include "harness/worker/worker.h"
+
+/* The descriptors the worker program starts with (life.c places them):
+ * 0 /dev/null, 1 the plugin's stdout, 2 what the set-up has to say (the
+ * program moves 7 there), 3 the channel, 4 the operand arena, 5 a
+ * read-only descriptor of it, 6 the control block, 7 the plugin's stderr. */
+#define WORKER_FD_CHANNEL 3
+#define WORKER_FD_ARENA 4
+#define WORKER_FD_ARENA_RO 5
+#define WORKER_FD_CTL 6
+#define WORKER_FD_STDERR 7
+#define WORKER_FD_COUNT 8
+
+/* Milliseconds of CLOCK_MONOTONIC: the clock of every deadline. */
+static inline int64_t worker_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* ------------------------------------------------------------------------
  * The control block and the tokens

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * harness/worker/worker.h: isolation. A worker is a process of its own,
- * the worker program (divergence-worker, harness/worker/main.c), that loads
+ * the worker program (divergence-worker, harness/worker_program/main.c), that loads
  * one plugin (an IUT, include/divergence/iut.h) with dlopen and runs its
  * calls; the harness never calls plugin code itself, not even the entry
  * symbol, and never forks itself into a worker: the worker program is
@@ -10,7 +10,7 @@
  *
  * Life of a worker
  *   worker_new()    parent-side state only; no process yet.
- *   worker_start()  starts the worker program (launch.c): through
+ *   worker_start()  starts the worker program (life.c): through
  *                   bubblewrap with every layer of docs/sandbox.md where
  *                   the host allows it, else in reduced mode; checks its
  *                   layers from outside (attest.c) before it loads
@@ -326,7 +326,7 @@ typedef struct worker_options {
      * worker_info.layers says what was in force. Within one process (one
      * run of a command) the first AUTO worker's layers are a floor: a later
      * worker with fewer fails to start (worker_start returns -1). The test
-     * hook DIVERGENCE_TEST_SANDBOX (launch.c) forces reduced mode
+     * hook DIVERGENCE_TEST_SANDBOX (life.c) forces reduced mode
      * ("reduced") or no cgroup ("nocgroup"). */
     int32_t sandbox;
     /* n_env "K=V" strings the plugin's environment gets on top of the

@@ -161,7 +161,7 @@ static void *spin(void *arg)
 }
 
 /* 200 ms: well after the call, whose late-write watch waits up to 25 ms
- * per compute run while this thread sleeps (harness/worker/child_late.c),
+ * per compute run while this thread sleeps (harness/worker_program/child_late.c),
  * and well before test_hostile's next request (600 ms). */
 static void *crash_later(void *arg)
 {

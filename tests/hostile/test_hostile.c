@@ -483,7 +483,7 @@ static void test_processes(void)
     worker_result r = WORKER_RESULT_INIT;
     size_t len;
     /* The worker's own processes: the plugin's, and in a sandbox the
-     * keeper and the namespace init (harness/worker/isolate.c). */
+     * keeper and the namespace init (harness/worker_program/isolate.c). */
     int own = processes_in_group(worker_pid(w));
     capture_begin();
     run(w, DVG_DTYPE_I32, 1, &r, NULL);

@@ -20,6 +20,7 @@ allowed() {
     harness/cases) echo "divergence oracle harness/base" ;;
     harness/sandbox) echo "divergence harness/base" ;;
     harness/worker) echo "divergence oracle harness/base harness/cases harness/sandbox" ;;
+    harness/worker_program) echo "divergence oracle harness/base harness/cases harness/sandbox harness/worker" ;;
     harness/judge) echo "divergence oracle harness/base harness/cases" ;;
     harness/store) echo "divergence oracle harness/base harness/cases" ;;
     harness/run) echo "divergence oracle harness/base harness/cases harness/sandbox harness/worker harness/judge harness/store" ;;

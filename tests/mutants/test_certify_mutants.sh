@@ -148,7 +148,7 @@ fi
 # A helper thread that rewrites C 1 ms after compute returned: a
 # late-write of the call that returned, naming the thread, in certify and
 # in fuzz; never an input-mutated, out-of-bounds-write, nondeterministic or
-# wrong-value finding of a later call (harness/worker/child_late.c).
+# wrong-value finding of a later call (harness/worker_program/child_late.c).
 certify late_writer 1 "^    late-write .*thread 'late-writer' ([0-9]*) wrote byte 0 of the output [0-9]* us after compute returned" \
     --variant onnx-div-14 --dtype f32
 if grep -q '^    \(input-mutated\|out-of-bounds-write\|nondeterministic\|wrong-value\|crash\) ' \

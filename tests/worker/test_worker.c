@@ -27,7 +27,7 @@
 #include "harness/base/alloc.h"
 #include "harness/cases/divcase.h"
 #include "harness/worker/batch.h"
-#include "harness/worker/narrow.h"
+#include "harness/run/engine/narrow.h"
 #include "harness/worker/worker.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"

@@ -13,7 +13,7 @@
 
 #include "harness/base/alloc.h"
 #include "harness/cases/gen.h"
-#include "harness/worker/narrow.h"
+#include "harness/run/engine/narrow.h"
 #include "oracle/dtype.h"
 #include "oracle/value.h"
 

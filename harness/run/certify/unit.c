@@ -16,7 +16,7 @@
 
 #include "harness/base/alloc.h"
 #include "harness/run/engine/history.h"
-#include "harness/worker/narrow.h"
+#include "harness/run/engine/narrow.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
 

@@ -19,7 +19,7 @@
 #include "harness/cases/gen.h"
 #include "harness/run/engine/crosscheck.h"
 #include "harness/run/engine/trial.h"
-#include "harness/worker/narrow.h"
+#include "harness/run/engine/narrow.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "harness/base/alloc.h"
-#include "harness/worker/narrow.h"
+#include "harness/run/engine/narrow.h"
 #include "harness/cases/gen.h"
 #include "oracle/dtype.h"
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "harness/judge/verdict.h"
-#include "harness/worker/narrow.h"
+#include "harness/run/engine/narrow.h"
 #include "harness/run/engine/leak.h"
 #include "harness/run/engine/pace.h"
 #include "harness/worker/worker.h"
@@ -34,7 +34,7 @@ typedef struct trial {
     verdict_outputs out;     /* wr as the judge reads it (points into wr) */
     oracle_elem *expected;   /* plan.count entries when valid; owned */
     uint64_t expected_cap;
-    /* a refused case, narrowed (harness/worker/narrow.h): out points
+    /* a refused case, narrowed (harness/run/engine/narrow.h): out points
      * into `refusal` when only undefined elements were refused */
     narrow_refusal refusal;
     uint8_t *undefined;      /* per element: verdict_may_refuse; owned */

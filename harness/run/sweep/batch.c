@@ -14,7 +14,7 @@
 
 #include "harness/cases/gen.h"
 #include "harness/run/engine/trial.h"
-#include "harness/worker/narrow.h"
+#include "harness/run/engine/narrow.h"
 #include "oracle/dtype.h"
 #include "oracle/value.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/narrow.h: narrows a case that crashes (or hangs, exits, writes
+ * harness/run/engine/narrow.h: narrows a case that crashes (or hangs, exits, writes
  * out of bounds, ...) down to the one element that does it, and a case the
  * plugin refuses (an error status) down to the elements it refuses.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/child_probe.c: the worker program's side of a probe
+ * harness/worker_program/child_probe.c: the worker program's side of a probe
  * (worker_probe, worker.h).
  *
  * This file contains OP_PROBE as the worker program runs it: in place, one
@@ -15,7 +15,7 @@
  * the first answer, the second's reference): what the worker compares
  * here only decides when to stop.
  */
-#include "harness/worker/worker_internal.h"
+#include "harness/worker_program/program.h"
 
 #include <pthread.h>
 #include <sched.h>

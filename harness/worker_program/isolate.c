@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/isolate.c: what the worker program does to itself, by
+ * harness/worker_program/isolate.c: what the worker program does to itself, by
  * path and by process, before it loads a plugin.
  *
  * This file contains child_isolate, which the worker program calls once
@@ -24,7 +24,7 @@
  * Everything here runs in the worker program only; nothing allocates
  * through dvg_malloc.
  */
-#include "harness/worker/worker_internal.h"
+#include "harness/worker_program/program.h"
 
 #include <dlfcn.h>
 #include <errno.h>

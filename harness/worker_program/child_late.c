@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/child_late.c: the worker program's watch for writes after
+ * harness/worker_program/child_late.c: the worker program's watch for writes after
  * a compute returned (issue 26, late writes and lingering threads).
  *
  * When a compute returns, the output's pages are made read-only
@@ -31,7 +31,7 @@
  * all parked after the previous call, and are as many now, are looked at
  * again on one call in LATE_SAMPLE (the protection stays on every call).
  */
-#include "harness/worker/worker_internal.h"
+#include "harness/worker_program/program.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/child_limits.c: what the worker program takes from
+ * harness/worker_program/child_limits.c: what the worker program takes from
  * itself before it loads a plugin: its descriptors and its resource
  * limits (no core dumps, and the limits of worker_options: address space,
  * file size, processes, CPU time per call, each a hard limit).
  */
-#include "harness/worker/worker_internal.h"
+#include "harness/worker_program/program.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

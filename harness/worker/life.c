@@ -1,22 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/launch.c: how the harness starts the worker program.
+ * harness/worker/life.c: a life of the worker program, the harness's
+ * side: its start, its zygote's runners, its end.
  *
- * This file contains the harness's side of a worker's start. Once per
- * worker (launch_prepare) it hands the worker's options to the sandbox as
- * one sandbox_spec (harness/sandbox/sandbox.h: the mode, the view, the
- * environment, the cgroup, the outer filter) and turns its refusals into
- * load errors. For each start (launch_spawn) it places the worker's
- * descriptors, has the sandbox write bubblewrap's arguments into a
- * descriptor (--args: they are no tell on anyone's command line), forks,
- * and in the child, with nothing but system calls (the harness may have
- * threads): its own session, the cgroup, the sandbox's unprivileged uid
- * and gid when the caller is root, a fresh session keyring (the caller's
- * keys out of reach), death with the caller, no core files, then the
- * exec - of bubblewrap with an empty environment, or of the worker
- * program with no_new_privs and the outer filter already installed.
- * Whatever comes after the worker program (an emulator it execs) finds
- * every layer in place: the filter and Landlock both survive exec.
+ * Once per worker (launch_prepare) this file hands the worker's options
+ * to the sandbox as one sandbox_spec (harness/sandbox/sandbox.h: the
+ * mode, the view, the environment, the cgroup, the outer filter) and
+ * turns its refusals into load errors. For each start (launch_spawn) it
+ * places the worker's descriptors, has the sandbox write bubblewrap's
+ * arguments into a descriptor (--args: they are no tell on anyone's
+ * command line), forks, and in the child, with nothing but system calls
+ * (the harness may have threads): its own session, the cgroup, the
+ * sandbox's unprivileged uid and gid when the caller is root, a fresh
+ * session keyring (the caller's keys out of reach), death with the
+ * caller, no core files, then the exec - of bubblewrap with an empty
+ * environment, or of the worker program with no_new_privs and the outer
+ * filter already installed. Whatever comes after the worker program (an
+ * emulator it execs) finds every layer in place: the filter and Landlock
+ * both survive exec.
+ *
+ * The zygote's client: worker_fork_runner (a runner becomes the worker's
+ * pid, sock and pidfd, so everything that waits for, kills or classifies
+ * the end of a child works on it unchanged; each runner is checked from
+ * outside, attest_runner, before its first call), worker_reap_runner and
+ * worker_drop_zygote. A runner's pid is read from its pidfd's fdinfo, so
+ * it is the parent's view even where the worker has its own PID
+ * namespace. And the end of a life: worker_reap_child, worker_release_child.
  *
  * DIVERGENCE_TEST_SANDBOX, a test hook read by worker_new, takes a
  * comma-separated list: "reduced" starts in reduced mode as if the host
@@ -29,13 +38,19 @@
 #include <grp.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/base/affinity.h"
@@ -44,6 +59,14 @@
 
 _Static_assert(WORKER_FD_COUNT == SANDBOX_FD_SLOTS, "the sandbox keeps the worker's slots free");
 _Static_assert(WORKER_MESSAGE_MAX == SANDBOX_ERR_MAX, "a refusal fits a result's message");
+
+void worker_set_err(worker *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->err, sizeof w->err, fmt, ap);
+    va_end(ap);
+}
 
 /* ------------------------------------------------------------------------
  * launch_prepare
@@ -362,4 +385,263 @@ void launch_free(worker *w)
     if (w->infofd >= 0)
         close(w->infofd);
     w->setupfd = w->infofd = -1;
+}
+
+/* ------------------------------------------------------------------------
+ * A child's end: reap and release
+ * ---------------------------------------------------------------------- */
+
+int worker_child_exited(worker *w)
+{
+    if (w->zpid) {
+        /* A runner is the zygote's child: only its pidfd tells. */
+        struct pollfd p = {w->pidfd, POLLIN, 0};
+        return w->pidfd < 0 || poll(&p, 1, 0) != 0;
+    }
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return errno == ECHILD;
+    return si.si_pid == w->pid;
+}
+
+int worker_wait_exit(worker *w, int64_t deadline)
+{
+    for (;;) {
+        if (worker_child_exited(w))
+            return 1;
+        int64_t left = deadline - worker_now_ms();
+        if (left <= 0)
+            return 0;
+        if (left > 1000)
+            left = 1000;
+        if (w->pidfd >= 0) {
+            struct pollfd p = {w->pidfd, POLLIN, 0};
+            poll(&p, 1, (int)left);
+        } else {
+            struct timespec ts = {0, 2 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+int worker_reap_child(worker *w)
+{
+    int st = -1;
+    if (!w->pid)
+        return -1;
+    if (w->zpid) {
+        st = worker_reap_runner(w);
+        w->pid = 0;
+        w->ready = 0;
+        return st;
+    }
+    /* The child is not reaped yet, so its pid still names it and its group. */
+    kill(-w->pid, SIGKILL);
+    kill(w->pid, SIGKILL);
+    pid_t got;
+    do
+        got = waitpid(w->pid, &st, 0);
+    while (got < 0 && errno == EINTR);
+    if (got != w->pid)
+        st = -1;
+    w->pid = 0;
+    w->wpid = 0;
+    w->ready = 0;
+    launch_end_life(w); /* whatever of it is left, in its cgroup */
+    return st;
+}
+
+void worker_release_child(worker *w)
+{
+    if (w->sock >= 0)
+        close(w->sock);
+    if (w->pidfd >= 0)
+        close(w->pidfd);
+    w->sock = w->pidfd = -1;
+    if (w->ctl && !w->zpid)
+        munmap(w->ctl, w->ctl_size);
+    if (!w->zpid)
+        w->ctl = NULL;
+    w->ready = 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The zygote's client (its server is the worker program's zygote.c)
+ * ---------------------------------------------------------------------- */
+
+/* The pid a pidfd names, in this process's view (fdinfo "Pid:"); 0 when
+ * it cannot be read, -1 when the process is gone. */
+static pid_t pidfd_pid(int pidfd)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+    if (!sandbox_read_small(path, buf, sizeof buf))
+        return 0;
+    const char *p = strstr(buf, "\nPid:");
+    return p ? (pid_t)strtol(p + 5, NULL, 10) : 0;
+}
+
+/* Sends op to the zygote and waits up to timeout_ms for its answer: 0 with
+ * *arg and up to two descriptors in fds (-1 where none came), -1 when the
+ * zygote is gone or answered wrong. */
+static int zygote_call(worker *w, uint32_t op, uint32_t *arg, int fds[2])
+{
+    uint32_t seq = ++w->zseq;
+    fds[0] = fds[1] = -1;
+    if (wire_send_token(w->zsock, seq, op) != 0)
+        return -1;
+    int64_t deadline = worker_now_ms() + w->opt.timeout_ms;
+    for (;;) {
+        int64_t left = deadline - worker_now_ms();
+        if (left <= 0)
+            return -1;
+        struct pollfd p = {w->zsock, POLLIN, 0};
+        int n = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+        if (n < 0 && errno != EINTR)
+            return -1;
+        if (n <= 0)
+            continue;
+        token t;
+        struct iovec iov = {&t, sizeof t};
+        union {
+            struct cmsghdr h;
+            char buf[CMSG_SPACE(2 * sizeof(int))];
+        } u;
+        struct msghdr m;
+        memset(&m, 0, sizeof m);
+        m.msg_iov = &iov;
+        m.msg_iovlen = 1;
+        m.msg_control = u.buf;
+        m.msg_controllen = sizeof u.buf;
+        ssize_t got = recvmsg(w->zsock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (got < 0 && (errno == EAGAIN || errno == EINTR))
+            continue;
+        int nfds = 0;
+        for (struct cmsghdr *c = got > 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+                size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (size_t i = 0; i < k; i++) {
+                    int fd;
+                    memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+                    if (nfds < 2)
+                        fds[nfds++] = fd;
+                    else
+                        close(fd);
+                }
+            }
+        if (got != (ssize_t)sizeof t || (m.msg_flags & MSG_CTRUNC) || t.magic != TOKEN_MAGIC ||
+            t.seq != seq || t.op != op) {
+            for (int i = 0; i < nfds; i++)
+                close(fds[i]);
+            fds[0] = fds[1] = -1;
+            return -1;
+        }
+        *arg = t.arg;
+        return 0;
+    }
+}
+
+int worker_fork_runner(worker *w)
+{
+    ctl_block *b = w->ctl;
+    if (!w->zpid || !b)
+        return -1;
+    /* What the last runner left in the block (it may have written any of
+     * it); the shape buffer and the stack are the zygote's, inherited. */
+    memset(&b->fault, 0, sizeof b->fault);
+    memset(&b->exitrec, 0, sizeof b->exitrec);
+    memset(&b->late, 0, sizeof b->late);
+    memset(&b->rep, 0, sizeof b->rep);
+    memset(b->map, 0, sizeof b->map);
+    b->map[R_SHAPE] = w->zshape;
+    b->stack_top = w->zstack_top;
+    b->stack_limit = w->zstack_limit;
+    b->cur_seq = 0;
+    b->cur_stage = WORKER_STAGE_IDLE;
+    uint32_t arg = 0;
+    int fds[2];
+    if (zygote_call(w, OP_FORK, &arg, fds) != 0 || arg == 0 || fds[0] < 0 || fds[1] < 0) {
+        for (int i = 0; i < 2; i++)
+            if (fds[i] >= 0)
+                close(fds[i]);
+        return -1;
+    }
+    pid_t pid = pidfd_pid(fds[1]);
+    if (pid == 0)
+        pid = (pid_t)arg; /* no fdinfo: the same PID namespace, presumably */
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        uint32_t st;
+        zygote_call(w, OP_REAP, &st, fds);
+        return -1;
+    }
+    /* Checked from outside before its first call: the zygote's
+     * namespaces, groups, filters and restrictions, or no runner. */
+    char why[256];
+    if (attest_runner(&w->sb, pid, why, sizeof why) != 0) {
+        close(fds[0]);
+        close(fds[1]);
+        uint32_t st;
+        int more[2];
+        zygote_call(w, OP_REAP, &st, more);
+        for (int i = 0; i < 2; i++)
+            if (more[i] >= 0)
+                close(more[i]);
+        worker_set_err(w, "%s", why);
+        return -2;
+    }
+    w->pid = pid;
+    w->sock = fds[0];
+    w->pidfd = fds[1];
+    w->seq = 0;
+    w->ready = 1;
+    return 0;
+}
+
+int worker_reap_runner(worker *w)
+{
+    if (w->pidfd >= 0) {
+#ifdef SYS_pidfd_send_signal
+        syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0);
+#endif
+    }
+    /* Its group: processes the plugin forked where it was not confined.
+     * Not reaped yet, so the runner's pid still names its group. */
+    kill(-w->pid, SIGKILL);
+    uint32_t st = (uint32_t)-1;
+    int fds[2];
+    if (zygote_call(w, OP_REAP, &st, fds) != 0) {
+        st = (uint32_t)-1;
+        worker_drop_zygote(w); /* its runner dies with it */
+    }
+    return (int)st;
+}
+
+void worker_drop_zygote(worker *w)
+{
+    if (!w->zpid)
+        return;
+    if (w->zsock >= 0 && wire_send_token(w->zsock, ++w->zseq, OP_QUIT) == 0 &&
+        w->zpidfd >= 0) {
+        struct pollfd p = {w->zpidfd, POLLIN, 0};
+        int n;
+        do
+            n = poll(&p, 1, (int)(w->opt.timeout_ms > 5000 ? 5000 : w->opt.timeout_ms));
+        while (n < 0 && errno == EINTR);
+    }
+    kill(-w->zpid, SIGKILL);
+    kill(w->zpid, SIGKILL);
+    pid_t got;
+    do
+        got = waitpid(w->zpid, NULL, 0);
+    while (got < 0 && errno == EINTR);
+    if (w->zsock >= 0)
+        close(w->zsock);
+    if (w->zpidfd >= 0)
+        close(w->zpidfd);
+    w->zsock = w->zpidfd = -1;
+    w->zpid = 0;
+    launch_end_life(w); /* whatever of the plugin is left, in its cgroup */
 }

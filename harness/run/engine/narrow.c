@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/narrow.c: crash narrowing (narrow.h).
+ * harness/run/engine/narrow.c: crash narrowing (narrow.h).
  *
  * This file contains the narrowing of a case whose run ended in a
  * failure (a crash, hang, exit, out-of-bounds access, ...) down to the
@@ -10,7 +10,7 @@
  * those sub-cases through worker_run until one element is left, neither
  * half of the range reproduces, or the step budget is spent.
  */
-#include "harness/worker/narrow.h"
+#include "harness/run/engine/narrow.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/main.c: the worker program, divergence-worker. The
- * harness execs it (launch.c: through bubblewrap, or directly in reduced
+ * harness/worker_program/main.c: the worker program, divergence-worker. The
+ * harness execs it (harness/worker/life.c: through bubblewrap, or directly in reduced
  * mode) with its descriptors in place and its set-up in the control
  * block; it reads no environment of its own, and takes no arguments but
  * the two that an emulated worker gives itself when it execs the emulator
  * on the worker program (child.c, child_main).
  */
-#include "harness/worker/worker_internal.h"
+#include "harness/worker_program/program.h"
 
 int main(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * harness/worker/child_state.c: the process state every plugin call must
+ * harness/worker_program/child_state.c: the process state every plugin call must
  * leave as it found it.
  *
  * This file contains, for the child, the snapshots and comparisons of the
@@ -11,7 +11,7 @@
  * (ctl_reply.fp_changed, sig_changed) and put back, so later calls, and
  * their verdicts, do not depend on it.
  */
-#include "harness/worker/worker_internal.h"
+#include "harness/worker_program/program.h"
 
 #include <fenv.h>
 #include <signal.h>
