@@ -18,10 +18,22 @@
 # and the harness (root) must not lend it its rights: a clear refusal.
 # And a sparse plugin (512 MiB apparent, a few KiB on disk), which each
 # worker would copy into memory: refused, naming the bound.
+# And the worker program itself: full RELRO (BIND_NOW), libseccomp linked
+# in (no libseccomp.so needed, no relocation a plugin's constructor could
+# point elsewhere to switch the filters off).
 # Usage: test_third.sh DIVERGENCE HOSTILE_PLUGIN_DIR NOUSERNS
 set -u
 D=$1 P=$2 NOUSERNS=$3
 . "$(dirname "$0")/../lib.sh"
+W=$(dirname "$D")/divergence-worker
+if command -v readelf >/dev/null 2>&1; then
+    readelf -d "$W" | grep -q 'BIND_NOW' && ok || bad "the worker program is not linked with -z now"
+    if readelf -d "$W" | grep -q 'NEEDED.*libseccomp'; then
+        bad "the worker program loads libseccomp.so (its calls go through the GOT)"
+    else ok; fi
+    if readelf -rW "$W" | grep -q 'seccomp_'; then bad "the worker program relocates a seccomp_ symbol"
+    else ok; fi
+fi
 reach_build
 PLUG=$(reach "$P/hp_netipc.so")
 certify() { # OUT_PREFIX [WRAPPER...]
