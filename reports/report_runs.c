@@ -86,6 +86,21 @@ static size_t signatures_shown(const runs_page *p)
     return n;
 }
 
+/* How many of the page's runs compare plugins: none, and the hazard and
+ * departure tables were not measured (divergence diff did not run, or
+ * failed), which the page says at its top instead of "no hazard". */
+static size_t runs_comparing(const runs_page *p)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < p->n; r++)
+        n += runs_compares_plugins(p->m[r]) != 0;
+    return n;
+}
+
+static const char not_compared[] =
+    "Not measured: no run on this page compares the implementations (divergence diff did not "
+    "run, or it failed), so nothing here says whether they disagree or depart.";
+
 /* The cells of a table row, escaped, each in <tag>; the last one (a
  * reproducer's replay command) in <code class="replay"> for td. With
  * `open` NULL the <tr> is opened here; "" it was opened by the caller. */
@@ -119,6 +134,9 @@ void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
                "</header>\n<main>\n",
             report_html_style, p->n, p->n, p->nr, p->n_hazards, p->n_hazard_sigs,
             p->n_departures, p->n_departure_sigs);
+    size_t compared = runs_comparing(p);
+    if (!compared)
+        fprintf(f, "<p class=\"incomplete\" id=\"not-compared\">%s</p>\n", not_compared);
     fputs("<section id=\"matrix\">\n<h2>Certificates</h2>\n<table class=\"matrix\">\n<tr>"
           "<th>implementation</th>", f);
     for (size_t c = 0; c < p->nc; c++) {
@@ -167,7 +185,8 @@ void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
         html_row(f, "td", "", row->cell, row->n);
     }
     if (!p->n_hazards)
-        fputs("<tr><td colspan=\"7\">No portability hazard in these runs.</td></tr>\n", f);
+        fprintf(f, "<tr><td colspan=\"7\">%s</td></tr>\n",
+                compared ? "No portability hazard in these runs." : not_compared);
     fputs("</table>\n</section>\n<section id=\"departures\">\n<h2>Departures from the oracle, "
           "by bug</h2>\n<p>Where an implementation does not conform, in the runs that compare "
           "plugins: one row per bug (its signatures share a fingerprint), with one example."
@@ -179,7 +198,8 @@ void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
         html_row(f, "td", "", row->cell, row->n);
     }
     if (!p->n_departures)
-        fputs("<tr><td colspan=\"10\">No implementation departs in these runs.</td></tr>\n", f);
+        fprintf(f, "<tr><td colspan=\"10\">%s</td></tr>\n",
+                compared ? "No implementation departs in these runs." : not_compared);
     fprintf(f, "</table>\n</section>\n<section id=\"signatures\">\n<h2>Every signature</h2>\n"
                "<details><summary>%zu signatures of the runs that compare plugins, each with "
                "what each plugin gives and the command that replays it</summary>\n"
@@ -261,8 +281,12 @@ void report_runs_markdown(const runs_page *p, FILE *f, runs_row *row)
     char buf[4400];
     fprintf(f, "# Every implementation side by side\n\n%zu runs, %zu implementations "
                "certified. %zu kinds of portability hazard (%zu signatures), %zu bugs that "
-               "depart from the oracle (%zu signatures).\n\n## Certificates\n\n| implementation |",
+               "depart from the oracle (%zu signatures).\n\n",
             p->n, p->nr, p->n_hazards, p->n_hazard_sigs, p->n_departures, p->n_departure_sigs);
+    size_t compared = runs_comparing(p);
+    if (!compared)
+        fprintf(f, "**%s**\n\n", not_compared);
+    fputs("## Certificates\n\n| implementation |", f);
     for (size_t c = 0; c < p->nc; c++) {
         fputc(' ', f);
         esc_md(f, p->cols[c]->variant);
@@ -304,7 +328,7 @@ void report_runs_markdown(const runs_page *p, FILE *f, runs_row *row)
         md_cells(f, row->cell, row->n);
     }
     if (!p->n_hazards)
-        fputs("\nNo portability hazard in these runs.\n", f);
+        fprintf(f, "\n%s\n", compared ? "No portability hazard in these runs." : not_compared);
     fputs("\n## Departures from the oracle, by bug\n\n", f);
     md_cells(f, runs_departure_header, RUNS_DEPARTURE_COLUMNS);
     md_rule(f, RUNS_DEPARTURE_COLUMNS);
@@ -313,7 +337,7 @@ void report_runs_markdown(const runs_page *p, FILE *f, runs_row *row)
         md_cells(f, row->cell, row->n);
     }
     if (!p->n_departures)
-        fputs("\nNo implementation departs in these runs.\n", f);
+        fprintf(f, "\n%s\n", compared ? "No implementation departs in these runs." : not_compared);
     fprintf(f, "\n## Every signature\n\n%zu signatures of the runs that compare plugins, "
                "each with what each plugin gives and the command that replays it.\n\n"
                "| run | implementations | variant | dtype | class "
