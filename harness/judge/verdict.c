@@ -475,6 +475,14 @@ void verdict_tally_add(verdict_tally *to, const verdict_tally *from)
     to->any_inf_negative += from->any_inf_negative;
     to->subnormal_results += from->subnormal_results;
     to->declared_checked += from->declared_checked;
+    if (from->cache_bytes > to->cache_bytes) {
+        to->cache_bytes = from->cache_bytes;
+        to->cache_calls = from->cache_calls;
+    }
+    if (from->cache_lo && (!to->cache_lo || from->cache_lo < to->cache_lo))
+        to->cache_lo = from->cache_lo;
+    if (from->cache_hi > to->cache_hi)
+        to->cache_hi = from->cache_hi;
 }
 
 int verdict_tally_failed(const verdict_tally *t)

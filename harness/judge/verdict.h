@@ -251,6 +251,12 @@ typedef struct verdict_tally {
     uint64_t any_inf_positive, any_inf_negative; /* SONNX 'inf': signs given */
     uint64_t subnormal_results;            /* exact subnormal results expected */
     uint64_t declared_checked;             /* elements a declared deviation covered */
+    /* a worker's memory that grew per new shape while identical calls
+     * added nothing (harness/run/engine/leak.h): a cache, a note. Its
+     * largest growth in one worker life and that life's calls; bytes per
+     * new shape, least (0: none seen) and most. Merged by max and min, so
+     * adding the same figure twice changes nothing. */
+    uint64_t cache_bytes, cache_calls, cache_lo, cache_hi;
 } verdict_tally;
 
 /*

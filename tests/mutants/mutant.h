@@ -73,6 +73,8 @@
 #define MUTANT_CACHE_SHAPES      44  /* kernel cache keyed by the shapes only, not the dtype */
 #define MUTANT_CACHE_ATTR        45  /* cache keyed by shapes and dtype, not the rounding attribute */
 #define MUTANT_LEAK_256K         46  /* every compute leaks a 256 KiB workspace it wrote */
+#define MUTANT_SHAPE_CACHE       47  /* maps 256 KiB per new shape, kept (a bounded cache) */
+#define MUTANT_SHAPE_CACHE_UNBOUNDED 49 /* maps 8 MiB per new shape, kept, without a bound */
 #define MUTANT_LATE_WRITER       48  /* a helper thread rewrites C's first element 1 ms after
                                         compute returned */
 /* Shape families of issue 26 (numbered apart from the other mutants of that issue). */
@@ -676,6 +678,43 @@ static inline void mutant_leak(void)
     }
 }
 #define MUTANT_AFTER(variant, a, b, c, count) mutant_leak()
+#elif DVG_MUTANT == MUTANT_SHAPE_CACHE || DVG_MUTANT == MUTANT_SHAPE_CACHE_UNBOUNDED
+/* A kernel cache of the kind a JIT keeps (oneDNN's primitive cache): the
+ * first call of each (dtype, A's shape, B's shape) maps a "kernel" and
+ * keeps it; a call whose shapes were seen adds nothing. SHAPE_CACHE maps
+ * 256 KiB per shape and keeps at most 1024 (256 MiB: a cache with a
+ * bound); SHAPE_CACHE_UNBOUNDED maps 8 MiB per shape and never stops.
+ * Mapped, not touched: the address space grows, not the resident memory.
+ * Every value is the reference's. */
+#include <sys/mman.h>
+#if DVG_MUTANT == MUTANT_SHAPE_CACHE
+#define MUTANT_SHAPE_BYTES ((size_t)256 << 10)
+#define MUTANT_SHAPE_SLOTS 1024u
+#else
+#define MUTANT_SHAPE_BYTES ((size_t)8 << 20)
+#define MUTANT_SHAPE_SLOTS 65536u
+#endif
+static uint64_t mutant_shape_keys[MUTANT_SHAPE_SLOTS];
+static unsigned mutant_shape_n;
+static inline void mutant_shape_cache(const dvg_tensor *a, const dvg_tensor *b)
+{
+    uint64_t key = 1469598103934665603u ^ a->dtype;
+    for (uint32_t k = 0; k < a->rank; k++)
+        key = (key ^ (uint64_t)a->shape[k]) * 1099511628211u;
+    key = (key ^ 0xb) * 1099511628211u;
+    for (uint32_t k = 0; k < b->rank; k++)
+        key = (key ^ (uint64_t)b->shape[k]) * 1099511628211u;
+    for (unsigned i = 0; i < mutant_shape_n; i++)
+        if (mutant_shape_keys[i] == key)
+            return;
+    if (mutant_shape_n == MUTANT_SHAPE_SLOTS)
+        return;
+    void *kernel = mmap(NULL, MUTANT_SHAPE_BYTES, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (kernel != MAP_FAILED)
+        mutant_shape_keys[mutant_shape_n++] = key;
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_shape_cache((a), (b))
 #elif DVG_MUTANT == MUTANT_LATE_WRITER
 /* Hands the last step to a helper thread and returns without waiting for
  * it, as a kernel that posts its epilogue to a worker thread: C is right
