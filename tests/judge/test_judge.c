@@ -392,6 +392,18 @@ static void test_refused(void)
           p.ulp_tolerance == 2 && p.no_refusals);
     CHECK(verdict_profile_parse("+no-refusals", &p, buf, sizeof buf) == -1);
     CHECK(verdict_profile_parse("exact+no-refusals+no-refusals", &p, buf, sizeof buf) == -1);
+    /* +bitwise (issue 37): conformant answers of other contexts whose bits
+     * differ fail; with +no-refusals in either order, each once */
+    CHECK(verdict_profile_parse("exact+bitwise", &p, buf, sizeof buf) == 0 && p.bitwise &&
+          !p.no_refusals && !strcmp(p.name, "exact+bitwise"));
+    CHECK(verdict_profile_parse("bitwise", &p, buf, sizeof buf) == 0 && p.bitwise &&
+          !strcmp(p.name, "exact+bitwise"));
+    CHECK(verdict_profile_parse("ulp:2+bitwise+no-refusals", &p, buf, sizeof buf) == 0 &&
+          p.bitwise && p.no_refusals && p.ulp_tolerance == 2 &&
+          !strcmp(p.name, "ulp:2+no-refusals+bitwise"));
+    CHECK(verdict_profile_parse("exact+bitwise+bitwise", &p, buf, sizeof buf) == -1);
+    CHECK(verdict_profile_parse("+bitwise", &p, buf, sizeof buf) == -1);
+    CHECK(verdict_profile_parse("exact", &p, buf, sizeof buf) == 0 && !p.bitwise);
     /* what is narrowed: a failure of compute, on a valid case, under a
      * profile that accepts refusals */
     verdict_outputs o;

@@ -65,6 +65,8 @@
 #define MUTANT_IN_PLACE_A        36  /* clears C before it reads A; declares in place on A */
 #define MUTANT_SPLIT_3           37  /* with 3 or more threads the middle parts end
                                         one grain early; declares threads */
+#define MUTANT_POOL_AFFINITY     41  /* its own pool: OMP_NUM_THREADS, else its affinity
+                                        mask's CPUs; split_3's split; declares nothing */
 /* ISA dispatch (issue 25): a path chosen from CPUID. */
 #define MUTANT_ISA_AVX2_TAIL     38  /* AVX2 without AVX-512: f32 remainder of the 8-wide loop 1 ULP up */
 #define MUTANT_ISA_FORCIBLE      39  /* the same, and declares avx512/avx2/sse4.2 levels (ABI 1.1) */
@@ -569,6 +571,28 @@ static inline int32_t mutant_clear_c(const dvg_tensor *b, dvg_tensor *c, int64_t
  * one grain before the next part starts: with open_with's threads at 3 or
  * more, 64 elements per middle part are never written. One and two
  * threads are right; it declares DVG_CAP_THREADS. */
+#define MUTANT_SPLIT_END(k, t, next) ((k) > 0 ? (next) - SPLIT_GRAIN : (next))
+
+#elif DVG_MUTANT == MUTANT_POOL_AFFINITY
+/* A library that sizes its own thread pool from the machine, as OpenMP
+ * runtimes do: OMP_NUM_THREADS when set, else the CPUs of its affinity
+ * mask (open_with's count ignored), with split_3's split: 1 and 2 threads
+ * are right, from 3 on 64 elements per middle part are never written. It
+ * declares no capability: its users with 4 cores get wrong answers all
+ * the same. */
+#include <sched.h>
+static inline uint32_t mutant_pool(void)
+{
+    const char *omp = getenv("OMP_NUM_THREADS");
+    long v = omp && *omp ? strtol(omp, NULL, 10) : 0;
+    cpu_set_t set;
+    if (v >= 1 && v <= 64)
+        return (uint32_t)v;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 1)
+        return (uint32_t)CPU_COUNT(&set);
+    return 1;
+}
+#define MUTANT_THREADS(asked) ((void)(asked), mutant_pool())
 #define MUTANT_SPLIT_END(k, t, next) ((k) > 0 ? (next) - SPLIT_GRAIN : (next))
 
 #elif DVG_MUTANT == MUTANT_REFUSES_UNDEFINED || DVG_MUTANT == MUTANT_SIGFPE_UNDEFINED || \
