@@ -200,7 +200,14 @@ void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
     if (!p->n_departures)
         fprintf(f, "<tr><td colspan=\"10\">%s</td></tr>\n",
                 compared ? "No implementation departs in these runs." : not_compared);
-    fprintf(f, "</table>\n</section>\n<section id=\"signatures\">\n<h2>Every signature</h2>\n"
+    fputs("</table>\n</section>\n", f);
+    if (p->n_emulation_only) {
+        fprintf(f, "<section id=\"emulation-only\">\n<h2>Seen only under emulation, not "
+                   "departures (%zu signatures)</h2>\n<p>", p->n_emulation_only);
+        esc_html(f, report_emulation_only_text);
+        fputs(" Each is listed under Every signature.</p>\n</section>\n", f);
+    }
+    fprintf(f, "<section id=\"signatures\">\n<h2>Every signature</h2>\n"
                "<details><summary>%zu signatures of the runs that compare plugins, each with "
                "what each plugin gives and the command that replays it</summary>\n"
                "<table>\n<tr><th>run</th><th>implementations</th><th>variant</th><th>dtype</th>"
@@ -338,6 +345,12 @@ void report_runs_markdown(const runs_page *p, FILE *f, runs_row *row)
     }
     if (!p->n_departures)
         fprintf(f, "\n%s\n", compared ? "No implementation departs in these runs." : not_compared);
+    if (p->n_emulation_only) {
+        fprintf(f, "\n## Seen only under emulation, not departures (%zu signatures)\n\n",
+                p->n_emulation_only);
+        esc_md(f, report_emulation_only_text);
+        fputs(" Each is listed under Every signature.\n", f);
+    }
     fprintf(f, "\n## Every signature\n\n%zu signatures of the runs that compare plugins, "
                "each with what each plugin gives and the command that replays it.\n\n"
                "| run | implementations | variant | dtype | class "
