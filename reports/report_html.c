@@ -34,6 +34,7 @@ const char report_html_style[] =
     ".v-nonconformant{background:#ffebe9}.v-crashed{background:#ff8182}.v-unsupported{"
     "background:#eaeef2}.v-other{background:#fbefff}.v-none{color:#8c959f}"
     ".subject{font-size:16px;margin:0 0 6px}.summary{font-size:16px;font-weight:600}"
+    ".matrix th.impl{max-width:110px;overflow-wrap:anywhere;font-size:12px}"
     ".incomplete{background:#fff8c5;border:1px solid #d4a72c;padding:6px 8px;font-weight:600}"
     "code,pre,.mono{font-family:ui-monospace,monospace;font-size:12px}"
     "pre{background:#f6f8fa;padding:6px 8px;overflow-x:auto;white-space:pre-wrap;"

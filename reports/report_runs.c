@@ -118,6 +118,57 @@ static void html_row(FILE *f, const char *tag, const char *open, const char *con
     fputs("</tr>\n", f);
 }
 
+/* The matrix, claims down and implementations across, one table per
+ * variant (each folded open: every verdict shows), so that a page of
+ * every implementation fits a screen of 1280 px (issue 37): at most
+ * RUNS_MAX_AXIS implementations, each a column of ~100 px. */
+static void html_matrix(const runs_page *p, FILE *f)
+{
+    fputs("<section id=\"matrix\">\n<h2>Certificates</h2>\n", f);
+    for (size_t c = 0; c < p->nc; c++) {
+        const char *variant = p->cols[c]->variant;
+        size_t n = 1;
+        if (c && !strcmp(p->cols[c - 1]->variant, variant))
+            continue;
+        while (c + n < p->nc && !strcmp(p->cols[c + n]->variant, variant))
+            n++;
+        fputs("<details class=\"variant\" open data-variant=\"", f);
+        esc_html(f, variant);
+        fputs("\"><summary>", f);
+        esc_html(f, variant);
+        fprintf(f, ": %zu dtype%s</summary>\n<table class=\"matrix\">\n<tr><th>dtype</th>", n,
+                n == 1 ? "" : "s");
+        for (size_t r = 0; r < p->nr; r++) {
+            fputs("<th class=\"impl\">", f);
+            esc_html(f, p->rows[r]);
+            fputs("</th>", f);
+        }
+        fputs("</tr>\n", f);
+        for (size_t k = c; k < c + n; k++) {
+            fputs("<tr><th>", f);
+            esc_html(f, p->cols[k]->dtype);
+            fputs("</th>", f);
+            for (size_t r = 0; r < p->nr; r++) {
+                int64_t run = 0;
+                const report_cert *ce = runs_cert_of(p, p->rows[r], p->cols[k], &run);
+                if (!ce) {
+                    fputs("<td class=\"v-none\">-</td>", f);
+                    continue;
+                }
+                fprintf(f, "<td class=\"v-%s\"><span class=\"verdict\">",
+                        report_verdict_kind(ce->verdict));
+                esc_html(f, ce->verdict);
+                fprintf(f, "</span><span class=\"profile\">%" PRId64 " cases, run %" PRId64
+                           "</span></td>",
+                        ce->cases, run);
+            }
+            fputs("</tr>\n", f);
+        }
+        fputs("</table>\n</details>\n", f);
+    }
+    fputs("</section>\n", f);
+}
+
 void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
 {
     char buf[4400];
@@ -137,37 +188,8 @@ void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
     size_t compared = runs_comparing(p);
     if (!compared)
         fprintf(f, "<p class=\"incomplete\" id=\"not-compared\">%s</p>\n", not_compared);
-    fputs("<section id=\"matrix\">\n<h2>Certificates</h2>\n<table class=\"matrix\">\n<tr>"
-          "<th>implementation</th>", f);
-    for (size_t c = 0; c < p->nc; c++) {
-        fputs("<th>", f);
-        esc_html(f, p->cols[c]->variant);
-        fputs("<br>", f);
-        esc_html(f, p->cols[c]->dtype);
-        fputs("</th>", f);
-    }
-    fputs("</tr>\n", f);
-    for (size_t r = 0; r < p->nr; r++) {
-        fputs("<tr><th>", f);
-        esc_html(f, p->rows[r]);
-        fputs("</th>", f);
-        for (size_t c = 0; c < p->nc; c++) {
-            int64_t run = 0;
-            const report_cert *ce = runs_cert_of(p, p->rows[r], p->cols[c], &run);
-            if (!ce) {
-                fputs("<td class=\"v-none\">-</td>", f);
-                continue;
-            }
-            fprintf(f, "<td class=\"v-%s\"><span class=\"verdict\">",
-                    report_verdict_kind(ce->verdict));
-            esc_html(f, ce->verdict);
-            fprintf(f, "</span><span class=\"profile\">%" PRId64 " cases, run %" PRId64
-                       "</span></td>",
-                    ce->cases, run);
-        }
-        fputs("</tr>\n", f);
-    }
-    fputs("</table>\n</section>\n<section id=\"hazards\">\n<h2>Where the specs leave room</h2>\n"
+    html_matrix(p, f);
+    fputs("<section id=\"hazards\">\n<h2>Where the specs leave room</h2>\n"
           "<p>Portability hazards: every implementation of the set conforms, but their bits "
           "differ. One row per hazard class, plugin set and variant family, with the variants "
           "and dtypes it spans, its signatures and one example: what each implementation gives "
@@ -293,35 +315,39 @@ void report_runs_markdown(const runs_page *p, FILE *f, runs_row *row)
     size_t compared = runs_comparing(p);
     if (!compared)
         fprintf(f, "**%s**\n\n", not_compared);
-    fputs("## Certificates\n\n| implementation |", f);
+    fputs("## Certificates\n", f);
     for (size_t c = 0; c < p->nc; c++) {
-        fputc(' ', f);
-        esc_md(f, p->cols[c]->variant);
-        fputc(' ', f);
-        esc_md(f, p->cols[c]->dtype);
-        fputs(" |", f);
-    }
-    fputs("\n| --- |", f);
-    for (size_t c = 0; c < p->nc; c++)
-        fputs(" --- |", f);
-    fputc('\n', f);
-    for (size_t r = 0; r < p->nr; r++) {
-        fputs("| ", f);
-        esc_md(f, p->rows[r]);
-        fputs(" |", f);
-        for (size_t c = 0; c < p->nc; c++) {
-            int64_t run = 0;
-            const report_cert *ce = runs_cert_of(p, p->rows[r], p->cols[c], &run);
+        const char *variant = p->cols[c]->variant;
+        if (c && !strcmp(p->cols[c - 1]->variant, variant))
+            continue;
+        fputs("\n### ", f);
+        esc_md(f, variant);
+        fputs("\n\n| dtype |", f);
+        for (size_t r = 0; r < p->nr; r++) {
             fputc(' ', f);
-            if (ce) {
-                esc_md(f, ce->verdict);
-                fprintf(f, " (%" PRId64 " cases, run %" PRId64 ")", ce->cases, run);
-            } else {
-                fputc('-', f);
-            }
+            esc_md(f, p->rows[r]);
             fputs(" |", f);
         }
         fputc('\n', f);
+        md_rule(f, p->nr + 1);
+        for (size_t k = c; k < p->nc && !strcmp(p->cols[k]->variant, variant); k++) {
+            fputs("| ", f);
+            esc_md(f, p->cols[k]->dtype);
+            fputs(" |", f);
+            for (size_t r = 0; r < p->nr; r++) {
+                int64_t run = 0;
+                const report_cert *ce = runs_cert_of(p, p->rows[r], p->cols[k], &run);
+                fputc(' ', f);
+                if (ce) {
+                    esc_md(f, ce->verdict);
+                    fprintf(f, " (%" PRId64 " cases, run %" PRId64 ")", ce->cases, run);
+                } else {
+                    fputc('-', f);
+                }
+                fputs(" |", f);
+            }
+            fputc('\n', f);
+        }
     }
     fputs("\n## Where the specs leave room\n\nPortability hazards: every implementation of the "
           "set conforms, but their bits differ. One row per hazard class, plugin set and variant "
