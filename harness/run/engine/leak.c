@@ -191,16 +191,21 @@ int leak_note(leak_watch *lw, const worker *w, char *note, size_t len)
     return LEAK_NONE;
 }
 
-int leak_repeated(leak_watch *lw, const leak_sample *before, const leak_sample *after,
-                  uint32_t repeats, char *note, size_t len)
+/* What b holds more than a, resident or mapped (the larger). */
+static uint64_t added_bytes(const leak_sample *a, const leak_sample *b)
 {
-    uint64_t added = 0;
-    if (before) {
-        uint64_t anon = after->anon > before->anon ? after->anon - before->anon : 0;
-        uint64_t mapped = after->mapped > before->mapped ? after->mapped - before->mapped : 0;
-        added = anon > mapped ? anon : mapped;
-    }
-    if (before && added < LEAK_REPEAT_MIN_BYTES) {
+    uint64_t anon = b->anon > a->anon ? b->anon - a->anon : 0;
+    uint64_t mapped = b->mapped > a->mapped ? b->mapped - a->mapped : 0;
+    return anon > mapped ? anon : mapped;
+}
+
+int leak_repeated(leak_watch *lw, const leak_sample s[3], uint32_t repeats, char *note,
+                  size_t len)
+{
+    uint64_t added = s ? added_bytes(&s[0], &s[2]) : 0;
+    int keeps = !s || (added_bytes(&s[0], &s[1]) >= LEAK_REPEAT_MIN_BYTES / 2 &&
+                       added_bytes(&s[1], &s[2]) >= LEAK_REPEAT_MIN_BYTES / 2);
+    if (!keeps) {
         /* a cache: its figure now, then watched on over a fresh window */
         const leak_sample *last = &lw->s[lw->n - 1];
         uint64_t a = field(&lw->base, lw->grew), b = field(last, lw->grew);
@@ -213,7 +218,7 @@ int leak_repeated(leak_watch *lw, const leak_sample *before, const leak_sample *
     lw->reported = 1;
     size_t used = strlen(note);
     if (used < len) {
-        if (before)
+        if (s)
             snprintf(note + used, len - used,
                      "; %" PRIu32 " identical calls of one case added %" PRIu64
                      " KiB more (not a cache)", repeats, added >> 10);

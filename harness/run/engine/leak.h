@@ -16,10 +16,12 @@
  * one kernel per new shape and keeps it (oneDNN's primitive cache, a JIT's
  * code cache) grows with every new shape and stops when the shapes repeat.
  * The trial then runs the case it just ran LEAK_REPEATS times more (same
- * shapes, same data: nothing a cache would add) and reads the memory again
- * from outside. What those identical calls add (LEAK_REPEAT_MIN_BYTES or
- * more, resident or mapped) is a leak, reported as above with both
- * figures. Otherwise the growth is a cache: its figure (bytes per new
+ * shapes, same data: nothing a cache would add), in two halves, reading
+ * the memory from outside before, between and after. Growth in both
+ * halves (LEAK_REPEAT_MIN_BYTES / 2 or more each, resident or mapped) is
+ * a leak, reported as above with both figures: identical calls keep
+ * adding. A single mapping made once during the repeats (an arena, a
+ * scratchpad) shows in one half only. Otherwise the growth is a cache: its figure (bytes per new
  * shape, least and most of the steps seen; bytes in the life, over how
  * many calls) is a note of the certificate, and a failure (resource-leak)
  * only once it passes LEAK_CACHE_MAX_BYTES in one worker life, because a
@@ -103,13 +105,14 @@ int leak_note(leak_watch *lw, const worker *w, char *note, size_t len);
 /* Reads what w's serving child holds now into *s. 0, or -1 (no child). */
 int leak_read(const worker *w, leak_sample *s);
 
-/* After LEAK_SUSPECT: `before` and `after` were read around `repeats`
- * identical calls of one case in the same life (NULL: they could not be,
- * the life ended or a read failed: the growth stays a leak). Returns
- * LEAK_FOUND with the finding's words in note (len bytes): a leak; or
+/* After LEAK_SUSPECT: s[0], s[1], s[2] were read before, between and
+ * after two halves of `repeats` identical calls of one case in the same
+ * life (NULL: they could not be, the life ended or a read failed: the
+ * growth stays a leak). Returns LEAK_FOUND with the finding's words
+ * appended to note (len bytes; it holds leak_note's): a leak; or
  * LEAK_NONE: a cache, its figure kept for leak_cache_figure. */
-int leak_repeated(leak_watch *lw, const leak_sample *before, const leak_sample *after,
-                  uint32_t repeats, char *note, size_t len);
+int leak_repeated(leak_watch *lw, const leak_sample s[3], uint32_t repeats, char *note,
+                  size_t len);
 
 /* The figure of the cache seen in the watched life (bytes 0: none). */
 void leak_cache_figure(const leak_watch *lw, leak_cache *out);

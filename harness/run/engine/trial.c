@@ -297,17 +297,19 @@ static int pace_case(trial *t, const divcase *c, char *note, size_t len)
 static int repeat_case(trial *t, const divcase *c, verdict_tally *tally, char *note, size_t len)
 {
     uint64_t life = worker_spawns(t->w);
-    leak_sample before, after;
-    int read = leak_read(t->w, &before) == 0;
+    leak_sample s[3];
+    int read = leak_read(t->w, &s[0]) == 0;
     for (uint32_t i = 0; read && i < LEAK_REPEATS; i++) {
         if (worker_run(t->w, c, t->valid ? &t->plan.out : NULL, &t->retime)) {
             snprintf(t->error, sizeof t->error, "case %s: %s", c->id, worker_errmsg(t->w));
             return -1;
         }
         read = worker_spawns(t->w) == life;
+        if (read && i + 1 == LEAK_REPEATS / 2)
+            read = leak_read(t->w, &s[1]) == 0;
     }
-    read = read && leak_read(t->w, &after) == 0 && worker_spawns(t->w) == life;
-    int leak = leak_repeated(&t->leak, read ? &before : NULL, &after, LEAK_REPEATS, note, len);
+    read = read && leak_read(t->w, &s[2]) == 0 && worker_spawns(t->w) == life;
+    int leak = leak_repeated(&t->leak, read ? s : NULL, LEAK_REPEATS, note, len);
     if (leak == LEAK_NONE) {
         leak_cache figure;
         verdict_tally one;
