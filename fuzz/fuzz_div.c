@@ -275,23 +275,6 @@ static void run_plugin(fuzz_div_state *st, const divcase *c, int valid, const or
     o->flags = st->flags;
 }
 
-/* The judge's first finding the profile does not accept. */
-typedef struct first_finding {
-    int found;
-    verdict_example ex;
-} first_finding;
-
-static int keep_first(void *ctx, const divcase *c, const verdict_example *ex)
-{
-    first_finding *f = ctx;
-    (void)c;
-    if (!ex->accepted && !f->found) {
-        f->found = 1;
-        f->ex = *ex;
-    }
-    return 0;
-}
-
 static void check_case(fuzz_div_state *st, divcase *c)
 {
     const dvg_descriptor *d = st->d;
@@ -325,10 +308,10 @@ static void check_case(fuzz_div_state *st, divcase *c)
     }
     verdict_tally t;
     memset(&t, 0, sizeof t);
-    first_finding ff;
+    verdict_first ff;
     ff.found = 0;
     int v = verdict_case(&r, c, valid, &p, st->expected, &o, &st->profile, d->deviations,
-                         d->int_div_zero_value, &t, keep_first, &ff);
+                         d->int_div_zero_value, &t, verdict_keep_first, &ff);
     if (v < 0)
         return; /* out of memory: not the plugin's fault */
     if (ff.found) {

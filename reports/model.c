@@ -414,10 +414,52 @@ static int on_coverage(void *ctx, const store_row *r)
                    sizeof(report_coverage), cols, COLUMNS(cols)) == NULL;
 }
 
-/* Each bug's members: the findings that name it, in the findings' order. */
+/* The note the harness gives a sighting of a class the emulator can fake
+ * seen under an emulated CPU (harness/run/engine/isolation.c). */
+#define EMULATION_ONLY_NOTE "emulation-only, unconfirmed: "
+
+const char report_emulation_only_text[] =
+    "Seen under QEMU only (an emulated CPU of a lower level), in a class the emulator can fake: "
+    "QEMU's masked loads (vmaskmovps, vpmaskmovd) touch the masked-off lanes, so a tail load "
+    "that stops at the input's end on hardware faults on the guard page under QEMU. They are "
+    "not counted and are not bugs. To confirm one on hardware, replay its reproducer "
+    "(divergence replay --db DB repro:N) on a machine whose CPU is of that level (x86-64-v3: "
+    "AVX2 without AVX-512); only a departure there makes it a bug.";
+
+static int emulation_only(const report_finding *f)
+{
+    if (!f->n_repros)
+        return 0;
+    for (size_t i = 0; i < f->n_repros; i++)
+        if (!f->repros[i].note ||
+            strncmp(f->repros[i].note, EMULATION_ONLY_NOTE, strlen(EMULATION_ONLY_NOTE)))
+            return 0;
+    return 1;
+}
+
+size_t report_bugs_confirmed(const report_model *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_bugs; i++)
+        n += !m->bugs[i].emulation_only;
+    return n;
+}
+
+size_t report_findings_confirmed(const report_model *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_findings; i++)
+        n += !m->findings[i].emulation_only;
+    return n;
+}
+
+/* Each bug's members: the findings that name it, in the findings' order;
+ * emulation-only when all of them are. */
 static void bug_members(loader *l)
 {
     report_model *m = l->m;
+    for (size_t k = 0; k < m->n_findings; k++)
+        m->findings[k].emulation_only = emulation_only(&m->findings[k]);
     for (size_t i = 0; i < m->n_bugs && !l->failed; i++) {
         report_bug *b = &m->bugs[i];
         for (size_t k = 0; k < m->n_findings; k++)
@@ -429,10 +471,12 @@ static void bug_members(loader *l)
             return;
         }
         b->n_members = 0;
+        b->emulation_only = 1;
         for (size_t k = 0; k < m->n_findings; k++)
             if (m->findings[k].bug_id == b->id) {
                 b->members[b->n_members++] = k;
                 b->n_new += m->findings[k].is_new != 0;
+                b->emulation_only &= m->findings[k].emulation_only;
             }
     }
 }

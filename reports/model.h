@@ -98,6 +98,10 @@ typedef struct report_finding {
                                        1.7"; NULL when never bisected */
     report_repro *repros;
     size_t n_repros;
+    int emulation_only;             /* every reproducer of the run says
+                                       "emulation-only, unconfirmed" (a class
+                                       QEMU can fake, seen only under it):
+                                       not a bug; shown apart */
 } report_finding;
 
 /* A bug: the run's findings that share a fingerprint (docs/store.md,
@@ -109,7 +113,13 @@ typedef struct report_bug {
     size_t *members;
     size_t n_members;
     size_t n_new;                   /* members first found by this run */
+    int emulation_only;             /* every member is */
 } report_bug;
+
+/* The words of the section of findings seen only under emulation: that
+ * they are not bugs, and how to confirm one on hardware. */
+extern const char report_emulation_only_text[];
+
 
 /* What a claim's cases exercised (docs/store.md, "coverage"). */
 typedef struct report_coverage {
@@ -141,6 +151,10 @@ typedef struct report_model {
     size_t n_coverage;
     char *pool;                     /* the strings (private) */
 } report_model;
+
+/* Bugs and findings that are not emulation-only (the ones shown as bugs). */
+size_t report_bugs_confirmed(const report_model *m);
+size_t report_findings_confirmed(const report_model *m);
 
 /*
  * Reads run `run_id` from `s` (the data of `implementation` only, when not

@@ -36,6 +36,8 @@ const char report_html_style[] =
     ".v-nonconformant{background:#ffebe9}.v-crashed{background:#ff8182}.v-unsupported{"
     "background:#eaeef2}.v-other{background:#fbefff}.v-none{color:#8c959f}"
     ".subject{font-size:16px;margin:0 0 6px}.summary{font-size:16px;font-weight:600}"
+    ".matrix th.impl{max-width:110px;overflow-wrap:anywhere;font-size:12px}"
+    ".incomplete{background:#fff8c5;border:1px solid #d4a72c;padding:6px 8px;font-weight:600}"
     "code,pre,.mono{font-family:ui-monospace,monospace;font-size:12px}"
     "pre{background:#f6f8fa;padding:6px 8px;overflow-x:auto;white-space:pre-wrap;"
     "word-break:break-all}"
@@ -398,7 +400,7 @@ static void reproducer(const report_model *m, const report_repro *x, const char 
  * in full under Findings) underneath. */
 static void bugs(const report_model *m, FILE *f)
 {
-    if (!m->n_bugs) {
+    if (!report_bugs_confirmed(m)) {
         fputs("<p>No bug in this run.</p>\n", f);
         return;
     }
@@ -406,6 +408,8 @@ static void bugs(const report_model *m, FILE *f)
           "<th>kind</th><th>locus</th><th>signatures</th><th>new</th></tr></thead><tbody>\n", f);
     for (size_t i = 0; i < m->n_bugs; i++) {
         const report_bug *b = &m->bugs[i];
+        if (b->emulation_only)
+            continue; /* the section seen only under emulation's */
         fputs("<tr class=\"bug\"", f);
         attr_int(f, "data-bug", b->id);
         attr_int(f, "data-signatures", (int64_t)b->n_members);
@@ -474,15 +478,18 @@ static void coverage(const report_model *m, FILE *f)
     fputs("</div>\n", f);
 }
 
-static void findings(const report_model *m, FILE *f)
+/* The findings that are emulation-only (1) or not (0), each in full. */
+static void findings(const report_model *m, FILE *f, int emulated)
 {
-    if (!m->n_findings) {
+    if (!emulated && !report_findings_confirmed(m)) {
         fputs("<p>No finding in this run.</p>\n", f);
         return;
     }
     for (size_t i = 0; i < m->n_findings; i++) {
         const report_finding *x = &m->findings[i];
         char text[512];
+        if (x->emulation_only != emulated)
+            continue;
         fputs("<article class=\"finding\"", f);
         fprintf(f, " id=\"signature-%" PRId64 "\"", x->signature_id);
         attr_int(f, "data-signature", x->signature_id);
@@ -654,12 +661,20 @@ void report_html(const report_model *m, FILE *f)
     }
     if (!n_impls)
         fputs("<p>No certificate in this run.</p>\n", f);
+    size_t confirmed = report_findings_confirmed(m);
     fprintf(f, "</section>\n<section id=\"bugs-section\">\n<h2>Bugs (%zu bugs, %zu signatures)"
-               "</h2>\n", m->n_bugs, m->n_findings);
+               "</h2>\n", report_bugs_confirmed(m), confirmed);
     bugs(m, f);
     fprintf(f, "</section>\n<section id=\"findings\">\n<h2>Findings (%zu signatures)</h2>\n",
-            m->n_findings);
-    findings(m, f);
+            confirmed);
+    findings(m, f, 0);
+    if (confirmed < m->n_findings) {
+        fprintf(f, "</section>\n<section id=\"emulation-only\">\n<h2>Seen only under emulation, "
+                   "not bugs (%zu signatures)</h2>\n<p>", m->n_findings - confirmed);
+        esc_html(f, report_emulation_only_text);
+        fputs("</p>\n", f);
+        findings(m, f, 1);
+    }
     fputs("</section>\n<section id=\"classes\">\n<h2>Counts per difference class</h2>\n", f);
     class_totals(m, f);
     fputs("<details><summary>per variant and dtype</summary>\n", f);

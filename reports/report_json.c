@@ -173,6 +173,7 @@ static void bugs(const report_model *m, FILE *f)
         str(f, &first, "locus", b->locus);
         num(f, &first, "signatures", 1, (int64_t)b->n_members);
         num(f, &first, "new_signatures", 1, (int64_t)b->n_new);
+        fprintf(f, ", \"emulation_only\": %s", b->emulation_only ? "true" : "false");
         fputs(", \"signature_ids\": [", f);
         for (size_t k = 0; k < b->n_members; k++)
             fprintf(f, "%s%" PRId64, k ? ", " : "", m->findings[b->members[k]].signature_id);
@@ -224,6 +225,7 @@ static void findings(const report_model *m, FILE *f)
         str(f, &first, "status", x->status);
         fprintf(f, ", \"new\": %s, \"reopened\": %s", x->is_new ? "true" : "false",
                 x->reopened ? "true" : "false");
+        fprintf(f, ", \"emulation_only\": %s", x->emulation_only ? "true" : "false");
         num(f, &first, "occurrences_in_run", 1, x->occurrences_run);
         num(f, &first, "occurrences", 1, x->occurrences_total);
         num(f, &first, "first_run_id", 1, x->first_run_id);

@@ -47,8 +47,8 @@ static void failure_text(const report_model *m, const report_key *k, FILE *f)
     }
     for (size_t i = 0; i < m->n_findings; i++) {
         const report_finding *x = &m->findings[i];
-        if (!report_same_claim(&x->k, k))
-            continue;
+        if (!report_same_claim(&x->k, k) || x->emulation_only)
+            continue; /* seen only under emulation: not a failure's cause */
         snprintf(line, sizeof line, "finding: signature " STORE_REF_SIGNATURE "%" PRId64 " %s %s, %" PRId64
                                     " times in this run%s\n",
                  x->signature_id, x->cls, x->operand_class, x->occurrences_run,

@@ -242,11 +242,14 @@ static void finding_key(FILE *f, const report_finding *x)
 
 static void bugs(const report_model *m, FILE *f)
 {
-    fprintf(f, "## Bugs (%zu bugs, %zu signatures)\n\n", m->n_bugs, m->n_findings);
-    if (!m->n_bugs)
+    fprintf(f, "## Bugs (%zu bugs, %zu signatures)\n\n", report_bugs_confirmed(m),
+            report_findings_confirmed(m));
+    if (!report_bugs_confirmed(m))
         fputs("No bug in this run.\n", f);
     for (size_t i = 0; i < m->n_bugs; i++) {
         const report_bug *b = &m->bugs[i];
+        if (b->emulation_only)
+            continue; /* the section seen only under emulation's */
         fprintf(f, "- **Bug %" PRId64 "**: ", b->id);
         const char *what[] = {b->implementation, b->cls, b->kind, b->locus};
         for (size_t k = 0; k < 4; k++) {
@@ -295,12 +298,23 @@ static void reproducer(FILE *f, const report_repro *p)
     fputc('\n', f);
 }
 
-static void findings(const report_model *m, FILE *f)
+/* The findings that are emulation-only (1) or not (0), under their title. */
+static void findings(const report_model *m, FILE *f, int emulated)
 {
     char buf[8400];
-    fprintf(f, "\n## Findings (%zu signatures)\n\n", m->n_findings);
+    size_t confirmed = report_findings_confirmed(m);
+    if (!emulated) {
+        fprintf(f, "\n## Findings (%zu signatures)\n\n", confirmed);
+    } else if (confirmed < m->n_findings) {
+        fprintf(f, "\n## Seen only under emulation, not bugs (%zu signatures)\n\n",
+                m->n_findings - confirmed);
+        esc_md(f, report_emulation_only_text);
+        fputs("\n\n", f);
+    }
     for (size_t i = 0; i < m->n_findings; i++) {
         const report_finding *x = &m->findings[i];
+        if (x->emulation_only != emulated)
+            continue;
         fprintf(f, "### Signature " STORE_REF_SIGNATURE "%" PRId64 ": ", x->signature_id);
         esc_md(f, x->cls);
         fputs(", ", f);
@@ -379,7 +393,8 @@ void report_markdown(const report_model *m, FILE *f)
     size_t n_impls = report_implementations(m, impls, 64);
     header(m, f, impls, n_impls);
     bugs(m, f);
-    findings(m, f);
+    findings(m, f, 0);
+    findings(m, f, 1);
     counts(m, f);
     histograms(m, f);
     coverage(m, f);

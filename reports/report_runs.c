@@ -86,6 +86,21 @@ static size_t signatures_shown(const runs_page *p)
     return n;
 }
 
+/* How many of the page's runs compare plugins: none, and the hazard and
+ * departure tables were not measured (divergence diff did not run, or
+ * failed), which the page says at its top instead of "no hazard". */
+static size_t runs_comparing(const runs_page *p)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < p->n; r++)
+        n += runs_compares_plugins(p->m[r]) != 0;
+    return n;
+}
+
+static const char not_compared[] =
+    "Not measured: no run on this page compares the implementations (divergence diff did not "
+    "run, or it failed), so nothing here says whether they disagree or depart.";
+
 /* The cells of a table row, escaped, each in <tag>; the last one (a
  * reproducer's replay command) in <code class="replay"> for td. With
  * `open` NULL the <tr> is opened here; "" it was opened by the caller. */
@@ -101,6 +116,57 @@ static void html_row(FILE *f, const char *tag, const char *open, const char *con
         fprintf(f, "%s</%s>", code ? "</code>" : "", tag);
     }
     fputs("</tr>\n", f);
+}
+
+/* The matrix, claims down and implementations across, one table per
+ * variant (each folded open: every verdict shows), so that a page of
+ * every implementation fits a screen of 1280 px (issue 37): at most
+ * RUNS_MAX_AXIS implementations, each a column of ~100 px. */
+static void html_matrix(const runs_page *p, FILE *f)
+{
+    fputs("<section id=\"matrix\">\n<h2>Certificates</h2>\n", f);
+    for (size_t c = 0; c < p->nc; c++) {
+        const char *variant = p->cols[c]->variant;
+        size_t n = 1;
+        if (c && !strcmp(p->cols[c - 1]->variant, variant))
+            continue;
+        while (c + n < p->nc && !strcmp(p->cols[c + n]->variant, variant))
+            n++;
+        fputs("<details class=\"variant\" open data-variant=\"", f);
+        esc_html(f, variant);
+        fputs("\"><summary>", f);
+        esc_html(f, variant);
+        fprintf(f, ": %zu dtype%s</summary>\n<table class=\"matrix\">\n<tr><th>dtype</th>", n,
+                n == 1 ? "" : "s");
+        for (size_t r = 0; r < p->nr; r++) {
+            fputs("<th class=\"impl\">", f);
+            esc_html(f, p->rows[r]);
+            fputs("</th>", f);
+        }
+        fputs("</tr>\n", f);
+        for (size_t k = c; k < c + n; k++) {
+            fputs("<tr><th>", f);
+            esc_html(f, p->cols[k]->dtype);
+            fputs("</th>", f);
+            for (size_t r = 0; r < p->nr; r++) {
+                int64_t run = 0;
+                const report_cert *ce = runs_cert_of(p, p->rows[r], p->cols[k], &run);
+                if (!ce) {
+                    fputs("<td class=\"v-none\">-</td>", f);
+                    continue;
+                }
+                fprintf(f, "<td class=\"v-%s\"><span class=\"verdict\">",
+                        report_verdict_kind(ce->verdict));
+                esc_html(f, ce->verdict);
+                fprintf(f, "</span><span class=\"profile\">%" PRId64 " cases, run %" PRId64
+                           "</span></td>",
+                        ce->cases, run);
+            }
+            fputs("</tr>\n", f);
+        }
+        fputs("</table>\n</details>\n", f);
+    }
+    fputs("</section>\n", f);
 }
 
 void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
@@ -119,37 +185,11 @@ void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
                "</header>\n<main>\n",
             report_html_style, p->n, p->n, p->nr, p->n_hazards, p->n_hazard_sigs,
             p->n_departures, p->n_departure_sigs);
-    fputs("<section id=\"matrix\">\n<h2>Certificates</h2>\n<table class=\"matrix\">\n<tr>"
-          "<th>implementation</th>", f);
-    for (size_t c = 0; c < p->nc; c++) {
-        fputs("<th>", f);
-        esc_html(f, p->cols[c]->variant);
-        fputs("<br>", f);
-        esc_html(f, p->cols[c]->dtype);
-        fputs("</th>", f);
-    }
-    fputs("</tr>\n", f);
-    for (size_t r = 0; r < p->nr; r++) {
-        fputs("<tr><th>", f);
-        esc_html(f, p->rows[r]);
-        fputs("</th>", f);
-        for (size_t c = 0; c < p->nc; c++) {
-            int64_t run = 0;
-            const report_cert *ce = runs_cert_of(p, p->rows[r], p->cols[c], &run);
-            if (!ce) {
-                fputs("<td class=\"v-none\">-</td>", f);
-                continue;
-            }
-            fprintf(f, "<td class=\"v-%s\"><span class=\"verdict\">",
-                    report_verdict_kind(ce->verdict));
-            esc_html(f, ce->verdict);
-            fprintf(f, "</span><span class=\"profile\">%" PRId64 " cases, run %" PRId64
-                       "</span></td>",
-                    ce->cases, run);
-        }
-        fputs("</tr>\n", f);
-    }
-    fputs("</table>\n</section>\n<section id=\"hazards\">\n<h2>Where the specs leave room</h2>\n"
+    size_t compared = runs_comparing(p);
+    if (!compared)
+        fprintf(f, "<p class=\"incomplete\" id=\"not-compared\">%s</p>\n", not_compared);
+    html_matrix(p, f);
+    fputs("<section id=\"hazards\">\n<h2>Where the specs leave room</h2>\n"
           "<p>Portability hazards: every implementation of the set conforms, but their bits "
           "differ. One row per hazard class, plugin set and variant family, with the variants "
           "and dtypes it spans, its signatures and one example: what each implementation gives "
@@ -167,7 +207,8 @@ void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
         html_row(f, "td", "", row->cell, row->n);
     }
     if (!p->n_hazards)
-        fputs("<tr><td colspan=\"7\">No portability hazard in these runs.</td></tr>\n", f);
+        fprintf(f, "<tr><td colspan=\"7\">%s</td></tr>\n",
+                compared ? "No portability hazard in these runs." : not_compared);
     fputs("</table>\n</section>\n<section id=\"departures\">\n<h2>Departures from the oracle, "
           "by bug</h2>\n<p>Where an implementation does not conform, in the runs that compare "
           "plugins: one row per bug (its signatures share a fingerprint), with one example."
@@ -179,8 +220,16 @@ void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
         html_row(f, "td", "", row->cell, row->n);
     }
     if (!p->n_departures)
-        fputs("<tr><td colspan=\"10\">No implementation departs in these runs.</td></tr>\n", f);
-    fprintf(f, "</table>\n</section>\n<section id=\"signatures\">\n<h2>Every signature</h2>\n"
+        fprintf(f, "<tr><td colspan=\"10\">%s</td></tr>\n",
+                compared ? "No implementation departs in these runs." : not_compared);
+    fputs("</table>\n</section>\n", f);
+    if (p->n_emulation_only) {
+        fprintf(f, "<section id=\"emulation-only\">\n<h2>Seen only under emulation, not "
+                   "departures (%zu signatures)</h2>\n<p>", p->n_emulation_only);
+        esc_html(f, report_emulation_only_text);
+        fputs(" Each is listed under Every signature.</p>\n</section>\n", f);
+    }
+    fprintf(f, "<section id=\"signatures\">\n<h2>Every signature</h2>\n"
                "<details><summary>%zu signatures of the runs that compare plugins, each with "
                "what each plugin gives and the command that replays it</summary>\n"
                "<table>\n<tr><th>run</th><th>implementations</th><th>variant</th><th>dtype</th>"
@@ -261,36 +310,44 @@ void report_runs_markdown(const runs_page *p, FILE *f, runs_row *row)
     char buf[4400];
     fprintf(f, "# Every implementation side by side\n\n%zu runs, %zu implementations "
                "certified. %zu kinds of portability hazard (%zu signatures), %zu bugs that "
-               "depart from the oracle (%zu signatures).\n\n## Certificates\n\n| implementation |",
+               "depart from the oracle (%zu signatures).\n\n",
             p->n, p->nr, p->n_hazards, p->n_hazard_sigs, p->n_departures, p->n_departure_sigs);
+    size_t compared = runs_comparing(p);
+    if (!compared)
+        fprintf(f, "**%s**\n\n", not_compared);
+    fputs("## Certificates\n", f);
     for (size_t c = 0; c < p->nc; c++) {
-        fputc(' ', f);
-        esc_md(f, p->cols[c]->variant);
-        fputc(' ', f);
-        esc_md(f, p->cols[c]->dtype);
-        fputs(" |", f);
-    }
-    fputs("\n| --- |", f);
-    for (size_t c = 0; c < p->nc; c++)
-        fputs(" --- |", f);
-    fputc('\n', f);
-    for (size_t r = 0; r < p->nr; r++) {
-        fputs("| ", f);
-        esc_md(f, p->rows[r]);
-        fputs(" |", f);
-        for (size_t c = 0; c < p->nc; c++) {
-            int64_t run = 0;
-            const report_cert *ce = runs_cert_of(p, p->rows[r], p->cols[c], &run);
+        const char *variant = p->cols[c]->variant;
+        if (c && !strcmp(p->cols[c - 1]->variant, variant))
+            continue;
+        fputs("\n### ", f);
+        esc_md(f, variant);
+        fputs("\n\n| dtype |", f);
+        for (size_t r = 0; r < p->nr; r++) {
             fputc(' ', f);
-            if (ce) {
-                esc_md(f, ce->verdict);
-                fprintf(f, " (%" PRId64 " cases, run %" PRId64 ")", ce->cases, run);
-            } else {
-                fputc('-', f);
-            }
+            esc_md(f, p->rows[r]);
             fputs(" |", f);
         }
         fputc('\n', f);
+        md_rule(f, p->nr + 1);
+        for (size_t k = c; k < p->nc && !strcmp(p->cols[k]->variant, variant); k++) {
+            fputs("| ", f);
+            esc_md(f, p->cols[k]->dtype);
+            fputs(" |", f);
+            for (size_t r = 0; r < p->nr; r++) {
+                int64_t run = 0;
+                const report_cert *ce = runs_cert_of(p, p->rows[r], p->cols[k], &run);
+                fputc(' ', f);
+                if (ce) {
+                    esc_md(f, ce->verdict);
+                    fprintf(f, " (%" PRId64 " cases, run %" PRId64 ")", ce->cases, run);
+                } else {
+                    fputc('-', f);
+                }
+                fputs(" |", f);
+            }
+            fputc('\n', f);
+        }
     }
     fputs("\n## Where the specs leave room\n\nPortability hazards: every implementation of the "
           "set conforms, but their bits differ. One row per hazard class, plugin set and variant "
@@ -304,7 +361,7 @@ void report_runs_markdown(const runs_page *p, FILE *f, runs_row *row)
         md_cells(f, row->cell, row->n);
     }
     if (!p->n_hazards)
-        fputs("\nNo portability hazard in these runs.\n", f);
+        fprintf(f, "\n%s\n", compared ? "No portability hazard in these runs." : not_compared);
     fputs("\n## Departures from the oracle, by bug\n\n", f);
     md_cells(f, runs_departure_header, RUNS_DEPARTURE_COLUMNS);
     md_rule(f, RUNS_DEPARTURE_COLUMNS);
@@ -313,7 +370,13 @@ void report_runs_markdown(const runs_page *p, FILE *f, runs_row *row)
         md_cells(f, row->cell, row->n);
     }
     if (!p->n_departures)
-        fputs("\nNo implementation departs in these runs.\n", f);
+        fprintf(f, "\n%s\n", compared ? "No implementation departs in these runs." : not_compared);
+    if (p->n_emulation_only) {
+        fprintf(f, "\n## Seen only under emulation, not departures (%zu signatures)\n\n",
+                p->n_emulation_only);
+        esc_md(f, report_emulation_only_text);
+        fputs(" Each is listed under Every signature.\n", f);
+    }
     fprintf(f, "\n## Every signature\n\n%zu signatures of the runs that compare plugins, "
                "each with what each plugin gives and the command that replays it.\n\n"
                "| run | implementations | variant | dtype | class "

@@ -421,7 +421,9 @@ int runs_page_build(const report_model *const *m, size_t n, runs_page *p)
     for (size_t i = 0; i < k; i++) {
         if (i && all[i].f->signature_id == all[i - 1].f->signature_id)
             continue;
-        if (runs_is_hazard(all[i].f))
+        if (all[i].f->emulation_only)
+            p->n_emulation_only++; /* not a departure: counted apart */
+        else if (runs_is_hazard(all[i].f))
             p->hazard_sigs[p->n_hazard_sigs++] = all[i];
         else
             p->departure_sigs[p->n_departure_sigs++] = all[i];

@@ -81,6 +81,9 @@ typedef struct runs_page {
     size_t n_departure_sigs;
     runs_departure *departures;
     size_t n_departures;
+    /* 4. signatures seen only under emulation (report_finding.
+     * emulation_only): no departure, a section of their own */
+    size_t n_emulation_only;
 } runs_page;
 
 /* The cells of one row of the hazard or departure table, as text (the

@@ -29,7 +29,7 @@ static int usage(FILE *to)
             "--jobs N: the pairs on N jobs, each with a worker per plugin (default: one per\n"
             "CPU); the output and its ids are the same for any N. --pin / --no-pin: each\n"
             "job and its workers on one CPU (default: when the jobs are as many as the CPUs)\n"
-            "The same cases through every plugin (2 to 8), each in its own worker, on the\n"
+            "The same cases through every plugin (2 to 16), each in its own worker, on the\n"
             "(variant, dtype) pairs they all claim; prints per pair what each plugin gives\n"
             "where they all conform but differ (portability hazards: int-div-zero,\n"
             "int-min-neg-one, float-div-zero-undefined, unsigned-inf-sign,\n"

@@ -30,7 +30,7 @@ static const char fuzz_usage[] =
     "         [--cpu MODEL]\n"
     "--cpu MODEL: the plugins run under that CPU: native (default), or x86-64-v3\n"
     "(haswell, avx2) or x86-64-v2 (nehalem, sse4.2) under QEMU's user-mode emulator\n"
-    "several --plugin (at most 8): differential mode, on the pairs all of them claim: each\n"
+    "several --plugin (at most 16): differential mode, on the pairs all of them claim: each\n"
     "plugin's departures from the oracle, and where they all conform but disagree (a\n"
     "portability hazard, stored for the plugin set; hazards alone exit 0)\n"
     "--sandbox: the plugin's isolation (auto, strict: all layers or exit 2, off);\n"

@@ -18,21 +18,44 @@
 
 /* The suffix of a profile that makes refusals departures. */
 #define NO_REFUSALS "+no-refusals"
+#define BITWISE "+bitwise"
+
+/* Cuts option `opt` ("+name") off the end of base (or base "name" alone:
+ * "exact" then) into *flag. 1 when it was there, -1 when it was there
+ * twice, 0 when not. */
+static int cut_option(char *base, const char *opt, int32_t *flag)
+{
+    size_t n = strlen(base), sl = strlen(opt);
+    if (!strcmp(base, opt + 1))
+        snprintf(base, 6, "exact");
+    else if (n > sl && !strcmp(base + n - sl, opt))
+        base[n - sl] = '\0';
+    else
+        return 0;
+    if (*flag)
+        return -1;
+    *flag = 1;
+    return 1;
+}
 
 int verdict_profile_parse(const char *text, verdict_profile *p, char *err, size_t errlen)
 {
     static const uint32_t modes[] = {0, ORACLE_MODE_FTZ, ORACLE_MODE_DAZ,
                                      ORACLE_MODE_FTZ | ORACLE_MODE_DAZ};
     char base[48];
-    size_t n = strlen(text), sl = strlen(NO_REFUSALS);
-    int no_refusals = !strcmp(text, &NO_REFUSALS[1]) ||
-                      (n > sl && !strcmp(text + n - sl, NO_REFUSALS));
+    int32_t no_refusals = 0, bitwise = 0;
+    int cut;
     memset(p, 0, sizeof p[0]);
-    if (n >= sizeof base)
+    if (strlen(text) >= sizeof base)
         goto bad;
     snprintf(base, sizeof base, "%s", text);
-    if (no_refusals)
-        snprintf(base, sizeof base, "%.*s", n > sl ? (int)(n - sl) : 5, n > sl ? text : "exact");
+    do {
+        cut = cut_option(base, NO_REFUSALS, &no_refusals);
+        if (!cut)
+            cut = cut_option(base, BITWISE, &bitwise);
+        if (cut < 0)
+            goto bad;
+    } while (cut);
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
         if (!strcmp(base, verdict_modes_name(modes[i]))) {
             p->modes = modes[i];
@@ -51,11 +74,24 @@ bad:
     memset(p, 0, sizeof p[0]);
     snprintf(err, errlen,
              "profile '%s': expected exact, ftz, daz, ftz+daz or ulp:N (1 <= N <= 2^32), "
-             "optionally followed by " NO_REFUSALS, text);
+             "optionally followed by " NO_REFUSALS " and " BITWISE, text);
     return -1;
 good:
     p->no_refusals = no_refusals;
-    snprintf(p->name, sizeof p->name, "%.32s%s", base, no_refusals ? NO_REFUSALS : "");
+    p->bitwise = bitwise;
+    snprintf(p->name, sizeof p->name, "%.24s%s%s", base, no_refusals ? NO_REFUSALS : "",
+             bitwise ? BITWISE : "");
+    return 0;
+}
+
+int verdict_keep_first(void *ctx, const divcase *c, const verdict_example *ex)
+{
+    verdict_first *f = ctx;
+    (void)c;
+    if (!ex->accepted && !f->found) {
+        f->found = 1;
+        f->ex = *ex;
+    }
     return 0;
 }
 
@@ -483,6 +519,14 @@ void verdict_tally_add(verdict_tally *to, const verdict_tally *from)
     to->any_inf_negative += from->any_inf_negative;
     to->subnormal_results += from->subnormal_results;
     to->declared_checked += from->declared_checked;
+    if (from->cache_bytes > to->cache_bytes) {
+        to->cache_bytes = from->cache_bytes;
+        to->cache_calls = from->cache_calls;
+    }
+    if (from->cache_lo && (!to->cache_lo || from->cache_lo < to->cache_lo))
+        to->cache_lo = from->cache_lo;
+    if (from->cache_hi > to->cache_hi)
+        to->cache_hi = from->cache_hi;
 }
 
 int verdict_tally_failed(const verdict_tally *t)

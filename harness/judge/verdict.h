@@ -121,12 +121,18 @@ typedef struct verdict_profile {
     int32_t no_refusals;    /* 1: an element refused with an error status is
                                a departure even where the spec leaves its
                                result undefined (verdict_may_refuse) */
+    int32_t bitwise;        /* 1: an answer under another context (thread
+                               count) that conforms but whose bits differ
+                               from the judged run's (NaN payloads and
+                               signs, undefined elements) is a failure,
+                               not a determinism note */
 } verdict_profile;
 
 /* Parses "exact", "ftz" (flush-to-zero), "daz" (denormals-are-zero),
  * "ftz+daz" (both) or "ulp:N" (1 <= N <= 2^32), each optionally followed
- * by "+no-refusals" (alone: "exact+no-refusals"). 0, or -1 with the
- * reason in err. */
+ * by "+no-refusals" and "+bitwise", in either order (alone:
+ * "exact+no-refusals", "exact+bitwise"); the name puts them in that order.
+ * 0, or -1 with the reason in err. */
 int verdict_profile_parse(const char *text, verdict_profile *p, char *err, size_t errlen);
 
 /*
@@ -179,6 +185,14 @@ typedef struct verdict_example {
 /* Called once per distinct signature per case. Returns 0 to go on, non-zero
  * to make verdict_case return -1 (the caller's error, e.g. the store). */
 typedef int (*verdict_sink)(void *ctx, const divcase *c, const verdict_example *ex);
+
+/* A sink that keeps the first finding the profile does not accept (ctx: a
+ * verdict_first, zeroed before verdict_case; found 1 when there was one). */
+typedef struct verdict_first {
+    int found;
+    verdict_example ex;
+} verdict_first;
+int verdict_keep_first(void *ctx, const divcase *c, const verdict_example *ex);
 
 /* The words for an expected element, the same in every command's output
  * and in the store (reproducers.expected): "1.5 (0x3fc00000)" for an exact
@@ -256,6 +270,12 @@ typedef struct verdict_tally {
     uint64_t any_inf_positive, any_inf_negative; /* SONNX 'inf': signs given */
     uint64_t subnormal_results;            /* exact subnormal results expected */
     uint64_t declared_checked;             /* elements a declared deviation covered */
+    /* a worker's memory that grew per new shape while identical calls
+     * added nothing (harness/run/engine/leak.h): a cache, a note. Its
+     * largest growth in one worker life and that life's calls; bytes per
+     * new shape, least (0: none seen) and most. Merged by max and min, so
+     * adding the same figure twice changes nothing. */
+    uint64_t cache_bytes, cache_calls, cache_lo, cache_hi;
 } verdict_tally;
 
 /*

@@ -146,6 +146,9 @@
 #ifndef MUTANT_SPLIT_END /* threads: where part k of t ends (`next`: where k + 1 starts) */
 #define MUTANT_SPLIT_END(k, t, next) (next)
 #endif
+#ifndef MUTANT_THREADS /* open(): the threads an instance splits over (`asked`: open_with's) */
+#define MUTANT_THREADS(asked) (asked)
+#endif
 #ifndef MUTANT_SCRATCH /* 1: compute through one static buffer (not re-entrant) */
 #define MUTANT_SCRATCH 0
 #endif
@@ -952,6 +955,8 @@ static int32_t ref_open_with(const char *config, const dvg_open_options *options
     status = ref_open(config, out);
     if (status == DVG_OK && options && options->size >= 2 * sizeof(uint32_t))
         (*out)->threads = options->threads;
+    if (status == DVG_OK)
+        (*out)->threads = MUTANT_THREADS((*out)->threads);
     if (status == DVG_OK)
         (*out)->isa = isa;
     return status;

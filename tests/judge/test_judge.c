@@ -392,6 +392,18 @@ static void test_refused(void)
           p.ulp_tolerance == 2 && p.no_refusals);
     CHECK(verdict_profile_parse("+no-refusals", &p, buf, sizeof buf) == -1);
     CHECK(verdict_profile_parse("exact+no-refusals+no-refusals", &p, buf, sizeof buf) == -1);
+    /* +bitwise (issue 37): conformant answers of other contexts whose bits
+     * differ fail; with +no-refusals in either order, each once */
+    CHECK(verdict_profile_parse("exact+bitwise", &p, buf, sizeof buf) == 0 && p.bitwise &&
+          !p.no_refusals && !strcmp(p.name, "exact+bitwise"));
+    CHECK(verdict_profile_parse("bitwise", &p, buf, sizeof buf) == 0 && p.bitwise &&
+          !strcmp(p.name, "exact+bitwise"));
+    CHECK(verdict_profile_parse("ulp:2+bitwise+no-refusals", &p, buf, sizeof buf) == 0 &&
+          p.bitwise && p.no_refusals && p.ulp_tolerance == 2 &&
+          !strcmp(p.name, "ulp:2+no-refusals+bitwise"));
+    CHECK(verdict_profile_parse("exact+bitwise+bitwise", &p, buf, sizeof buf) == -1);
+    CHECK(verdict_profile_parse("+bitwise", &p, buf, sizeof buf) == -1);
+    CHECK(verdict_profile_parse("exact", &p, buf, sizeof buf) == 0 && !p.bitwise);
     /* what is narrowed: a failure of compute, on a valid case, under a
      * profile that accepts refusals */
     verdict_outputs o;
@@ -538,7 +550,9 @@ static void test_case_level(void)
           t.counts[ORACLE_CLASS_FP_STATE_LEAKED] == 1);
 }
 
-/* verdict_tally_add adds every field (max_ulps: the larger). */
+/* verdict_tally_add adds every field (max_ulps: the larger; the cache
+ * figure: the larger growth with its calls, the least and most bytes per
+ * shape, so that adding one figure twice changes nothing). */
 static void test_tally_add(void)
 {
     verdict_tally x, y;
@@ -555,10 +569,20 @@ static void test_tally_add(void)
     verdict_tally_add(&sum, &y);
     uint64_t *ps = (uint64_t *)&sum;
     size_t at_max = (size_t)(&x.max_ulps - px);
+    size_t cache_from = (size_t)(&x.cache_bytes - px), cache_to = (size_t)(&x.cache_hi - px);
     for (size_t i = 0; i < n; i++)
-        if (i != at_max)
+        if (i != at_max && (i < cache_from || i > cache_to))
             CHECKF(ps[i] == px[i] + py[i], "field %zu of verdict_tally", i);
     CHECK(sum.max_ulps == 9);
+    /* the larger growth with its own calls; lo the lesser, hi the larger */
+    const verdict_tally *big = x.cache_bytes > y.cache_bytes ? &x : &y;
+    CHECK(sum.cache_bytes == big->cache_bytes && sum.cache_calls == big->cache_calls);
+    CHECK(sum.cache_lo == (x.cache_lo < y.cache_lo ? x.cache_lo : y.cache_lo));
+    CHECK(sum.cache_hi == (x.cache_hi > y.cache_hi ? x.cache_hi : y.cache_hi));
+    verdict_tally again = sum;
+    verdict_tally_add(&again, &y);
+    CHECK(again.cache_bytes == sum.cache_bytes && again.cache_lo == sum.cache_lo &&
+          again.cache_hi == sum.cache_hi);
     y.max_ulps = 2;
     sum = x;
     verdict_tally_add(&sum, &y);

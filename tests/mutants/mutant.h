@@ -65,6 +65,8 @@
 #define MUTANT_IN_PLACE_A        36  /* clears C before it reads A; declares in place on A */
 #define MUTANT_SPLIT_3           37  /* with 3 or more threads the middle parts end
                                         one grain early; declares threads */
+#define MUTANT_POOL_AFFINITY     41  /* its own pool: OMP_NUM_THREADS, else its affinity
+                                        mask's CPUs; split_3's split; declares nothing */
 /* ISA dispatch (issue 25): a path chosen from CPUID. */
 #define MUTANT_ISA_AVX2_TAIL     38  /* AVX2 without AVX-512: f32 remainder of the 8-wide loop 1 ULP up */
 #define MUTANT_ISA_FORCIBLE      39  /* the same, and declares avx512/avx2/sse4.2 levels (ABI 1.1) */
@@ -73,6 +75,8 @@
 #define MUTANT_CACHE_SHAPES      44  /* kernel cache keyed by the shapes only, not the dtype */
 #define MUTANT_CACHE_ATTR        45  /* cache keyed by shapes and dtype, not the rounding attribute */
 #define MUTANT_LEAK_256K         46  /* every compute leaks a 256 KiB workspace it wrote */
+#define MUTANT_SHAPE_CACHE       47  /* maps 256 KiB per new shape, kept (a bounded cache) */
+#define MUTANT_SHAPE_CACHE_UNBOUNDED 49 /* maps 8 MiB per new shape, kept, without a bound */
 #define MUTANT_LATE_WRITER       48  /* a helper thread rewrites C's first element 1 ms after
                                         compute returned */
 /* Shape families of issue 26 (numbered apart from the other mutants of that issue). */
@@ -569,6 +573,28 @@ static inline int32_t mutant_clear_c(const dvg_tensor *b, dvg_tensor *c, int64_t
  * threads are right; it declares DVG_CAP_THREADS. */
 #define MUTANT_SPLIT_END(k, t, next) ((k) > 0 ? (next) - SPLIT_GRAIN : (next))
 
+#elif DVG_MUTANT == MUTANT_POOL_AFFINITY
+/* A library that sizes its own thread pool from the machine, as OpenMP
+ * runtimes do: OMP_NUM_THREADS when set, else the CPUs of its affinity
+ * mask (open_with's count ignored), with split_3's split: 1 and 2 threads
+ * are right, from 3 on 64 elements per middle part are never written. It
+ * declares no capability: its users with 4 cores get wrong answers all
+ * the same. */
+#include <sched.h>
+static inline uint32_t mutant_pool(void)
+{
+    const char *omp = getenv("OMP_NUM_THREADS");
+    long v = omp && *omp ? strtol(omp, NULL, 10) : 0;
+    cpu_set_t set;
+    if (v >= 1 && v <= 64)
+        return (uint32_t)v;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 1)
+        return (uint32_t)CPU_COUNT(&set);
+    return 1;
+}
+#define MUTANT_THREADS(asked) ((void)(asked), mutant_pool())
+#define MUTANT_SPLIT_END(k, t, next) ((k) > 0 ? (next) - SPLIT_GRAIN : (next))
+
 #elif DVG_MUTANT == MUTANT_REFUSES_UNDEFINED || DVG_MUTANT == MUTANT_SIGFPE_UNDEFINED || \
     DVG_MUTANT == MUTANT_REFUSES_AND_FLOORS
 /* The guard notes that the case holds an element whose result the specs
@@ -676,6 +702,43 @@ static inline void mutant_leak(void)
     }
 }
 #define MUTANT_AFTER(variant, a, b, c, count) mutant_leak()
+#elif DVG_MUTANT == MUTANT_SHAPE_CACHE || DVG_MUTANT == MUTANT_SHAPE_CACHE_UNBOUNDED
+/* A kernel cache of the kind a JIT keeps (oneDNN's primitive cache): the
+ * first call of each (dtype, A's shape, B's shape) maps a "kernel" and
+ * keeps it; a call whose shapes were seen adds nothing. SHAPE_CACHE maps
+ * 256 KiB per shape and keeps at most 1024 (256 MiB: a cache with a
+ * bound); SHAPE_CACHE_UNBOUNDED maps 8 MiB per shape and never stops.
+ * Mapped, not touched: the address space grows, not the resident memory.
+ * Every value is the reference's. */
+#include <sys/mman.h>
+#if DVG_MUTANT == MUTANT_SHAPE_CACHE
+#define MUTANT_SHAPE_BYTES ((size_t)256 << 10)
+#define MUTANT_SHAPE_SLOTS 1024u
+#else
+#define MUTANT_SHAPE_BYTES ((size_t)8 << 20)
+#define MUTANT_SHAPE_SLOTS 65536u
+#endif
+static uint64_t mutant_shape_keys[MUTANT_SHAPE_SLOTS];
+static unsigned mutant_shape_n;
+static inline void mutant_shape_cache(const dvg_tensor *a, const dvg_tensor *b)
+{
+    uint64_t key = 1469598103934665603u ^ a->dtype;
+    for (uint32_t k = 0; k < a->rank; k++)
+        key = (key ^ (uint64_t)a->shape[k]) * 1099511628211u;
+    key = (key ^ 0xb) * 1099511628211u;
+    for (uint32_t k = 0; k < b->rank; k++)
+        key = (key ^ (uint64_t)b->shape[k]) * 1099511628211u;
+    for (unsigned i = 0; i < mutant_shape_n; i++)
+        if (mutant_shape_keys[i] == key)
+            return;
+    if (mutant_shape_n == MUTANT_SHAPE_SLOTS)
+        return;
+    void *kernel = mmap(NULL, MUTANT_SHAPE_BYTES, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (kernel != MAP_FAILED)
+        mutant_shape_keys[mutant_shape_n++] = key;
+}
+#define MUTANT_AFTER(variant, a, b, c, count) mutant_shape_cache((a), (b))
 #elif DVG_MUTANT == MUTANT_LATE_WRITER
 /* Hands the last step to a helper thread and returns without waiting for
  * it, as a kernel that posts its epilogue to a worker thread: C is right

@@ -10,8 +10,9 @@ the order given to --runs, or `latest`: the runs --latest-per-plugin takes.
 
 Asserts, from the tables the report reads (runs, certificates,
 signature_runs, signatures, reproducers, run_plugins):
-- the matrix: one row per implementation certified in those runs, one
-  column per (variant, dtype), each cell the verdict and case count of
+- the matrix: one table per variant (open), a row per dtype and one
+  column per implementation certified in those runs (it fits 1280 px),
+  each cell the verdict and case count of
   the certificate of the latest run (highest id) that has one, with that
   run's id; "-" where none has; the cell's class is its verdict's kind;
 - the hazards (where the specs leave room): one row per (hazard class,
@@ -264,36 +265,51 @@ def check_dom(path, facts, shown_db):
     root = b.root
     failures.extend(inert_failures(root))
 
-    # The matrix.
-    rows = table_of(root, "matrix")
-    header = [split_header(th) for th in cells_of(rows[0])[1:]] if rows else []
-    expect(set(header) == facts.cols and len(header) == len(facts.cols),
-           "matrix columns %r, database %r" % (header, sorted(facts.cols)))
-    shown_impls = []
+    # The matrix: claims down, implementations across, one table per
+    # variant (details.variant, open), each row a dtype.
+    sec = list(root.find_all("section", id="matrix"))
+    expect(len(sec) == 1, "one section #matrix, got %d" % len(sec))
+    groups = list(sec[0].find_all("details", "variant")) if sec else []
+    shown_cols = []
+    shown_impls = None
     n_cells = 0
-    for tr in rows[1:]:
-        cells = cells_of(tr)
-        impl = cells[0].text()
-        shown_impls.append(impl)
-        expect(len(cells) == len(header) + 1, "%s: %d cells" % (impl, len(cells) - 1))
-        for (variant, dtype), td in zip(header, cells[1:]):
-            want = facts.cells.get((impl, variant, dtype))
-            where = "%s %s %s" % (impl, variant, dtype)
-            if want is None:
-                expect(td.text() == "-" and "v-none" in td.attrs.get("class", ""),
-                       "%s: no certificate, the cell says %r" % (where, td.text()))
-                continue
-            rid, verdict, cases = want
-            n_cells += 1
-            shown = [s.text() for s in td.find_all("span", "verdict")]
-            expect(shown == [verdict], "%s: verdict %r, database %r" % (where, shown, verdict))
-            counts = [s.text() for s in td.find_all("span", "profile")]
-            expect(counts == ["%d cases, run %d" % (cases, rid)],
-                   "%s: %r, database %d cases in run %d" % (where, counts, cases, rid))
-            expect(td.attrs.get("class", "").split() == ["v-" + verdict_kind(verdict)],
-                   "%s: class %r for %r" % (where, td.attrs.get("class"), verdict))
-    expect(sorted(shown_impls) == sorted(facts.impls),
-           "matrix rows %r, database %r" % (shown_impls, sorted(facts.impls)))
+    for g in groups:
+        expect("open" in g.attrs, "matrix: variant %r folded" % g.attrs.get("data-variant"))
+        variant = g.attrs.get("data-variant")
+        tables = list(g.find_all("table"))
+        expect(len(tables) == 1, "matrix %s: %d tables" % (variant, len(tables)))
+        rows = list(tables[0].find_all("tr")) if tables else []
+        header = [th.text() for th in cells_of(rows[0])[1:]] if rows else []
+        if shown_impls is None:
+            shown_impls = header
+        expect(header == shown_impls, "matrix %s: columns %r, %r before" % (variant, header, shown_impls))
+        for tr in rows[1:]:
+            cells = cells_of(tr)
+            dtype = cells[0].text()
+            shown_cols.append((variant, dtype))
+            expect(len(cells) == len(header) + 1, "%s %s: %d cells" % (variant, dtype, len(cells) - 1))
+            for impl, td in zip(header, cells[1:]):
+                want = facts.cells.get((impl, variant, dtype))
+                where = "%s %s %s" % (impl, variant, dtype)
+                if want is None:
+                    expect(td.text() == "-" and "v-none" in td.attrs.get("class", ""),
+                           "%s: no certificate, the cell says %r" % (where, td.text()))
+                    continue
+                rid, verdict, cases = want
+                n_cells += 1
+                shown = [s.text() for s in td.find_all("span", "verdict")]
+                expect(shown == [verdict], "%s: verdict %r, database %r" % (where, shown, verdict))
+                counts = [s.text() for s in td.find_all("span", "profile")]
+                expect(counts == ["%d cases, run %d" % (cases, rid)],
+                       "%s: %r, database %d cases in run %d" % (where, counts, cases, rid))
+                expect(td.attrs.get("class", "").split() == ["v-" + verdict_kind(verdict)],
+                       "%s: class %r for %r" % (where, td.attrs.get("class"), verdict))
+    expect(set(shown_cols) == facts.cols and len(shown_cols) == len(facts.cols),
+           "matrix claims %r, database %r" % (shown_cols, sorted(facts.cols)))
+    expect(sorted(shown_impls or []) == sorted(facts.impls),
+           "matrix columns %r, database %r" % (shown_impls, sorted(facts.impls)))
+    expect(len(shown_impls or []) <= 12, "matrix: %d columns, a 1280 px screen holds about 12"
+           % len(shown_impls or []))
     expect(n_cells == len(facts.cells), "%d certificate cells, database %d" % (n_cells, len(facts.cells)))
 
     # The order a person reads.
@@ -446,17 +462,33 @@ def md_table(lines, heading):
 def check_md(path, facts, shown_db):
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
-    rows = md_table(lines, "## Certificates")
-    header = [tuple(h.rsplit(" ", 1)) for h in rows[0][1:]] if rows else []
-    expect(set(header) == facts.cols and len(header) == len(facts.cols),
-           "md: matrix columns %r, database %r" % (header, sorted(facts.cols)))
-    shown_impls = []
-    n_cells = 0
-    for r in rows[1:]:
-        impl = r[0]
-        shown_impls.append(impl)
-        expect(len(r) == len(header) + 1, "md: %s: %d cells" % (impl, len(r) - 1))
-        for (variant, dtype), cell in zip(header, r[1:]):
+    # one table per variant ("### VARIANT"), claims down, implementations across
+    shown_cols, shown_impls, n_cells = [], None, 0
+    variant = None
+    in_matrix = False
+    for ln in lines:
+        if ln.startswith("## "):
+            in_matrix = ln.startswith("## Certificates")
+            continue
+        if not in_matrix:
+            continue
+        if ln.startswith("### "):
+            variant = ln[4:].strip()
+            header = None
+            continue
+        if not ln.startswith("| ") or ln.startswith("| ---"):
+            continue
+        r = md_cells(ln)
+        if header is None:
+            header = r[1:]
+            if shown_impls is None:
+                shown_impls = header
+            expect(header == shown_impls, "md: %s: columns %r" % (variant, header))
+            continue
+        dtype = r[0]
+        shown_cols.append((variant, dtype))
+        expect(len(r) == len(header) + 1, "md: %s %s: %d cells" % (variant, dtype, len(r) - 1))
+        for impl, cell in zip(header, r[1:]):
             want = facts.cells.get((impl, variant, dtype))
             if want is None:
                 expect(cell == "-", "md: %s %s %s: no certificate, %r" % (impl, variant, dtype, cell))
@@ -465,8 +497,10 @@ def check_md(path, facts, shown_db):
             rid, verdict, cases = want
             text = "%s (%d cases, run %d)" % (verdict, cases, rid)
             expect(cell == text, "md: %s %s %s: %r, database %r" % (impl, variant, dtype, cell, text))
-    expect(sorted(shown_impls) == sorted(facts.impls),
-           "md: matrix rows %r, database %r" % (shown_impls, sorted(facts.impls)))
+    expect(set(shown_cols) == facts.cols and len(shown_cols) == len(facts.cols),
+           "md: matrix claims %r, database %r" % (shown_cols, sorted(facts.cols)))
+    expect(sorted(shown_impls or []) == sorted(facts.impls),
+           "md: matrix columns %r, database %r" % (shown_impls, sorted(facts.impls)))
     expect(n_cells == len(facts.cells), "md: %d cells, database %d" % (n_cells, len(facts.cells)))
 
     heads = [ln for ln in lines if ln.startswith("## ")]

@@ -217,6 +217,12 @@ static void print_notes(certify *cf, const certify_claim *cl, int shapes_stopped
         t->subnormal_results && !t->accepted[ORACLE_CLASS_FLUSHED_SUBNORMAL_OUTPUT])
         fprintf(cf->out, "    note: declares flush-to-zero but delivered all %" PRIu64
                          " subnormal results\n", t->subnormal_results);
+    if (t->cache_bytes)
+        fprintf(cf->out, "    note: memory grows %" PRIu64 "-%" PRIu64 " KiB per new shape, up to %"
+                         PRIu64 " MiB in a worker life of %" PRIu64 " calls: a cache (%u "
+                         "identical calls added nothing); a failure past %" PRIu64 " MiB\n",
+                t->cache_lo >> 10, t->cache_hi >> 10, t->cache_bytes >> 20, t->cache_calls,
+                LEAK_REPEATS, LEAK_CACHE_MAX_BYTES >> 20);
 }
 
 /* Writes the class names of `bits` into buf ("wrong-value, crash"). */

@@ -11,7 +11,13 @@
  * judge saw. A difference (or a call that fails there) is a finding of
  * the context's capability class (verdict_capability): counted against
  * the claim where the plugin declares the capability, accepted and shown
- * as a capability row where it does not. The probes run on a sample of
+ * as a capability row where it does not. A thread count's answer that
+ * differs is judged by the oracle as the judged run was (issue 37): a
+ * wrong one (or none) is counted whatever the plugin declares, its note
+ * naming the count and the oracle's class; one that conforms, whose bits
+ * differ only where the specs leave freedom (NaN payloads and signs,
+ * undefined elements), is accepted, a determinism row, unless the
+ * profile asks for +bitwise. The probes run on a sample of
  * each claim's cases (the edge cases and CERTIFY_PROBE_SHAPES of the shape
  * paths, spread over the list); the thread counts on its
  * CERTIFY_THREAD_CASES largest shape-path cases.
@@ -144,6 +150,48 @@ static worker *thread_worker(certify *cf, certify_contexts *cx, uint32_t i, char
     return cx->tw[i];
 }
 
+/* Thread count `threads` gave cx->wr for case c, other than the judged
+ * answer (t->wr; *note says how): judged by the oracle. A wrong answer is
+ * counted (the oracle's words appended to *note); a conformant one is a
+ * determinism note (accepted) but under +bitwise. */
+static int judge_threads(certify *cf, certify_contexts *cx, const divcase *c, const trial *t,
+                         case_record *rec, char *note, size_t cap, verdict_sink sink, void *ctx)
+{
+    verdict_outputs out;
+    verdict_tally scratch;
+    verdict_first fw;
+    memset(&scratch, 0, sizeof scratch);
+    memset(&fw, 0, sizeof fw);
+    trial_outputs_from_worker(&cx->wr, &out);
+    out.period = t->out.period;
+    int conforms = verdict_case(&t->rules, c, t->valid, &t->plan, t->expected, &out, t->profile,
+                                t->declared, t->int_div_zero_value, &scratch, verdict_keep_first,
+                                &fw);
+    if (conforms < 0)
+        return -1;
+    if (!conforms && fw.found) {
+        size_t used = strlen(note);
+        char sa[VERDICT_TEXT_MAX], sb[VERDICT_TEXT_MAX], se[VERDICT_TEXT_MAX];
+        char sg[VERDICT_ACTUAL_MAX];
+        const verdict_example *ex = &fw.ex;
+        if (ex->index == UINT64_MAX)
+            snprintf(note + used, cap - used, "; judged by the oracle: %s: %.200s",
+                     oracle_class_name(ex->cls), ex->note);
+        else
+            snprintf(note + used, cap - used,
+                     "; judged by the oracle: %s, %" PRIu64 " elements (element %" PRIu64
+                     ": %s / %s, expected %s, got %s)",
+                     oracle_class_name(ex->cls), ex->elements, ex->index,
+                     verdict_bits_text(c->dtype, ex->a, sa, sizeof sa),
+                     verdict_bits_text(c->dtype, ex->b, sb, sizeof sb),
+                     verdict_elem_text(c->dtype, &ex->expected, se, sizeof se),
+                     verdict_actual_text(c->dtype, ex, sg, sizeof sg));
+    }
+    int accepted = conforms && !cf->o->profile.bitwise;
+    return trial_case_finding(ORACLE_CLASS_THREAD_COUNT_DIFFERS, accepted, note, c, &rec->tally,
+                              sink, ctx);
+}
+
 /* The largest cases at each thread count. */
 static int thread_counts(certify *cf, certify_contexts *cx, const divcase *c, const trial *t,
                          case_record *rec, verdict_sink sink, void *ctx)
@@ -157,14 +205,22 @@ static int thread_counts(certify *cf, certify_contexts *cx, const divcase *c, co
         worker *tw = thread_worker(cf, cx, i, note, sizeof note, &fatal);
         if (fatal)
             return -1;
-        if (tw && context_threads_compare(tw, cx->threads[i], c, &t->wr, &cx->wr, note,
-                                          sizeof note) < 0) {
+        int same = tw ? context_threads_compare(tw, cx->threads[i], c, &t->wr, &cx->wr, note,
+                                                sizeof note)
+                      : 1;
+        if (same < 0) {
             fprintf(cf->err, "divergence certify: %s\n", worker_errmsg(tw));
             return -1;
         }
-        if (note[0] &&
-            finding(cf, c, rec, ORACLE_CLASS_THREAD_COUNT_DIFFERS, note, sink, ctx) != 0)
+        /* an answer that differs is judged; no worker (the plugin did not
+         * load at that count) is no answer: a capability row as before */
+        if (tw && !same) {
+            if (judge_threads(cf, cx, c, t, rec, note, sizeof note, sink, ctx) != 0)
+                return -1;
+        } else if (note[0] &&
+                   finding(cf, c, rec, ORACLE_CLASS_THREAD_COUNT_DIFFERS, note, sink, ctx) != 0) {
             return -1;
+        }
         if (note[0])
             break; /* one finding per case names the first count that differs */
     }
@@ -232,8 +288,13 @@ void contexts_print(certify *cf, const certify_claim *cl)
             continue;
         const char *what, *answer;
         verdict_capability_row(k, 1, &what, &answer);
-        fprintf(cf->out, "    %s: %s (not declared; %" PRIu64 " cases)", what, answer,
-                t->class_cases[k]);
+        if (k == ORACLE_CLASS_THREAD_COUNT_DIFFERS)
+            fprintf(cf->out, "    determinism: other thread counts give other bits where the "
+                             "specs leave freedom, every answer judged conformant (%" PRIu64
+                             " cases; a failure under +bitwise)", t->class_cases[k]);
+        else
+            fprintf(cf->out, "    %s: %s (not declared; %" PRIu64 " cases)", what, answer,
+                    t->class_cases[k]);
         int64_t id = recorder_first_of_class(&cf->acc.rec, k);
         if (id)
             fprintf(cf->out, " [" STORE_REF_SIGNATURE "%" PRId64 "]", id);

@@ -289,6 +289,41 @@ static int pace_case(trial *t, const divcase *c, char *note, size_t len)
     return 0;
 }
 
+/* The memory of t's worker life grew steadily (leak.h): case c, just run,
+ * runs LEAK_REPEATS times more in the same life, same shapes and data, and
+ * what those calls add, read from outside, tells a leak (LEAK_FOUND, the
+ * words appended to *note) from a cache (LEAK_NONE, its figure added to
+ * *tally). -1 on a harness error (t->error). */
+static int repeat_case(trial *t, const divcase *c, verdict_tally *tally, char *note, size_t len)
+{
+    uint64_t life = worker_spawns(t->w);
+    leak_sample s[3];
+    int read = leak_read(t->w, &s[0]) == 0;
+    for (uint32_t i = 0; read && i < LEAK_REPEATS; i++) {
+        if (worker_run(t->w, c, t->valid ? &t->plan.out : NULL, &t->retime)) {
+            snprintf(t->error, sizeof t->error, "case %s: %s", c->id, worker_errmsg(t->w));
+            return -1;
+        }
+        read = worker_spawns(t->w) == life;
+        if (read && i + 1 == LEAK_REPEATS / 2)
+            read = leak_read(t->w, &s[1]) == 0;
+    }
+    read = read && leak_read(t->w, &s[2]) == 0 && worker_spawns(t->w) == life;
+    int leak = leak_repeated(&t->leak, read ? s : NULL, LEAK_REPEATS, note, len);
+    if (leak == LEAK_NONE) {
+        leak_cache figure;
+        verdict_tally one;
+        leak_cache_figure(&t->leak, &figure);
+        memset(&one, 0, sizeof one);
+        one.cache_bytes = figure.bytes;
+        one.cache_calls = figure.calls;
+        one.cache_lo = figure.lo;
+        one.cache_hi = figure.hi;
+        verdict_tally_add(tally, &one);
+    }
+    return leak;
+}
+
 int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sink, void *ctx)
 {
     oracle_error why;
@@ -357,7 +392,10 @@ int trial_run(trial *t, const divcase *c, verdict_tally *tally, verdict_sink sin
         tally->class_cases[ORACLE_CLASS_FAILURE] = failed_cases;
     }
     char note[VERDICT_NOTE_MAX];
-    if (v >= 0 && leak_note(&t->leak, t->w, note, sizeof note)) {
+    int leak = v >= 0 ? leak_note(&t->leak, t->w, note, sizeof note) : LEAK_NONE;
+    if (leak == LEAK_SUSPECT && (leak = repeat_case(t, c, tally, note, sizeof note)) < 0)
+        return -1;
+    if (leak == LEAK_FOUND) {
         v = trial_case_finding(ORACLE_CLASS_RESOURCE_LEAK, 0, note, c, tally, sink, ctx);
         worker_renew(t->w);
     }
