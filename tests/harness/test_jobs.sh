@@ -90,7 +90,7 @@ same remainder3 1 3 $C "" --plugin "$M/mutant_remainder_17.so" --variant onnx-di
     --dtype i32 --random 60 --shape-tier 14
 same crash 1 2 $C "" --plugin "$M/mutant_crash_int_min.so" --variant onnx-div-14 --dtype i32 \
     --dtype i64 --random 40 --shape-tier 16
-n=$(sqlite3 "$tmp/crash-1.db" "SELECT count(*) FROM reproducers WHERE note LIKE 'narrowed to output element%'")
+n=$(sqlite3 "$tmp/crash-1.db" "SELECT count(*) FROM reproducers WHERE note LIKE '%narrowed to output element%'")
 [ "$n" = 2 ] && ok || bad "crash: $n narrowed crashes stored, want one per claim (2)"
 has crash 'note: shape paths stopped after'
 same hang 1 2 $C "" --plugin "$M/mutant_hang.so" --variant onnx-div-14 --dtype i32 --random 40 \

@@ -193,7 +193,7 @@ if [ $rc -eq 0 ] && grep -q '^  timed again: compute took .* times the recorded 
 certify crash_int_min 1 'CRASHED' --variant onnx-div-7 --dtype i64
 
 # The crash was narrowed to the single element that crashes, and recorded.
-n=$(sqlite3 "$tmp/zoo.db" "SELECT count(*) FROM reproducers WHERE note LIKE 'narrowed to output element%'" 2>&1)
+n=$(sqlite3 "$tmp/zoo.db" "SELECT count(*) FROM reproducers WHERE note LIKE '%narrowed to output element%'" 2>&1)
 if [ "$n" -ge 1 ] 2>/dev/null; then ok; else bad "no narrowed crash reproducer recorded ($n)"; fi
 
 # The reference kernel: every claim CONFORMANT, exit 0.

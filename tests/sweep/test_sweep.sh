@@ -69,7 +69,7 @@ sweep nondet 1 --plugin "$M/mutant_nondeterministic.so" --dtype i8
 has nondet nondeterministic
 sweep crash 1 --plugin "$M/mutant_crash_int_min.so" --dtype i8
 has crash CRASHED
-n=$(q "$tmp/crash.db" "SELECT count(*) FROM reproducers WHERE note LIKE 'narrowed to output element%'")
+n=$(q "$tmp/crash.db" "SELECT count(*) FROM reproducers WHERE note LIKE '%narrowed to output element%'")
 if [ "${n:-0}" -ge 1 ]; then ok; else bad "crash: no narrowed reproducer"; fi
 sweep oob 1 --plugin "$M/mutant_oob_write.so" --dtype u4
 has oob out-of-bounds-write
