@@ -8,7 +8,8 @@
 #      kernels, the six-way report page, the hour-long sweeps;
 #   2. under ASan and UBSan (build-asan/): what test-sanitizers.sh leaves
 #      out but the hour-long sweeps: the real libraries, PoCL, the CUDA
-#      plugins, and every allocation failed (certify_oom_every).
+#      plugins, every allocation failed (certify_oom_every), and the tests
+#      labelled asan-nightly (hostile plugins' waits, repeated paths).
 # Exit status: 0 when both passed. Hours on a 2-core machine.
 set -eu
 cd "$(dirname "$0")/.."
@@ -22,4 +23,7 @@ ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
     ctest --test-dir "$B" --output-on-failure -j "$(nproc)" \
     -R 'realworld|opencl|cuda|certify_oom_every|diff_report_all' || rc=1
+ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    ctest --test-dir "$B" --output-on-failure -j "$(nproc)" -L asan-nightly || rc=1
 exit $rc
