@@ -489,6 +489,8 @@ static int build_block(parser *p)
             if (oracle_rules_resolve(vs[i]->id, ds[j], &attrs, &r, &oe))
                 return casefile_fail(p, f[K_ATTR].line ? f[K_ATTR].line : f[K_DTYPE].line, "%s",
                             oe.text);
+            if (p->want && !p->want(p->want_ctx, vs[i]->id, ds[j]))
+                continue;
             if (build_one(p, vs[i], ds[j], nv > 1, nd > 1, &attrs, &as, &bs, &es, e_count,
                           reqs, n_reqs, invalid, &offsets))
                 return -1;
@@ -538,10 +540,16 @@ static int start_block(parser *p, char *rest, uint32_t line)
     if (n > CASEFILE_MAX_NAME)
         return casefile_fail(p, line, "case name '%s' is longer than %d characters", rest,
                     CASEFILE_MAX_NAME);
-    for (size_t i = 0; i < p->set->count; i++)
-        if (!strcmp(p->set->meta[i].name, rest))
+    for (size_t i = 0; i < p->n_names; i++)
+        if (!strcmp(p->names[i].name, rest))
             return casefile_fail(p, line, "duplicate case name '%s' (first at %s:%u)", rest,
-                        p->set->meta[i].path, (unsigned)p->set->meta[i].line);
+                        p->names[i].path, (unsigned)p->names[i].line);
+    if (dvg_grow((void **)&p->names, &p->cap_names, p->n_names + 1, sizeof *p->names))
+        return casefile_fail(p, line, "out of memory");
+    block_name *b = &p->names[p->n_names++];
+    memcpy(b->name, rest, n + 1);
+    b->path = p->path;
+    b->line = line;
     memcpy(p->name, rest, n + 1);
     p->line = line;
     p->in_block = 1;
@@ -803,6 +811,7 @@ static int parser_close(parser *p, int rc, casefile_set **out)
 {
     dvg_free(p->segs);
     dvg_free(p->toks);
+    dvg_free(p->names);
     if (rc) {
         casefile_set_free(p->set);
         return -1;
@@ -811,14 +820,17 @@ static int parser_close(parser *p, int rc, casefile_set **out)
     return 0;
 }
 
-int casefile_load(const char *path, uint64_t max_elements, casefile_set **out,
-                  casefile_error *err)
+/* casefile_load, building only the cases `want` wants (NULL: all). */
+static int load_wanted(const char *path, uint64_t max_elements, casefile_want_fn want,
+                       const void *want_ctx, casefile_set **out, casefile_error *err)
 {
     parser p;
     if (parser_open(&p, max_elements, err)) {
         p.path = path;
         return casefile_fail(&p, 0, "out of memory");
     }
+    p.want = want;
+    p.want_ctx = want_ctx;
     struct stat st;
     int rc;
     p.path = path;
@@ -829,6 +841,12 @@ int casefile_load(const char *path, uint64_t max_elements, casefile_set **out,
     else
         rc = parse_file(&p, path);
     return parser_close(&p, rc, out);
+}
+
+int casefile_load(const char *path, uint64_t max_elements, casefile_set **out,
+                  casefile_error *err)
+{
+    return load_wanted(path, max_elements, NULL, NULL, out, err);
 }
 
 int casefile_parse_string(const char *label, const char *text, size_t len,
@@ -874,7 +892,8 @@ uint32_t casefile_elem_line(const casefile_meta *m, uint64_t index)
     return m->runs[lo].line;
 }
 
-int casefile_load_conformance(const char *dir, casefile_set **out, casefile_error *err)
+int casefile_load_conformance(const char *dir, casefile_want_fn want, const void *want_ctx,
+                              casefile_set **out, casefile_error *err)
 {
     char found[DATADIR_PATH_MAX], where[2 * DATADIR_PATH_MAX];
     *out = NULL;
@@ -892,5 +911,5 @@ int casefile_load_conformance(const char *dir, casefile_set **out, casefile_erro
     }
     if (!dir[0] || access(dir, F_OK) != 0)
         return 0;
-    return casefile_load(dir, CASEFILE_DEFAULT_MAX_ELEMENTS, out, err);
+    return load_wanted(dir, CASEFILE_DEFAULT_MAX_ELEMENTS, want, want_ctx, out, err);
 }

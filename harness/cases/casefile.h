@@ -89,14 +89,23 @@ typedef struct casefile_error {
 int casefile_load(const char *path, uint64_t max_elements, casefile_set **out,
                   casefile_error *err);
 
+/* Whether a load builds the cases of (variant, dtype): 1 yes, 0 no. */
+typedef int (*casefile_want_fn)(const void *ctx, uint32_t variant, uint32_t dtype);
+
 /*
  * The conformance cases a command runs: those of `dir` when it is given
  * ("" for none), else those of the data directory's cases/ (datadir_find).
+ * With `want`, only the cases of the (variant, dtype) pairs it wants are
+ * built (their operands generated, their values checked): a command that
+ * judges some claims does not pay for the others' million-element cases.
+ * Every block is still read, its fields, shapes and attributes checked,
+ * and its name checked unique; `divergence cases --check` builds them all.
  * Returns 0 with a new set in *out, or NULL when there are none; -1 with
  * the reason in err->text (no command name in it): no data directory, a
  * named directory that does not exist, or a case file that does not parse.
  */
-int casefile_load_conformance(const char *dir, casefile_set **out, casefile_error *err);
+int casefile_load_conformance(const char *dir, casefile_want_fn want, const void *want_ctx,
+                              casefile_set **out, casefile_error *err);
 
 /*
  * Parses `len` bytes of case-file text, reported as coming from `label`

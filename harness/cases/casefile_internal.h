@@ -55,6 +55,13 @@ typedef struct token {
     uint32_t line;
 } token;
 
+/* A block's name and where it was, for the check that names are unique. */
+typedef struct block_name {
+    char name[CASEFILE_MAX_NAME + 1];
+    const char *path;       /* owned by set->paths */
+    uint32_t line;
+} block_name;
+
 typedef struct parser {
     casefile_set *set;
     const char *path;       /* owned by set->paths */
@@ -71,6 +78,11 @@ typedef struct parser {
     size_t n_segs, cap_segs;
     token *toks;
     size_t n_toks, cap_toks;
+
+    casefile_want_fn want;  /* NULL: every (variant, dtype) built */
+    const void *want_ctx;
+    block_name *names;      /* every block read, built or not */
+    size_t n_names, cap_names;
 } parser;
 
 /* Formats "path:line: message" (line 0: "path: message") into the

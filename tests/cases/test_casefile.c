@@ -440,6 +440,18 @@ static void test_offsets(void)
 
 /* ---- directories --------------------------------------------------------- */
 
+static int wants_i8(const void *ctx, uint32_t variant, uint32_t dtype)
+{
+    (void)ctx;
+    return variant == DVG_VARIANT_SONNX_DIV && dtype == DVG_DTYPE_I8;
+}
+
+static int wants_i16(const void *ctx, uint32_t variant, uint32_t dtype)
+{
+    (void)ctx;
+    return dtype == DVG_DTYPE_I16 && variant < DVG_VARIANT_COUNT;
+}
+
 static void test_directory(void)
 {
     char dir[512], sub[512], path[600];
@@ -470,6 +482,17 @@ static void test_directory(void)
     }
     casefile_set_free(s);
 
+    /* Built for some (variant, dtype) only: the others' cases left out,
+     * their names still checked (below). */
+    s = NULL;
+    CHECKF(casefile_load_conformance(dir, wants_i16, NULL, &s, &err) == 0, "%s", err.text);
+    CHECK(s == NULL || s->count == 0);
+    casefile_set_free(s);
+    s = NULL;
+    CHECKF(casefile_load_conformance(dir, wants_i8, NULL, &s, &err) == 0, "%s", err.text);
+    CHECK(s && s->count == 2);
+    casefile_set_free(s);
+
     /* the same name in two files */
     snprintf(path, sizeof path, "%s/3.case", sub);
     write_file(path, one, sizeof one - 1);
@@ -479,6 +502,9 @@ static void test_directory(void)
     snprintf(want, sizeof want, "%s/3.case:1: duplicate case name 'b-first' (first at %s/1.case:1)",
              sub, dir);
     CHECKF(!strcmp(err.text, want), "got %s", err.text);
+    s = NULL;
+    CHECK(casefile_load_conformance(dir, wants_i16, NULL, &s, &err) == -1 && s == NULL);
+    CHECKF(!strcmp(err.text, want), "built for i16 only: got %s", err.text);
 }
 
 /* ---- allocation failure at every N --------------------------------------- */

@@ -204,6 +204,20 @@ static int judge_claims(certify *cf, double t0)
     return cf->status;
 }
 
+/* The case-file cases certify builds: those of the plugin's claims that
+ * --variant and --dtype select (the same set in every shard and on
+ * --resume, whose command lines select the same claims). */
+static int wants_claim(const void *ctx, uint32_t variant, uint32_t dtype)
+{
+    const certify *cf = ctx;
+    if (!run_filter_selects(&cf->o->only, variant, dtype))
+        return 0;
+    for (uint32_t i = 0; i < cf->info->n_claims; i++)
+        if (cf->info->claims[i].variant == variant && cf->info->claims[i].dtype == dtype)
+            return 1;
+    return 0;
+}
+
 int certify_run(const certify_options *o, FILE *out, FILE *err)
 {
     certify cf;
@@ -220,7 +234,7 @@ int certify_run(const certify_options *o, FILE *out, FILE *err)
     if (load_plugin(&cf))
         goto done;
     casefile_error ce;
-    if (casefile_load_conformance(o->cases_dir, &cf.cases, &ce)) {
+    if (casefile_load_conformance(o->cases_dir, wants_claim, &cf, &cf.cases, &ce)) {
         fprintf(err, "divergence certify: %s\n", ce.text);
         goto done;
     }

@@ -82,6 +82,16 @@ static int claims(const worker_info *in, uint32_t variant, uint32_t dtype)
     return 0;
 }
 
+/* The case-file cases diff builds: those of the pairs it compares. */
+static int wants_pair(const void *ctx, uint32_t variant, uint32_t dtype)
+{
+    const diff *d = ctx;
+    for (uint32_t i = 0; i < d->n_pairs; i++)
+        if (d->pairs[i].variant == variant && d->pairs[i].dtype == dtype)
+            return 1;
+    return 0;
+}
+
 /* The pairs every plugin claims (--partial: at least two), in the order
  * the plugins claim them. 0, or -1 (its message printed). */
 static int find_pairs(diff *d)
@@ -291,7 +301,7 @@ int diff_run(const diff_options *o, FILE *out, FILE *err)
     if (load_plugins(d) || find_pairs(d))
         goto done;
     casefile_error ce;
-    if (casefile_load_conformance(o->cases_dir, &d->cases, &ce)) {
+    if (casefile_load_conformance(o->cases_dir, wants_pair, d, &d->cases, &ce)) {
         fprintf(err, "divergence diff: %s\n", ce.text);
         goto done;
     }
