@@ -166,7 +166,7 @@ static void *spin(void *arg)
 static void *crash_later(void *arg)
 {
     (void)arg;
-    struct timespec ts = {0, 50 * 1000 * 1000};
+    struct timespec ts = {0, 200 * 1000 * 1000};
     nanosleep(&ts, NULL);
     *(volatile int *)(uintptr_t)arg = 1; /* arg is NULL */
     return NULL;
