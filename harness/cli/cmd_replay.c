@@ -28,152 +28,15 @@
 #include "harness/cases/casefile.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
-#include "harness/store/store.h"
-#include "harness/run/engine/context.h"
-#include "harness/run/engine/crosscheck.h"
-#include "harness/run/engine/trial.h"
 #include "harness/run/replay/replay.h"
-#include "harness/judge/verdict.h"
-#include "harness/worker/worker.h"
+#include "harness/run/replay/rerun.h"
+#include "harness/store/store.h"
 #include "oracle/dtype.h"
 
 #define USAGE \
     "usage: divergence replay --db FILE sig:N|repro:N [--plugin PATH ...] [--write-case FILE]\n" \
     "         [--config TEXT] [--grant pocl|cuda ...] [--timeout MS] [--memory-limit MIB]\n" \
     "         [--cpu MODEL]\n"
-#define REPLAY_MAX_PLUGINS CROSSCHECK_MAX_PLUGINS
-
-static void show_elem(uint32_t dtype, const char *label, const verdict_example *ex)
-{
-    char sa[VERDICT_TEXT_MAX], sb[VERDICT_TEXT_MAX], se[VERDICT_TEXT_MAX], sg[VERDICT_ACTUAL_MAX];
-    printf("  %s element %" PRIu64 ": %s / %s: expected %s, got %s\n", label, ex->index,
-           verdict_bits_text(dtype, ex->a, sa, sizeof sa),
-           verdict_bits_text(dtype, ex->b, sb, sizeof sb),
-           verdict_elem_text(dtype, &ex->expected, se, sizeof se),
-           verdict_actual_text(dtype, ex, sg, sizeof sg));
-}
-
-/* The judge's sink of a replay: each finding as it comes, at most 8
- * elements of them (ctx: the count shown). */
-static int print_finding(void *ctx, const divcase *c, const verdict_example *ex)
-{
-    uint64_t *shown = ctx;
-    if (ex->index == UINT64_MAX)
-        printf("  %s: %s\n", oracle_class_name(ex->cls), ex->note);
-    else if ((*shown)++ < 8) {
-        show_elem(c->dtype, oracle_class_name(ex->cls), ex);
-        if (ex->elements > 1)
-            printf("    (%" PRIu64 " elements of this case share the signature)\n", ex->elements);
-    }
-    return 0;
-}
-
-/* The workers and trials of a set replay. */
-typedef struct set_replay {
-    uint32_t n;
-    char names[REPLAY_MAX_PLUGINS][WORKER_NAME_MAX + 1];
-    char paths[REPLAY_MAX_PLUGINS][1024];
-    replay r[REPLAY_MAX_PLUGINS];
-} set_replay;
-
-/*
- * Re-runs case c, a disagreement of the plugin set info->implementation
- * ("a|b|c") of hazard class `hazard`, on every plugin of the set: the
- * builds run info->run_id links under each name, or plugins[0..n_plugins)
- * in the set's order. Prints each plugin's value of the recorded element
- * and whether they still disagree. Returns the exit status.
- */
-static int replay_set(store *db, const divcase *c, const store_reproducer *info, int hazard,
-                      const char *const *plugins, uint32_t n_plugins, const char *config,
-                      const run_isolation *iso)
-{
-    set_replay *sr = dvg_calloc(1, sizeof *sr);
-    int status = 2;
-    if (!sr) {
-        fprintf(stderr, "divergence replay: out of memory\n");
-        return 2;
-    }
-    for (const char *at = info->implementation; *at && sr->n < REPLAY_MAX_PLUGINS;) {
-        size_t len = strcspn(at, "|");
-        snprintf(sr->names[sr->n++], sizeof sr->names[0], "%.*s", (int)len, at);
-        at += len + (at[len] == '|');
-    }
-    if (n_plugins && n_plugins != sr->n) {
-        fprintf(stderr, "divergence replay: %s is a set of %u plugins: pass one --plugin per "
-                        "plugin, in its order, or none\n", info->implementation, sr->n);
-        goto done;
-    }
-    for (uint32_t k = 0; k < sr->n; k++) {
-        store_build b;
-        if (n_plugins) {
-            snprintf(sr->paths[k], sizeof sr->paths[k], "%s", plugins[k]);
-            continue;
-        }
-        int found = store_run_build(db, info->run_id, sr->names[k], &b);
-        if (found < 0) {
-            fprintf(stderr, "divergence replay: %s\n", store_errmsg(db));
-            goto done;
-        }
-        if (found > 0 || !b.path[0]) {
-            fprintf(stderr, "divergence replay: run %lld links no build of %s; pass one "
-                            "--plugin per plugin of %s, in its order\n",
-                    (long long)info->run_id, sr->names[k], info->implementation);
-            goto done;
-        }
-        snprintf(sr->paths[k], sizeof sr->paths[k], "%s", b.path);
-    }
-    int departs = 0;
-    replay_input in;
-    replay_input_for(&in, c, NULL, "", "");
-    for (uint32_t k = 0; k < sr->n; k++) {
-        printf("  replaying on %s (%s)\n", sr->paths[k], sr->names[k]);
-        char cfg[WORKER_NAME_MAX];
-        if (!config && worker_implementation_config(sr->names[k], cfg, sizeof cfg) != 0) {
-            fprintf(stderr, "divergence replay: the config of %s is recorded only as its hash: "
-                            "pass --config\n", sr->names[k]);
-            goto done;
-        }
-        int v = replay_open(&sr->r[k], sr->paths[k], config ? config : cfg, iso);
-        if (v == 0)
-            v = replay_run(&sr->r[k], &in, NULL, NULL);
-        if (v < 0) {
-            fprintf(stderr, "divergence replay: %s\n", sr->r[k].error);
-            goto done;
-        }
-        if (!v) {
-            printf("  %s departs from the spec on it\n", sr->names[k]);
-            departs = 1;
-        }
-    }
-    const trial *t[REPLAY_MAX_PLUGINS];
-    for (uint32_t k = 0; k < sr->n; k++)
-        t[k] = &sr->r[k].t;
-    crosscheck_counts counts;
-    memset(&counts, 0, sizeof counts);
-    crosscheck_outputs(t, sr->n, c, &counts, NULL, NULL);
-    if (info->element >= 0 && t[0]->valid && (uint64_t)info->element < t[0]->plan.count) {
-        printf("  recorded element %lld now:\n", (long long)info->element);
-        for (uint32_t k = 0; k < sr->n; k++) {
-            char cell[VERDICT_TEXT_MAX];
-            crosscheck_outcome_text(t[k], (uint64_t)info->element, cell, sizeof cell);
-            printf("    %-32s %s\n", sr->names[k], cell);
-        }
-    }
-    if (departs)
-        printf("  now: a plugin departs from the spec\n");
-    else if (counts.hazards[hazard])
-        printf("  now: the plugins still disagree (%s, %llu elements)\n", hazard_name((uint32_t)hazard),
-               (unsigned long long)counts.hazards[hazard]);
-    else
-        printf("  now: no %s disagreement among the plugins that compute it\n",
-               hazard_name((uint32_t)hazard));
-    status = departs ? 1 : 0;
-done:
-    for (uint32_t k = 0; k < REPLAY_MAX_PLUGINS; k++)
-        replay_close(&sr->r[k]);
-    dvg_free(sr);
-    return status;
-}
 
 /* The usage line; on stdout (--help) with what the ids mean. */
 static int usage(FILE *to)
@@ -290,92 +153,11 @@ static int print_recorded(const divcase *c, const store_reproducer *info, long l
     return 0;
 }
 
-/* Re-runs case c on one plugin and shows the recorded element now. The
- * exit status. */
-static int replay_one(const char *plugin, const divcase *c, const store_reproducer *info,
-                      const char *config, const run_isolation *iso,
-                      const casefile_set *calls)
-{
-    int status = 2;
-    printf("  replaying on %s\n", plugin);
-    replay rp;
-    uint64_t shown = 0;
-    replay_input in;
-    replay_input_for(&in, c, calls, info->cls, info->note);
-    char cfg[WORKER_NAME_MAX];
-    /* The config the finding was recorded with (its implementation's
-     * name), unless --config says otherwise. */
-    if (!config && worker_implementation_config(info->implementation, cfg, sizeof cfg) != 0) {
-        fprintf(stderr, "divergence replay: the config of %s is recorded only as its hash: pass "
-                        "--config\n", info->implementation);
-        return 2;
-    }
-    if (!config)
-        config = cfg;
-    if (config[0])
-        printf("  with --config %s\n", config);
-    if (calls) {
-        printf("  after %zu earlier call%s on a fresh worker:", calls->count,
-               calls->count == 1 ? "" : "s");
-        for (size_t i = 0; i < calls->count; i++)
-            printf("%s %s", i ? "," : "", calls->cases[i].id);
-        printf("\n");
-    }
-    if (in.context_cls) {
-        uint32_t kind = context_probe_of_class(in.context_cls);
-        printf("  then in its calling context, as certify ran it: ");
-        if (kind)
-            printf("%s\n", worker_probe_name(kind));
-        else
-            printf("%u threads (open_with, OMP_NUM_THREADS)\n", in.threads);
-    }
-    if (in.cliff_median > 0)
-        printf("  then timed again against the median per element its peers had when it was "
-               "recorded (%.3g ns)\n", in.cliff_median);
-    int conforms = replay_open(&rp, plugin, config, iso);
-    if (conforms == 0)
-        conforms = replay_run(&rp, &in, print_finding, &shown);
-    if (conforms < 0) {
-        fprintf(stderr, "divergence replay: %s\n", rp.error);
-        goto done;
-    }
-    const trial *t = &rp.t;
-    if (t->valid && info->element >= 0 && (uint64_t)info->element < t->plan.count &&
-        t->wr.computed) {
-        uint64_t ao, bo, i = (uint64_t)info->element;
-        oracle_plan_offsets(&t->plan, i, &ao, &bo);
-        verdict_example ex;
-        memset(&ex, 0, sizeof ex);
-        ex.index = i;
-        ex.a = oracle_load(c->dtype, c->a, ao);
-        ex.b = oracle_load(c->dtype, c->b, bo);
-        ex.expected = t->expected[i];
-        ex.actual = oracle_load(c->dtype, t->wr.out1, i);
-        ex.actual2 = oracle_load(c->dtype, t->wr.out2, i); /* the worker ran it twice */
-        show_elem(c->dtype, "recorded", &ex);
-    }
-    const char *now = "still departs from the spec";
-    if (conforms) {
-        now = "conforms";
-        if (rp.timed[0]) /* a cliff's figures (as a finding when it still is one) */
-            printf("  timed again: %s\n", rp.timed);
-    } else if (in.context_cls) {
-        now = "still departs from the spec in that context";
-    } else if (rp.timed[0]) {
-        now = "still a performance cliff";
-    }
-    printf("  now: %s\n", now);
-    status = conforms ? 0 : 1;
-done:
-    replay_close(&rp);
-    return status;
-}
-
 int cmd_replay(int argc, char **argv)
 {
     const char *db_path = NULL, *plugin = NULL, *id_text = NULL, *case_path = NULL;
     const char *config = NULL;
-    const char *plugins[REPLAY_MAX_PLUGINS];
+    const char *plugins[RERUN_MAX_PLUGINS];
     uint32_t n_plugins = 0, n_ids;
     char *ids[1];
     run_isolation iso;
@@ -388,7 +170,7 @@ int cmd_replay(int argc, char **argv)
     const cli_flag flags[] = {
         CLI_FLAG_TEXT("--db", &db_path),
         CLI_FLAG_TEXT("--config", &config),
-        CLI_FLAG_TEXTS("--plugin", plugins, &n_plugins, REPLAY_MAX_PLUGINS),
+        CLI_FLAG_TEXTS("--plugin", plugins, &n_plugins, RERUN_MAX_PLUGINS),
         CLI_FLAG_TEXT("--write-case", &case_path),
         CLI_FLAG_END};
     const cli_command cc = {.name = "replay", .usage = usage, .flags = flags, .shared = &shared,
@@ -461,8 +243,10 @@ int cmd_replay(int argc, char **argv)
             goto done;
         }
     }
-    status = hazard >= 0 ? replay_set(db, &c, &info, hazard, plugins, n_plugins, config, &iso)
-                         : replay_one(plugin, &c, &info, config, &iso, calls);
+    if (hazard >= 0)
+        status = rerun_set(db, &c, &info, hazard, plugins, n_plugins, config, &iso, stdout, stderr);
+    else
+        status = rerun_one(plugin, &c, &info, config, &iso, calls, stdout, stderr);
 done:
     casefile_set_free(calls);
     divcase_free(&c);
