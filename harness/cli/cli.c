@@ -18,7 +18,7 @@
 #include "harness/base/alloc.h"
 #include "harness/base/cpumodel.h"
 #include "harness/run/engine/resume.h"
-#include "harness/worker/worker.h"
+#include "harness/sandbox/sandbox.h"
 #include "oracle/dtype.h"
 #include "oracle/variant.h"
 

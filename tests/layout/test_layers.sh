@@ -25,7 +25,8 @@ allowed() {
     harness/store) echo "divergence oracle harness/base harness/cases" ;;
     harness/run) echo "divergence oracle harness/base harness/cases harness/sandbox harness/worker harness/judge harness/store" ;;
     reports) echo "divergence oracle harness/base harness/judge harness/store" ;;
-    harness/cli) echo "divergence oracle harness/base harness/cases harness/sandbox harness/worker harness/judge harness/store harness/run reports" ;;
+    # The CLI reads flags and prints; what runs a worker is in harness/run/.
+    harness/cli) echo "divergence oracle harness/base harness/cases harness/sandbox harness/judge harness/store harness/run reports" ;;
     fuzz) echo "divergence oracle harness/base harness/cases harness/judge harness/sandbox harness/worker" ;;
     corpus) echo "divergence oracle harness/base harness/cases" ;;
     *) echo "?" ;;
