@@ -191,16 +191,17 @@ static int wal_recover(const char *path)
     return rc == SQLITE_OK ? 0 : -1;
 }
 
-/* store_verify before the first write of a session: 0 when the file is
- * sound; otherwise fails saying what it found. */
-static int verify_writable(store *s)
+/* store_verify before the first read or write of a session: 0 when the
+ * file is sound; otherwise fails saying what it found (a reader's answers
+ * from a damaged file could be missing rows without a word). */
+static int verify_sound(store *s)
 {
     char problem[sizeof s->err - 200];
     int found = store_verify(s, problem, sizeof problem);
     if (found > 0)
-        store_fail(s, "the database is damaged (SQLite's %s); nothing was written to it; "
-                      "'divergence db check' reports on it",
-                   problem);
+        store_fail(s, "the database is damaged (SQLite's %s); %s'divergence db check' reports "
+                      "on it",
+                   problem, s->readonly ? "" : "nothing was written to it; ");
     return found ? -1 : 0;
 }
 
@@ -287,6 +288,8 @@ static int open_readonly(store *s, unsigned flags, int64_t *version, int empty)
 {
     if (*version == 0 && store_check_foreign(s))
         return -1;
+    if (*version > 0 && !(flags & OPEN_ANY_VERSION) && verify_sound(s))
+        return -1;
     if (*version == 0 && (flags & STORE_READONLY)) {
         if (empty)
             store_fail(s, "empty file: not a Divergence database (nothing was ever written to "
@@ -314,7 +317,7 @@ static int open_readonly(store *s, unsigned flags, int64_t *version, int empty)
  * marked. 0 or -1. */
 static int open_writable(store *s, int64_t *version)
 {
-    if (*version > 0 && verify_writable(s))
+    if (*version > 0 && verify_sound(s))
         return -1;
     if (*version < store_schema_version() && store_migrate(s, version))
         return -1;

@@ -80,7 +80,8 @@ int store_schema_version(void);
  * already up to date.
  *
  * Read-only (STORE_READONLY): never creates, changes or migrates the
- * file. A file of an older schema is read through a migrated private
+ * file; checks it as a writable open does (a damaged file is refused,
+ * not read). A file of an older schema is read through a migrated private
  * copy (made with SQLite's backup API; the file stays as it is). When a
  * writer killed at the wrong moment left the WAL index needing a recovery
  * a read-only connection may not run, and the file can be written, a
@@ -95,8 +96,8 @@ int store_schema_version(void);
  * 0 and tables of its own); read-only, it has no schema yet (a 0-byte
  * file: "empty file: not a Divergence database"); its schema version is
  * newer than this build knows (the message names the file and both
- * versions); it is damaged (writable opens: "the database is damaged
- * (SQLite's integrity_check: ...)"); it needs a migration but cannot be
+ * versions); it is damaged ("the database is damaged (SQLite's
+ * integrity_check: ...)"); it needs a migration but cannot be
  * written; or SQLite fails.
  *
  * err: a buffer of errlen bytes for the message (always NUL-terminated,

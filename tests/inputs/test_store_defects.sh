@@ -8,8 +8,9 @@
 #  2. db merge gives its inputs the full integrity_check: an input whose
 #     index disagrees with its table (passes quick_check) is refused and
 #     nothing is written.
-#  3. One check decides for `db check` and for a writer's open: certify
-#     and fuzz refuse a database `db check` reports FAILED, unchanged.
+#  3. One check decides for `db check` and for every open: certify and
+#     fuzz refuse a database `db check` reports FAILED, unchanged; query,
+#     report and replay refuse to read it (exit 2, "damaged").
 #  4. db check of a 0-byte file and of /dev/null is no "ok"; reading
 #     commands (query, report, db check) never create a schema.
 #  6. counts.cases of a certify run is the number of cases in which the
@@ -92,6 +93,16 @@ for cmd in certify fuzz; do
     check "$cmd says it is damaged: $(cat err)" grep -q 'badindex.db: .*damaged' err
     check "$cmd wrote nothing" [ "$(sha256sum <badindex.db)" = "$before" ]
 done
+# Readers too (issue 34): query and report answer from no damaged file.
+for q in "query --db badindex.db runs" "query --db badindex.db history sig:1" \
+    "report --db badindex.db --run 1 --format json" "replay --db badindex.db sig:1"; do
+    # shellcheck disable=SC2086 # the words of the command
+    "$D" $q >out 2>err
+    rc=$?
+    check "$q on a damaged database: exit $rc (want 2): $(cat out err)" [ $rc -eq 2 ]
+    check "$q says it is damaged: $(cat err)" grep -q 'badindex.db: .*damaged' err
+done
+check "the readers wrote nothing" [ "$(sha256sum <badindex.db)" = "$before" ]
 
 # ---- 4. empty files, devices; reading never creates --------------------------
 : >empty.db
