@@ -32,7 +32,7 @@ static int usage(FILE *to)
             "                                   with a signature first found after RUN\n"
             "  fixed --since RUN [--plugin NAME]\n"
             "                                   signatures a run after RUN found fixed\n"
-            "  history SIGNATURE                a signature (sig:N or N), every run that\n"
+            "  history sig:N                    a signature, every run that\n"
             "                                   saw it or certified its variant and dtype,\n"
             "                                   and its ranges (divergence bisect)\n"
             "  regressions --plugin NAME [--since RUN]\n"
@@ -41,7 +41,7 @@ static int usage(FILE *to)
             "  diff RUN1 RUN2                   certificates, signatures, counts that differ\n"
             "Tables by default, --json for one JSON object. The views behind them are in\n"
             "docs/store.md, for sqlite3.\n"
-            "exit: 0 answered, 1 no such run or signature, 2 usage or environment error\n");
+            "exit: 0 answered, 2 no such run or signature, usage or environment error\n");
     return 2;
 }
 
@@ -75,16 +75,19 @@ static int flag_since(const char *cmd, const char *flag, const char *val, void *
     return 0;
 }
 
-/* history's SIGNATURE: "sig:N", as certificates print it, or N (a query
- * takes no reproducer id, so a bare number is a signature here). */
+/* history's SIGNATURE: "sig:N", as certificates print it; a bare number
+ * is refused as replay and bisect refuse it (store_ref_parse). */
 static int parse_signature(const char *text, int64_t *out)
 {
     int is_signature;
     char err[256];
-    if (strncmp(text, STORE_REF_SIGNATURE, strlen(STORE_REF_SIGNATURE)))
-        return parse_id("SIGNATURE", text, 1, out);
     if (store_ref_parse(text, &is_signature, out, err, sizeof err)) {
-        fprintf(stderr, "divergence query: SIGNATURE %s\n", err);
+        fprintf(stderr, "divergence query history: SIGNATURE %s\n", err);
+        return -1;
+    }
+    if (!is_signature) {
+        fprintf(stderr, "divergence query history: SIGNATURE '%s' is a reproducer; history "
+                        "takes a signature (" STORE_REF_SIGNATURE "N)\n", text);
         return -1;
     }
     return 0;
@@ -143,10 +146,10 @@ int cmd_query(int argc, char **argv)
         fprintf(stderr, "divergence query: %s\n", err);
         goto done;
     }
+    /* No such run or signature: 2, as report and replay answer it. */
     rc = query_run(s, &q, stdout, err, sizeof err);
     if (rc) {
         fprintf(stderr, "divergence query: %s\n", err);
-        status = rc > 0 ? 1 : 2;
         goto done;
     }
     status = fflush(stdout) == 0 ? 0 : 2;

@@ -43,16 +43,26 @@ check "nothing new since run 1" js new.json "j['new'] == []"
 check "the empty table says (none)" grep -qx '(none)' new.txt
 q fix.db reg regressions --plugin fixcheck-div
 check "no regression from 1.0 to 2.0" js reg.json "j['regressions'] == []"
-q fix.db hist history 1
+q fix.db hist history sig:1
 check "history: seen in run 1 (1.0, NONCONFORMANT), absent in run 2 (2.0, CONFORMANT)" js hist.json \
     "[(r['run'], r['version'], r['verdict'], r['finding']) for r in j['runs']] == [(1, '1.0', 'NONCONFORMANT', 'seen'), (2, '2.0', 'CONFORMANT', 'absent')] and j['signature'][0]['status'] == 'fixed'"
 q fix.db diff diff 1 2
 check "diff: every claim NONCONFORMANT -> CONFORMANT, every signature gone" js diff.json \
     "j['certificates'] and all(r['run1'] == 'NONCONFORMANT' and r['run2'] == 'CONFORMANT' for r in j['certificates']) and len(j['signatures']) == $n and all(r['change'] == 'gone' for r in j['signatures'])"
-"$D" query --db fix.db history 999 >/dev/null 2>err.txt
-check "history of a missing signature: exit 1" [ $? -eq 1 ]
+# An id that names nothing: exit 2, as report --run 999 and replay sig:999.
+"$D" query --db fix.db history sig:999 >/dev/null 2>err.txt
+check "history of a missing signature: exit 2" [ $? -eq 2 ]
+check "it names the signature: $(cat err.txt)" grep -q 'no signature 999' err.txt
+"$D" report --db fix.db --run 999 >/dev/null 2>err.txt
+check "report of a missing run: exit 2" [ $? -eq 2 ]
+"$D" replay --db fix.db sig:999 >/dev/null 2>err.txt
+check "replay of a missing signature: exit 2" [ $? -eq 2 ]
 "$D" query --db fix.db diff 1 99 >/dev/null 2>err.txt
-check "diff with a missing run: exit 1" [ $? -eq 1 ]
+check "diff with a missing run: exit 2" [ $? -eq 2 ]
+# A bare number is refused, never guessed, as replay refuses it.
+"$D" query --db fix.db history 1 >/dev/null 2>err.txt
+check "history of a bare number: exit 2" [ $? -eq 2 ]
+check "it names both forms: $(cat err.txt)" grep -q 'sig:' err.txt
 
 # 2. Fixed (2.0), then broken again (3.0).
 certify reg.db fix_v2 0

@@ -38,7 +38,7 @@ done
 mv r.junit r.xml
 xmllint --noout --schema "$S/junit.xsd" r.xml 2>xmllint.err
 check "r.xml valid against junit.xsd: $(cat xmllint.err)" [ $? -eq 0 ]
-for q in runs "new --since 0" "history 1" "diff 1 1"; do
+for q in runs "new --since 0" "history sig:1" "diff 1 1"; do
     n=$(echo "$q" | tr ' ' '-')
     # shellcheck disable=SC2086
     "$D" query --db "$db" $q >"q-$n.txt" 2>err.txt
