@@ -34,11 +34,22 @@ unset DIVERGENCE_DATA_DIR
 check "installed divergence lists its cases: $(tail -n 2 cases.out)" \
     grep -q '^[0-9]* cases from [0-9]* case blocks' cases.out
 
-# pkg-config: only the prefix's .pc.
+# pkg-config: only the prefix's .pc. Its paths are relative to the file
+# (relocatable): they resolve to the prefix, and to wherever it is moved.
+pc_paths() { # PREFIX: "include-dir plugindir", both resolved
+    PKG_CONFIG_LIBDIR=$1/lib/pkgconfig pkg-config --cflags divergence >pc.out 2>&1 || return 1
+    inc=$(sed -n 's/^-I\([^ ]*\) .*/\1/p' pc.out)
+    grep -q -- '-fvisibility=hidden' pc.out || return 1
+    echo "$(cd "$inc" && pwd) $(cd "$(PKG_CONFIG_LIBDIR=$1/lib/pkgconfig pkg-config --variable=plugindir divergence)" && pwd)"
+}
+got=$(pc_paths "$P")
+check "pkg-config: include and plugindir: '$got' ($(cat pc.out))" \
+    [ "$got" = "$P/include $P/lib/divergence/plugins" ]
+mv "$P" "$P.moved"
+got=$(pc_paths "$P.moved")
+check "pkg-config after the prefix moved: '$got'" [ "$got" = "$P.moved/include $P.moved/lib/divergence/plugins" ]
+mv "$P.moved" "$P"
 export PKG_CONFIG_LIBDIR=$P/lib/pkgconfig
-cflags=$(pkg-config --cflags divergence | sed 's/ *$//')
-check "pkg-config --cflags divergence: '$cflags'" [ "$cflags" = "-I$P/include -fvisibility=hidden" ]
-check "pkg-config plugindir" [ "$(pkg-config --variable=plugindir divergence)" = "$P/lib/divergence/plugins" ]
 check "pkg-config --modversion" [ -n "$(pkg-config --modversion divergence)" ]
 
 # The man page renders without warnings; the completion completes.
