@@ -628,8 +628,13 @@ char *worker_result_format(const worker_result *r, char *buf, size_t len);
  *                           each thread calling again and again until an
  *                           answer differs, up to WORKER_PROBE_ROUNDS calls
  *                           or WORKER_PROBE_MS milliseconds (two calls at
- *                           least); the second job's own answer is its
- *                           solo run's
+ *                           least), and past those milliseconds, up to
+ *                           WORKER_PROBE_OVERLAP_MS, until two calls were
+ *                           seen inside compute at once (on a loaded
+ *                           machine the threads can take turns for the
+ *                           whole window, and a race shows only when the
+ *                           calls overlap); the second job's own answer
+ *                           is its solo run's
  *   WORKER_PROBE_INSTANCE   the same, both threads on the one instance
  *   WORKER_PROBE_IN_PLACE_A C in A's buffer: A's bytes copied into the
  *                           (writable) output, a->data == c->data; only
@@ -649,6 +654,7 @@ char *worker_result_format(const worker_result *r, char *buf, size_t len);
 #define WORKER_PROBE_IN_PLACE_B 4u
 #define WORKER_PROBE_ROUNDS 4096u
 #define WORKER_PROBE_MS 2u
+#define WORKER_PROBE_OVERLAP_MS 25u
 
 typedef struct worker_probe_result {
     uint32_t kind;

@@ -34,8 +34,11 @@ typedef struct probe_job {
     const uint8_t *ref;      /* its solo answer (the worker's own copy) */
     int32_t status;
     uint32_t calls;
-    int64_t deadline;
+    int64_t deadline;       /* the probe's time, and past it ... */
+    int64_t overlap_deadline; /* ... the most it waits for an overlap */
     int *ready, *stop;
+    int *inside;            /* the threads inside compute now */
+    int *overlapped;        /* 1 once both were inside at once */
 } probe_job;
 
 /* Lets the calling thread run on every CPU (the worker may be pinned to
@@ -54,7 +57,8 @@ static void probe_unpin(void)
 /* One of the two threads: counts in, waits for the other, then calls
  * compute again and again until its output differs from its solo answer,
  * a call fails, the other thread stopped, or the calls or the time are
- * spent (two calls at least). */
+ * spent (two calls at least, and the two threads seen inside compute at
+ * once, or the overlap's time spent too). */
 static void *probe_thread(void *arg)
 {
     probe_job *j = arg;
@@ -64,15 +68,23 @@ static void *probe_thread(void *arg)
     while (__atomic_load_n(j->ready, __ATOMIC_SEQ_CST) < 2)
         sched_yield();
     for (;;) {
+        if (__atomic_add_fetch(j->inside, 1, __ATOMIC_SEQ_CST) == 2)
+            __atomic_store_n(j->overlapped, 1, __ATOMIC_SEQ_CST);
         j->status = j->d->compute(j->iut, j->q->variant, &j->q->attrs, j->a, j->b, j->c);
+        __atomic_sub_fetch(j->inside, 1, __ATOMIC_SEQ_CST);
         j->calls++;
         if (j->status != DVG_OK || memcmp(j->c->data, j->ref, n) != 0) {
             __atomic_store_n(j->stop, 1, __ATOMIC_SEQ_CST);
             break;
         }
-        if (__atomic_load_n(j->stop, __ATOMIC_SEQ_CST) || j->calls >= WORKER_PROBE_ROUNDS ||
-            (j->calls >= 2 && worker_now_ms() >= j->deadline))
+        if (__atomic_load_n(j->stop, __ATOMIC_SEQ_CST) || j->calls >= WORKER_PROBE_ROUNDS)
             break;
+        if (j->calls >= 2) {
+            int64_t now = worker_now_ms();
+            if (now >= j->overlap_deadline ||
+                (now >= j->deadline && __atomic_load_n(j->overlapped, __ATOMIC_SEQ_CST)))
+                break;
+        }
     }
     return NULL;
 }
@@ -81,10 +93,12 @@ static void *probe_thread(void *arg)
  * cannot be made (the other one has run alone then). */
 static int probe_pair(probe_job job[2])
 {
-    int ready = 0, stop = 0;
+    int ready = 0, stop = 0, inside = 0, overlapped = 0;
     pthread_t t[2];
     job[0].ready = job[1].ready = &ready;
     job[0].stop = job[1].stop = &stop;
+    job[0].inside = job[1].inside = &inside;
+    job[0].overlapped = job[1].overlapped = &overlapped;
     if (pthread_create(&t[0], NULL, probe_thread, &job[0]) != 0)
         return -1;
     if (pthread_create(&t[1], NULL, probe_thread, &job[1]) != 0) {
@@ -161,8 +175,10 @@ static void probe_pairs(const dvg_descriptor *d, dvg_iut *iut, const child_setup
     memcpy(ref1, tc->data, n);
     memcpy(ref2, r2.data, n);
     int64_t deadline = worker_now_ms() + q->probe_ms;
-    probe_job job[2] = {{d, iut, q, ta, tb, tc, ref1, 0, 0, deadline, NULL, NULL},
-                        {d, iut2, q, &a2, tb, &c2, ref2, 0, 0, deadline, NULL, NULL}};
+    int64_t overlap_deadline = deadline + WORKER_PROBE_OVERLAP_MS;
+    probe_job job[2] = {
+        {d, iut, q, ta, tb, tc, ref1, 0, 0, deadline, overlap_deadline, NULL, NULL, NULL, NULL},
+        {d, iut2, q, &a2, tb, &c2, ref2, 0, 0, deadline, overlap_deadline, NULL, NULL, NULL, NULL}};
     if (probe_pair(job) != 0) {
         rep->internal = 1;
         snprintf(rep->message, sizeof rep->message, "the worker cannot start a thread");
