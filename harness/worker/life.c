@@ -425,6 +425,40 @@ int worker_wait_exit(worker *w, int64_t deadline)
     }
 }
 
+/* The most a keeper may take to kill what the plugin left and end. */
+#define KEEPER_GRACE_MS 5000
+
+static pid_t first_child(pid_t pid);
+
+/* Kills the process tree whose outermost process (not reaped yet) is
+ * `outer`: its group and itself. With a keeper (reduced mode without a
+ * cgroup, isolate.c) the keeper is outer, and the daemons the plugin left
+ * are its children, reparented to it: killed first, it would leave them
+ * to the host's init. So its child, the worker, goes first; the keeper
+ * then kills the rest and ends by itself (SIGKILL after KEEPER_GRACE_MS
+ * all the same). */
+static void end_tree(const worker *w, pid_t outer)
+{
+    if (w->sb.keeper) {
+        pid_t inner = first_child(outer);
+        if (inner > 0) {
+            kill(-inner, SIGKILL);
+            kill(inner, SIGKILL);
+            for (int64_t until = worker_now_ms() + KEEPER_GRACE_MS; worker_now_ms() < until;) {
+                siginfo_t si;
+                memset(&si, 0, sizeof si);
+                if (waitid(P_PID, (id_t)outer, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+                    si.si_pid == outer)
+                    break;
+                struct timespec ts = {0, 1000 * 1000};
+                nanosleep(&ts, NULL);
+            }
+        }
+    }
+    kill(-outer, SIGKILL);
+    kill(outer, SIGKILL);
+}
+
 int worker_reap_child(worker *w)
 {
     int st = -1;
@@ -437,8 +471,7 @@ int worker_reap_child(worker *w)
         return st;
     }
     /* The child is not reaped yet, so its pid still names it and its group. */
-    kill(-w->pid, SIGKILL);
-    kill(w->pid, SIGKILL);
+    end_tree(w, w->pid);
     pid_t got;
     do
         got = waitpid(w->pid, &st, 0);
@@ -631,8 +664,7 @@ void worker_drop_zygote(worker *w)
             n = poll(&p, 1, (int)(w->opt.timeout_ms > 5000 ? 5000 : w->opt.timeout_ms));
         while (n < 0 && errno == EINTR);
     }
-    kill(-w->zpid, SIGKILL);
-    kill(w->zpid, SIGKILL);
+    end_tree(w, w->zpid);
     pid_t got;
     do
         got = waitpid(w->zpid, NULL, 0);

@@ -102,10 +102,28 @@ static void kill_children(void)
     }
 }
 
-/* Forks; the caller stays as the keeper and never returns. */
+/* The keeper's parent-death signal: caught, so that the keeper still kills
+ * what it holds (a SIGKILL would leave the daemons to the host's init). */
+static void keeper_told(int sig)
+{
+    (void)sig;
+}
+
+/* Forks; the caller stays as the keeper and never returns. The harness's
+ * thread that started the worker may end before the worker is stopped
+ * (the parent-death signal is the thread's): the keeper then gets
+ * SIGTERM, kills its child and whatever the plugin left, and ends. */
 static void become_keeper(void)
 {
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+        _exit(CHILD_EXIT_SETUP);
+    pid_t parent = getppid();
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = keeper_told;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGTERM, &sa, NULL) != 0 || prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 ||
+        getppid() != parent)
         _exit(CHILD_EXIT_SETUP);
     pid_t kid = fork();
     if (kid < 0)
@@ -125,6 +143,10 @@ static void become_keeper(void)
         pid_t got = waitpid(-1, &s, 0);
         if (got == kid) {
             st = s;
+            break;
+        }
+        if (got < 0 && errno == EINTR && getppid() != parent) {
+            st = W_EXITCODE(CHILD_EXIT_SETUP, 0); /* the harness is gone */
             break;
         }
         if (got < 0 && errno != EINTR)

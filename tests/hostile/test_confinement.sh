@@ -40,8 +40,6 @@ PY=/usr/bin/python3
 dir=$(mktemp -d "$tmp/plugin.XXXXXX")
 chmod 755 "$dir"
 cp "$P/hp_intruder.so" "$dir/"
-tag=$(basename "$dir" | tail -c 13)
-daemon="hd$tag"
 secret_env="s3cret-env-$$" secret_key="s3cret-key-$$"
 echo "s3cret-beside-$$" >"$dir/secret.txt"
 echo "s3cret-above-$$" >"$tmp/secret-above.txt"
@@ -71,12 +69,22 @@ as_caller() {
     if [ $keyring = 1 ]; then "$K" "$secret_key" "$@"; else "$@"; fi
 }
 
-# no_daemons WHAT: the intruder's daemons died with its worker.
+# no_daemons WHAT: the intruder's daemons died with its worker. They are
+# named "hd" and the tail of the folder the plugin was loaded from, which
+# is the harness's private copy, not $dir: any process named hd* that was
+# not there when the test began counts.
+daemons_before=$(pgrep '^hd' | tr '\n' ' ')
+new_daemons() {
+    for pid in $(pgrep '^hd'); do
+        case " $daemons_before " in *" $pid "*) ;; *) echo "$pid" ;; esac
+    done
+}
 no_daemons() {
-    for _ in 1 2 3 4 5 6 7 8 9 10; do pgrep -x "$daemon" >/dev/null || break; sleep 0.1; done
-    if pgrep -x "$daemon" >/dev/null; then
-        bad "$1: $(pgrep -c -x "$daemon") of the plugin's daemons outlived its worker"
-        for pid in $(pgrep -x "$daemon"); do kill -KILL "$pid"; done
+    for _ in 1 2 3 4 5 6 7 8 9 10; do [ -z "$(new_daemons)" ] && break; sleep 0.1; done
+    left=$(new_daemons)
+    if [ -n "$left" ]; then
+        bad "$1: $(echo "$left" | wc -l) of the plugin's daemons outlived its worker ($(ps -o comm= -p "$(echo "$left" | head -1)"))"
+        for pid in $left; do kill -KILL "$pid"; done
     else ok; fi
 }
 
