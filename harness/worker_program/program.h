@@ -257,7 +257,7 @@ void child_end_call(const call_base *cb, const ctl_request *q, ctl_reply *rep);
 
 /* The longest the worker watches the plugin's active threads after a
  * compute returned, before it replies (milliseconds). */
-#define LATE_WINDOW_MS 25
+#define LATE_WINDOW_MS 50
 
 /* After compute `seq` returned: the output's pages (out) read-only, the
  * plugin's threads named in b->late, and a wait of at most LATE_WINDOW_MS

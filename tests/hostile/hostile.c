@@ -160,8 +160,8 @@ static void *spin(void *arg)
     return NULL;
 }
 
-/* 200 ms: well after the call, whose late-write watch waits up to 25 ms
- * per compute run while this thread sleeps (harness/worker_program/child_late.c),
+/* 200 ms: well after the call, whose late-write watch waits up to 50 ms
+ * per compute run (two runs) while this thread sleeps (harness/worker_program/child_late.c),
  * and well before test_hostile's next request (600 ms). */
 static void *crash_later(void *arg)
 {
