@@ -755,6 +755,14 @@ const worker_info *worker_get_info(const worker *w)
     return w->has_info == 1 ? &w->info : NULL;
 }
 
+int worker_info_claims(const worker_info *in, uint32_t variant, uint32_t dtype)
+{
+    for (uint32_t i = 0; in && i < in->n_claims; i++)
+        if (in->claims[i].variant == variant && in->claims[i].dtype == dtype)
+            return 1;
+    return 0;
+}
+
 const worker_info *worker_get_descriptor(const worker *w)
 {
     return w->has_info ? &w->info : NULL;

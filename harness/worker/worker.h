@@ -579,6 +579,10 @@ const worker_info *worker_get_info(const worker *w);
  * before any such start. */
 const worker_info *worker_get_descriptor(const worker *w);
 
+/* 1 when the plugin described by `in` claims (variant, dtype); 0, also
+ * for NULL. */
+int worker_info_claims(const worker_info *in, uint32_t variant, uint32_t dtype);
+
 /* 1 when a child is running and ready for requests. */
 int worker_alive(const worker *w);
 

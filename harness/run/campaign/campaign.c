@@ -98,15 +98,6 @@ static int findings_total(const shared *sh, uint32_t p, uint64_t *by_class)
     return any;
 }
 
-/* 1 when plugin p claims (variant, dtype). */
-static int plugin_claims(const worker_info *info, const dvg_claim *cl)
-{
-    for (uint32_t i = 0; i < info->n_claims; i++)
-        if (info->claims[i].variant == cl->variant && info->claims[i].dtype == cl->dtype)
-            return 1;
-    return 0;
-}
-
 /* The claims worth fuzzing: the first plugin's that the variant table
  * allows and every other plugin claims too. */
 static void take_claims(shared *sh)
@@ -116,7 +107,7 @@ static void take_claims(shared *sh)
         const dvg_claim *cl = &sh->info[0]->claims[i];
         int all = oracle_variant_has_dtype(oracle_variant_get(cl->variant), cl->dtype);
         for (uint32_t p = 1; p < sh->n_plugins && all; p++)
-            all = plugin_claims(sh->info[p], cl);
+            all = worker_info_claims(sh->info[p], cl->variant, cl->dtype);
         if (all)
             sh->claims[sh->n_claims++] = *cl;
     }

@@ -210,12 +210,8 @@ static int judge_claims(certify *cf, double t0)
 static int wants_claim(const void *ctx, uint32_t variant, uint32_t dtype)
 {
     const certify *cf = ctx;
-    if (!run_filter_selects(&cf->o->only, variant, dtype))
-        return 0;
-    for (uint32_t i = 0; i < cf->info->n_claims; i++)
-        if (cf->info->claims[i].variant == variant && cf->info->claims[i].dtype == dtype)
-            return 1;
-    return 0;
+    return run_filter_selects(&cf->o->only, variant, dtype) &&
+           worker_info_claims(cf->info, variant, dtype);
 }
 
 int certify_run(const certify_options *o, FILE *out, FILE *err)

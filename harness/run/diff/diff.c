@@ -73,15 +73,6 @@ static int load_plugins(diff *d)
     return 0;
 }
 
-/* 1 when plugin k claims (variant, dtype). */
-static int claims(const worker_info *in, uint32_t variant, uint32_t dtype)
-{
-    for (uint32_t i = 0; i < in->n_claims; i++)
-        if (in->claims[i].variant == variant && in->claims[i].dtype == dtype)
-            return 1;
-    return 0;
-}
-
 /* The case-file cases diff builds: those of the pairs it compares. */
 static int wants_pair(const void *ctx, uint32_t variant, uint32_t dtype)
 {
@@ -110,7 +101,7 @@ static int find_pairs(diff *d)
                 continue;
             uint32_t mask = 0, count = 0, j = 0;
             for (uint32_t k = 0; k < d->n; k++)
-                if (claims(d->info[k], var, dt)) {
+                if (worker_info_claims(d->info[k], var, dt)) {
                     mask |= 1u << k;
                     count++;
                 }

@@ -153,15 +153,6 @@ static int show_finding(void *ctx, const divcase *c, const verdict_example *ex)
     return 0;
 }
 
-/* 1 when the plugin claims (variant, dtype). */
-static int claims(const worker_info *in, uint32_t variant, uint32_t dtype)
-{
-    for (uint32_t i = 0; in && i < in->n_claims; i++)
-        if (in->claims[i].variant == variant && in->claims[i].dtype == dtype)
-            return 1;
-    return 0;
-}
-
 /* Loads an operand of one data set: the initializer, or input_<n>.pb. */
 static int load_operand(const char *set_dir, const onnxtests_operand *op, onnxtests_tensor *t,
                         char *err, size_t len)
@@ -367,7 +358,7 @@ static int run_plugin(run_state *rs, const char *what, const divcase *c,
 {
     if (start_plugin(rs))
         return -1;
-    if (!claims(worker_get_info(rs->w), c->variant, c->dtype)) {
+    if (!worker_info_claims(worker_get_info(rs->w), c->variant, c->dtype)) {
         fprintf(rs->out, "    plugin: does not claim (%s, %s): skipped\n",
                 oracle_variant_get(c->variant)->name, oracle_dtype_tag(c->dtype));
         rs->skipped++;
