@@ -72,11 +72,13 @@ as_caller() {
 # no_daemons WHAT: the intruder's daemons died with its worker. They are
 # named "hd" and the tail of the folder the plugin was loaded from, which
 # is the harness's private copy, not $dir: any process named hd* that was
-# not there when the test began counts.
+# not there when the test began counts, unless it is a zombie: killed,
+# waiting for init to reap it (some inits reap orphans late).
 daemons_before=$(pgrep '^hd' | tr '\n' ' ')
 new_daemons() {
     for pid in $(pgrep '^hd'); do
-        case " $daemons_before " in *" $pid "*) ;; *) echo "$pid" ;; esac
+        case " $daemons_before " in *" $pid "*) continue ;; esac
+        case $(ps -o stat= -p "$pid" 2>/dev/null) in Z* | '') ;; *) echo "$pid" ;; esac
     done
 }
 no_daemons() {
