@@ -14,7 +14,7 @@
 # hostile plugins or repeating paths that other tests run here (each
 # test's CMakeLists.txt says which). scripts/test-long.sh runs all of
 # those under ASan too. Tests that repeat a path take fewer rounds here
-# (crash_sigkill, certify_oom: their CMakeLists.txt). scripts/test.sh
+# (certify_oom, sweep_judge: their CMakeLists.txt). scripts/test.sh
 # runs this before the main ctest.
 set -eu
 cd "$(dirname "$0")/.."
