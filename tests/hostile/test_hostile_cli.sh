@@ -33,6 +33,11 @@ certify() {
     n=$(sqlite3 "$db" "SELECT count(*) FROM certificates WHERE run_id = ${run:-0}" 2>&1)
     st=$(sqlite3 "$db" "SELECT status FROM runs WHERE id = ${run:-0}" 2>&1)
     if [ "$n" = 2 ] && [ "$st" = complete ]; then ok; else bad "$mode: run ${run:-?}: $n certificates, $st"; fi
+    # A CPU no case reached is not said to hold (thread_crash: the shape
+    # paths stop before the emulated CPU's sample).
+    if grep -q '^    cpu .* 0 cases: holds' "$tmp/$mode.out"; then
+        bad "$mode: a CPU that judged no case holds: $(grep '^    cpu .* 0 cases' "$tmp/$mode.out")"
+    else ok; fi
     # Whatever the plugin printed went to stderr, never to our stdout.
     if grep -q '^xxxxxxxx\|^hostile-[a-z_0-9]*: ' "$tmp/$mode.out"; then bad "$mode: plugin output on stdout"; else ok; fi
     sound "$mode"

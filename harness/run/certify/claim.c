@@ -256,6 +256,8 @@ static void print_cpus(certify *cf)
                     k && !a->cpu_failed[0] && emulated ? ", seen only under emulation"
                     : k && !a->cpu_failed[0] && m->qemu ? ", seen only at that level (native)"
                                                         : "");
+        else if (!a->cpu_cases[k])
+            fprintf(cf->out, "not judged (no case reached it)");
         else
             fprintf(cf->out, "holds");
         if (a->cpu_unconfirmed[k])
