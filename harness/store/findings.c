@@ -471,30 +471,59 @@ int store_run_build(store *s, int64_t run_id, const char *name, store_build *out
     return rc;
 }
 
-int store_signature_reproducer(store *s, int64_t signature_id, int64_t *reproducer_id)
+int store_signature_reproducers(store *s, int64_t signature_id, int64_t run_id, int64_t *ids,
+                                int64_t *runs, size_t cap, size_t *n)
 {
     sqlite3_stmt *st;
-    int rc = -1;
+    *n = 0;
     snprintf(s->op_text, sizeof s->op_text, "find signature %" PRId64, signature_id);
     s->op = s->op_text;
     s->err[0] = '\0';
-    if (!(st = store_prepare(s, SQL_SIG_FIRST_REPRO)))
+    if (!(st = store_prepare(s, SQL_SIG_DROPPED_COUNT)))
         return -1;
     sqlite3_bind_int64(st, 1, signature_id);
     int step = sqlite3_step(st);
-    if (step == SQLITE_DONE)
+    int64_t dropped = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    store_reset_stmt(st);
+    if (step == SQLITE_DONE) {
         store_fail(s, "no such signature");
-    else if (step != SQLITE_ROW)
+        return -1;
+    }
+    if (step != SQLITE_ROW) {
         store_fail_db(s);
-    else if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+        return -1;
+    }
+    if (!(st = store_prepare(s, SQL_SIG_RUN_REPROS)))
+        return -1;
+    sqlite3_bind_int64(st, 1, signature_id);
+    sqlite3_bind_int64(st, 2, run_id);
+    while (*n < cap && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        ids[*n] = sqlite3_column_int64(st, 0);
+        if (runs)
+            runs[*n] = sqlite3_column_int64(st, 1);
+        (*n)++;
+    }
+    int rc = 0;
+    if (*n < cap && step != SQLITE_DONE) {
+        store_fail_db(s);
+        rc = -1;
+    } else if (!*n && run_id) {
+        store_fail(s, "signature %" PRId64 " keeps no reproducer of run %" PRId64, signature_id,
+                   run_id);
+        rc = -1;
+    } else if (!*n) {
         store_fail(s, "signature %" PRId64 " keeps no reproducer (%" PRId64 " dropped)",
-                   signature_id, (int64_t)sqlite3_column_int64(st, 1));
-    else {
-        *reproducer_id = sqlite3_column_int64(st, 0);
-        rc = 0;
+                   signature_id, dropped);
+        rc = -1;
     }
     store_reset_stmt(st);
     return rc;
+}
+
+int store_signature_reproducer(store *s, int64_t signature_id, int64_t *reproducer_id)
+{
+    size_t n;
+    return store_signature_reproducers(s, signature_id, 0, reproducer_id, NULL, 1, &n);
 }
 
 int store_reproducer_calls(store *s, int64_t id, char **text)

@@ -383,11 +383,19 @@ typedef struct store_build {
  * error. */
 int store_run_build(store *s, int64_t run_id, const char *name, store_build *out);
 
-/* The reproducer `sig:N` names: of the latest run that kept one for
- * signature `signature_id` (the build that failed last), a crash
- * narrowed to its pair first, else the lowest id, into *reproducer_id. Fails with "no such signature" or, when it keeps
- * none (all counted as dropped), "signature N keeps no reproducer (M
- * dropped)". */
+/* The reproducers of signature `signature_id`, one per run that kept
+ * one, newest run first (at most cap; only run `run_id`'s when it is not
+ * 0): of each run a crash narrowed to its pair first, else the lowest id,
+ * into ids[] and their runs into runs[] (may be NULL); *n how many. Fails
+ * (-1) with "no such signature", "signature N keeps no reproducer (M
+ * dropped)" when it keeps none, or "signature N keeps no reproducer of
+ * run R". */
+int store_signature_reproducers(store *s, int64_t signature_id, int64_t run_id, int64_t *ids,
+                                int64_t *runs, size_t cap, size_t *n);
+
+/* The reproducer `sig:N` names: store_signature_reproducers' first, of the
+ * latest run that kept one for the signature (the build that failed
+ * last), into *reproducer_id. 0 or -1 (its messages). */
 int store_signature_reproducer(store *s, int64_t signature_id, int64_t *reproducer_id);
 
 /* ------------------------------------------------------------------------

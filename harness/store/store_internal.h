@@ -241,11 +241,13 @@
       " ON b.id = p.plugin_build_id WHERE p.run_id = ?1 AND b.name = ?2"                \
       " ORDER BY b.id DESC LIMIT 1")                                                    \
     X(REPRO_CALLS, "SELECT calls_before FROM reproducers WHERE id = ?1")                \
-    X(SIG_FIRST_REPRO,                                                                  \
-      "SELECT (SELECT r.id FROM reproducers r WHERE r.signature_id = s.id"              \
-      " ORDER BY r.run_id DESC,"                                                        \
-      " coalesce(r.note, '') LIKE '%; narrowed to output element %' DESC, r.id"         \
-      " LIMIT 1), s.reproducers_dropped FROM signatures s WHERE s.id = ?1")
+    X(SIG_DROPPED_COUNT, "SELECT reproducers_dropped FROM signatures WHERE id = ?1")    \
+    X(SIG_RUN_REPROS,                                                                   \
+      "SELECT (SELECT b.id FROM reproducers b WHERE b.signature_id = ?1"                \
+      " AND b.run_id = r.run_id"                                                        \
+      " ORDER BY coalesce(b.note, '') LIKE '%; narrowed to output element %' DESC, b.id" \
+      " LIMIT 1), r.run_id FROM reproducers r WHERE r.signature_id = ?1"                \
+      " AND (?2 = 0 OR r.run_id = ?2) GROUP BY r.run_id ORDER BY r.run_id DESC")
 
 #define SQL_ENUM_(ID, sql) SQL_##ID,
 enum { STORE_SQL_LIST(SQL_ENUM_) SQL_COUNT_ };

@@ -60,7 +60,7 @@ _divergence()
         --pin --no-pin --sandbox --env --grant --cpu" ;;
     import) flags="--plugin --db --config --max-elements --timeout --memory-limit --cpu-limit
         --no-progress --sandbox --env" ;;
-    replay) flags="--db --plugin --write-case --config --grant --timeout --memory-limit --cpu" ;;
+    replay) flags="--db --run --all --plugin --write-case --config --grant --timeout --memory-limit --cpu" ;;
     bisect) flags="--db --plugin --builds --order --seen --all --since --config --grant --timeout
         --memory-limit" ;;
     report) flags="--db --run --runs --plugin --latest --latest-per-plugin --format -o

@@ -105,6 +105,36 @@ done <"$tmp/lines"
 if [ $n -ge 1 ] && grep -q "replay --db $db sig:N" "$tmp/fuzz.out"; then ok; else
     bad "the fuzz summary names no signature to replay: $(cat "$tmp/fuzz.out")"; fi
 
+# A signature seen by two runs: sig:N replays the newer run's reproducer,
+# --run R run R's, --all each run's, newest first (issue 34, item 2).
+"$D" certify --plugin "$M/mutant_recip_mul.so" --db "$db" --no-progress --seed 12 \
+    --variant onnx-div-7 --dtype f32 >"$tmp/cert2.out" 2>&1
+run2=$(q "SELECT max(id) FROM runs")
+sig=$(sed -n 's/.*\[sig:\([0-9]*\)\]$/\1/p' "$tmp/cert2.out" | head -1)
+runs=$(q "SELECT count(DISTINCT run_id) FROM reproducers WHERE signature_id = ${sig:-0}")
+first=$(q "SELECT min(run_id) FROM reproducers WHERE signature_id = ${sig:-0}")
+if [ "${runs:-0}" -ge 2 ] && [ "$first" != "$run2" ]; then ok; else
+    bad "sig:${sig:-?} is kept by ${runs:-0} runs (want the earlier one and run $run2)"; fi
+"$D" replay --db "$db" "sig:$sig" >"$tmp/latest.out" 2>&1
+if [ $? -eq 1 ] && grep -q "^repro:[0-9]* of sig:$sig (the reproducer of the latest run that saw it):.*(recorded in run $run2)$" "$tmp/latest.out"; then ok; else
+    bad "replay sig:$sig: not run $run2's: $(sed -n 1p "$tmp/latest.out")"; fi
+"$D" replay --db "$db" "sig:$sig" --run "$first" >"$tmp/run.out" 2>&1
+if [ $? -eq 1 ] && grep -q "^repro:[0-9]* of sig:$sig (the reproducer of run $first):.*(recorded in run $first)$" "$tmp/run.out"; then ok; else
+    bad "replay sig:$sig --run $first: $(sed -n 1p "$tmp/run.out")"; fi
+"$D" replay --db "$db" "sig:$sig" --all >"$tmp/all.out" 2>&1
+rc=$?
+got=$(sed -n "s/^repro:[0-9]* of sig:$sig (run \([0-9]*\)'s reproducer, [0-9]* of $runs runs, newest first):.*/\1/p" "$tmp/all.out" | tr '\n' ' ')
+want=$(q "SELECT DISTINCT run_id FROM reproducers WHERE signature_id = $sig ORDER BY run_id DESC" | tr '\n' ' ')
+if [ $rc -eq 1 ] && [ "$got" = "$want" ] && [ "$(grep -c 'still departs' "$tmp/all.out")" = "$runs" ]; then ok; else
+    bad "replay sig:$sig --all: exit $rc, runs '$got', want '$want': $(grep '^repro' "$tmp/all.out")"; fi
+for bad_args in "sig:$sig --run 99999" "repro:1 --all" "repro:1 --run $first" "sig:$sig --all --run $first" \
+    "sig:$sig --run 0" "sig:$sig --all --write-case $tmp/x.case"; do
+    # shellcheck disable=SC2086
+    "$D" replay --db "$db" $bad_args >"$tmp/badargs.out" 2>&1
+    if [ $? -eq 2 ] && [ -s "$tmp/badargs.out" ]; then ok; else
+        bad "replay $bad_args: not refused: $(cat "$tmp/badargs.out")"; fi
+done
+
 # --write-case: the first fuzz signature's reproducer as a case file that
 # the case-file parser reads back and the oracle agrees with (its bytes:
 # tests/cases/test_casefile_write.c).
