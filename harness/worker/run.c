@@ -108,11 +108,13 @@ void worker_poison(uint32_t run, uint8_t out[WORKER_POISON_BYTES])
         out[i] = run ? (uint8_t)~poison_pattern[i] : poison_pattern[i];
 }
 
-int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_result *r)
+/* Refuses a case the worker cannot run (unknown dtype, bad shapes or
+ * bytes, offsets, sizes over the limit); *c_bytes the output's bytes (0:
+ * no expected shape). 0, or -1 with the worker's error set. */
+static int case_acceptable(worker *w, const divcase *c, const oracle_shape *expect,
+                           uint64_t *c_bytes)
 {
-    worker_reset_result(r);
-    const oracle_dtype_info *info = oracle_dtype(c->dtype);
-    if (!info) {
+    if (!oracle_dtype(c->dtype)) {
         worker_set_err(w, "case %s: unknown dtype %u", c->id, c->dtype);
         return -1;
     }
@@ -138,27 +140,23 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
                 (unsigned long long)w->opt.max_bytes);
         return -1;
     }
-    uint64_t nc = 0, c_bytes = 0;
+    *c_bytes = 0;
     if (expect) {
-        nc = worker_shape_count(expect);
-        c_bytes = nc == UINT64_MAX ? UINT64_MAX : oracle_nbytes(c->dtype, nc);
-        if (c_bytes > w->opt.max_bytes) {
+        uint64_t nc = worker_shape_count(expect);
+        *c_bytes = nc == UINT64_MAX ? UINT64_MAX : oracle_nbytes(c->dtype, nc);
+        if (*c_bytes > w->opt.max_bytes) {
             worker_set_err(w, "case %s: the output exceeds the limit of %llu bytes", c->id,
                     (unsigned long long)w->opt.max_bytes);
             return -1;
         }
     }
-    if (!worker_alive(w)) {
-        int s = worker_start(w, r);
-        if (s < 0)
-            return -1;
-        if (s > 0)
-            return 0;
-        worker_reset_result(r);
-    }
-    w->run_seq = w->seq + 1;
+    return 0;
+}
 
-    /* output_shape */
+/* The output_shape call: r's shape (and has_shape) when the plugin gave
+ * one. 1 when the run goes on to compute, 0 when r says why it ended. */
+static int shape_stage(worker *w, const divcase *c, const oracle_shape *expect, worker_result *r)
+{
     worker_fill_request(&w->ctl->req, c);
     w->ctl->req.check_signals = expect == NULL; /* no compute will follow */
     if (worker_call_child(w, OP_SHAPE, WORKER_STAGE_SHAPE, r))
@@ -201,74 +199,105 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
     }
     r->has_shape = 1;
     r->outcome = WORKER_OUT_OK;
-    if (!expect || !oracle_shape_equal(&r->shape, expect))
-        return 0; /* the verdict compares shapes; nothing to compute into */
+    /* the verdict compares shapes; nothing to compute into otherwise */
+    return expect && oracle_shape_equal(&r->shape, expect);
+}
+
+/* One compute run (run 0 or 1) into the output's region of layout g,
+ * filled with this run's poison first; its answer into r (out1 or out2,
+ * the side effects the check after it found). 1 when it completed, 0
+ * when r says why the case ended. */
+static int compute_once(worker *w, const divcase *c, const oracle_shape *expect, const ctl_region *g,
+                        uint64_t c_bytes, int run, worker_result *r, int64_t *slack_at,
+                        uint32_t *side_stage)
+{
+    size_t page = w->page;
+    uint8_t poison[WORKER_POISON_BYTES];
+    worker_poison((uint32_t)run, poison);
+    uint32_t stage = run ? WORKER_STAGE_COMPUTE2 : WORKER_STAGE_COMPUTE1;
+    /* The second run's operands are the first's when the check after
+     * it found them unchanged (it compared every byte). */
+    if (c->a_bytes && (!run || (r->side_effects & WORKER_SIDE_INPUT_A)))
+        memcpy(w->arena + g[R_A].off + g[R_A].pad, c->a, (size_t)c->a_bytes);
+    if (c->b_bytes && (!run || (r->side_effects & WORKER_SIDE_INPUT_B)))
+        memcpy(w->arena + g[R_B].off + g[R_B].pad, c->b, (size_t)c->b_bytes);
+    for (uint64_t i = 0; i < g[R_OUT].pages * page; i += WORKER_POISON_BYTES)
+        memcpy(w->arena + g[R_OUT].off + i, poison, WORKER_POISON_BYTES);
+    ctl_request *q = &w->ctl->req;
+    worker_fill_request(q, c);
+    q->rank[2] = expect->rank;
+    memcpy(q->shape[2], expect->dims, sizeof q->shape[2]);
+    memcpy(q->region, g, 3 * sizeof g[0]);
+    q->check_signals = run == 1;
+    clockid_t cpu;
+    struct timespec t0, t1, c0, c1;
+    int cpu_ok = clock_getcpuclockid((pid_t)worker_pid(w), &cpu) == 0 &&
+                 clock_gettime(cpu, &c0) == 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (worker_call_child(w, OP_COMPUTE, stage, r))
+        return 0;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r->compute_ns[run] = elapsed_ns(&t0, &t1);
+    if (cpu_ok && clock_gettime(cpu, &c1) == 0)
+        r->compute_cpu_ns[run] = elapsed_ns(&c0, &c1);
+    ctl_reply rep = w->ctl->rep;
+    if (rep.seq != w->seq || rep.internal) {
+        text_sanitize_inplace(rep.message, sizeof rep.message);
+        worker_lose_child(w, 2, stage,
+                   rep.internal ? rep.message : "the worker answered another request", r);
+        return 0;
+    }
+    text_sanitize_inplace(rep.message, sizeof rep.message);
+    worker_take_leaks(r, &rep);
+    wire_copy_text(w->late_case, sizeof w->late_case, c->id);
+    r->compute_status[run] = rep.status;
+    if (rep.status != DVG_OK) {
+        worker_take_status(r, stage, rep.status, rep.message);
+        return 0;
+    }
+    if (c_bytes)
+        memcpy(run ? r->out2 : r->out1, w->arena + g[R_OUT].off + g[R_OUT].pad,
+               (size_t)c_bytes);
+    uint32_t side = check_after_run(w, c, g, poison, r, slack_at);
+    if (side & ~(uint32_t)WORKER_SIDE_PAD_NIBBLE && !*side_stage)
+        *side_stage = stage;
+    r->side_effects |= side;
+    return 1;
+}
+
+int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_result *r)
+{
+    worker_reset_result(r);
+    uint64_t c_bytes;
+    if (case_acceptable(w, c, expect, &c_bytes))
+        return -1;
+    if (!worker_alive(w)) {
+        int s = worker_start(w, r);
+        if (s < 0)
+            return -1;
+        if (s > 0)
+            return 0;
+        worker_reset_result(r);
+    }
+    w->run_seq = w->seq + 1;
+    if (!shape_stage(w, c, expect, r))
+        return 0;
 
     /* compute, twice */
     r->dtype = c->dtype;
-    r->count = nc;
+    r->count = worker_shape_count(expect);
     r->nbytes = c_bytes;
-    if (worker_fit_buffers(w, r, c_bytes, nc) != 0)
+    if (worker_fit_buffers(w, r, c_bytes, r->count) != 0)
         return -1;
-    size_t page = w->page;
     ctl_region g[3];
     worker_layout_case(w, c, c_bytes, g);
-    if (worker_fit_arena(w, g[R_OUT].off + g[R_OUT].pages * page) != 0)
+    if (worker_fit_arena(w, g[R_OUT].off + g[R_OUT].pages * w->page) != 0)
         return -1;
     int64_t slack_at = 0;
     uint32_t side_stage = 0;
-    for (int run = 0; run < 2; run++) {
-        uint8_t poison[WORKER_POISON_BYTES];
-        worker_poison((uint32_t)run, poison);
-        uint32_t stage = run ? WORKER_STAGE_COMPUTE2 : WORKER_STAGE_COMPUTE1;
-        /* The second run's operands are the first's when the check after
-         * it found them unchanged (it compared every byte). */
-        if (c->a_bytes && (!run || (r->side_effects & WORKER_SIDE_INPUT_A)))
-            memcpy(w->arena + g[R_A].off + g[R_A].pad, c->a, (size_t)c->a_bytes);
-        if (c->b_bytes && (!run || (r->side_effects & WORKER_SIDE_INPUT_B)))
-            memcpy(w->arena + g[R_B].off + g[R_B].pad, c->b, (size_t)c->b_bytes);
-        for (uint64_t i = 0; i < g[R_OUT].pages * page; i += WORKER_POISON_BYTES)
-            memcpy(w->arena + g[R_OUT].off + i, poison, WORKER_POISON_BYTES);
-        ctl_request *q = &w->ctl->req;
-        worker_fill_request(q, c);
-        q->rank[2] = expect->rank;
-        memcpy(q->shape[2], expect->dims, sizeof q->shape[2]);
-        memcpy(q->region, g, sizeof g);
-        q->check_signals = run == 1;
-        clockid_t cpu;
-        struct timespec t0, t1, c0, c1;
-        int cpu_ok = clock_getcpuclockid((pid_t)worker_pid(w), &cpu) == 0 &&
-                     clock_gettime(cpu, &c0) == 0;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (worker_call_child(w, OP_COMPUTE, stage, r))
+    for (int run = 0; run < 2; run++)
+        if (!compute_once(w, c, expect, g, c_bytes, run, r, &slack_at, &side_stage))
             return 0;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        r->compute_ns[run] = elapsed_ns(&t0, &t1);
-        if (cpu_ok && clock_gettime(cpu, &c1) == 0)
-            r->compute_cpu_ns[run] = elapsed_ns(&c0, &c1);
-        rep = w->ctl->rep;
-        if (rep.seq != w->seq || rep.internal) {
-            text_sanitize_inplace(rep.message, sizeof rep.message);
-            worker_lose_child(w, 2, stage,
-                       rep.internal ? rep.message : "the worker answered another request", r);
-            return 0;
-        }
-        text_sanitize_inplace(rep.message, sizeof rep.message);
-        worker_take_leaks(r, &rep);
-        wire_copy_text(w->late_case, sizeof w->late_case, c->id);
-        r->compute_status[run] = rep.status;
-        if (rep.status != DVG_OK) {
-            worker_take_status(r, stage, rep.status, rep.message);
-            return 0;
-        }
-        if (c_bytes)
-            memcpy(run ? r->out2 : r->out1, w->arena + g[R_OUT].off + g[R_OUT].pad,
-                   (size_t)c_bytes);
-        uint32_t side = check_after_run(w, c, g, poison, r, &slack_at);
-        if (side & ~(uint32_t)WORKER_SIDE_PAD_NIBBLE && !side_stage)
-            side_stage = stage;
-        r->side_effects |= side;
-    }
     r->computed = 1;
     r->stage = side_stage ? side_stage : WORKER_STAGE_COMPUTE2;
     mark_elements(r, g[R_OUT].pad);
