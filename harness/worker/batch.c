@@ -187,14 +187,9 @@ int worker_batch_run(worker *w, worker_batch *bt, const divcase *c, const oracle
                 (unsigned long long)w->opt.max_bytes);
         return -1;
     }
-    if (!worker_alive(w)) {
-        int s = worker_start(w, r);
-        if (s < 0)
-            return -1;
-        if (s > 0)
-            return 0;
-        worker_reset_result(r);
-    }
+    int ready = worker_ready(w, r);
+    if (ready)
+        return ready < 0 ? -1 : 0;
     w->run_seq = w->seq + 1;
 
     /* output_shape, once per child and layout */

@@ -773,6 +773,16 @@ int worker_alive(const worker *w)
     return w->pid != 0 && w->ready;
 }
 
+int worker_ready(worker *w, worker_result *r)
+{
+    if (worker_alive(w))
+        return 0;
+    int s = worker_start(w, r);
+    if (s == 0)
+        worker_reset_result(r);
+    return s;
+}
+
 int worker_pid(const worker *w)
 {
     /* With a zygote, its runner; else the worker program's process (not

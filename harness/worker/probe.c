@@ -98,15 +98,12 @@ int worker_probe(worker *w, const divcase *c, const worker_result *base, uint32_
         worker_set_err(w, "case %s: probe '%s' does not apply", c->id, worker_probe_name(kind));
         return -1;
     }
-    if (!worker_alive(w)) {
-        int s = worker_start(w, r);
-        if (s < 0)
-            return -1;
-        if (s > 0) {
-            snprintf(pr->note, sizeof pr->note, "the plugin did not load again");
-            return 0;
-        }
-        worker_reset_result(r);
+    int ready = worker_ready(w, r);
+    if (ready < 0)
+        return -1;
+    if (ready) {
+        snprintf(pr->note, sizeof pr->note, "the plugin did not load again");
+        return 0;
     }
     size_t page = w->page;
     uint64_t nbytes = base->nbytes;

@@ -271,14 +271,9 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
     uint64_t c_bytes;
     if (case_acceptable(w, c, expect, &c_bytes))
         return -1;
-    if (!worker_alive(w)) {
-        int s = worker_start(w, r);
-        if (s < 0)
-            return -1;
-        if (s > 0)
-            return 0;
-        worker_reset_result(r);
-    }
+    int ready = worker_ready(w, r);
+    if (ready)
+        return ready < 0 ? -1 : 0;
     w->run_seq = w->seq + 1;
     if (!shape_stage(w, c, expect, r))
         return 0;

@@ -183,6 +183,11 @@ void worker_drop_zygote(worker *w);
  * result.c
  * ---------------------------------------------------------------------- */
 
+/* Before a request: starts the child when none runs (worker_start), r
+ * reset again after a start that went well. 0 ready, 1 the plugin did not
+ * load again (r says how), -1 a harness error (worker_errmsg). */
+int worker_ready(worker *w, worker_result *r);
+
 /* Zeroes r for a new request, keeping its buffers, with the "did not
  * happen" values: statuses -1, first_* UINT64_MAX, fault_write,
  * wait_status and exit_code -1. */
