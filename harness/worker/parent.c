@@ -429,11 +429,119 @@ static int vet_worker(worker *w, uint32_t inner, worker_result *r)
     return 0;
 }
 
+/* Makes the control block and the channel and launches the worker
+ * program. 0, or -1 with worker_errmsg. */
+static int spawn_program(worker *w)
+{
+    int sv[2] = {-1, -1}, ctlfd = -1;
+    if (make_ctl(w, &ctlfd) != 0)
+        return -1;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+        worker_set_err(w, "socketpair: %s", strerror(errno));
+        close(ctlfd);
+        worker_release_child(w);
+        return -1;
+    }
+    if (launch_spawn(w, sv[1], ctlfd) != 0) {
+        close(sv[0]);
+        close(sv[1]);
+        close(ctlfd);
+        worker_release_child(w);
+        return -1;
+    }
+    close(sv[1]);
+    close(ctlfd);
+    w->sock = sv[0];
+    w->spawns++;
+    w->loads++;
+    w->seq = 0;
+    return 0;
+}
+
+/* The launched program's handshake: READY once its sandbox is set up
+ * (then the check from outside and GO), HELLO once the plugin loaded and
+ * opened. 0 with the HELLO in the control block; otherwise the value
+ * worker_start returns (1 with r: the plugin's doing; -1 with
+ * worker_errmsg: the host's or the harness's). */
+static int await_load(worker *w, worker_result *r)
+{
+    const char *detail = "";
+    /* The sandbox's set-up is the harness's own work and may be slow on a
+     * loaded machine (namespaces, mounts; under a sanitizer); only the load
+     * that follows it runs against the plugin's timeout. */
+    uint32_t inner = 0;
+    int got = await_token(w, 0, OP_READY, WORKER_SETUP_MS, &detail, &inner);
+    if (got == WAIT_REPLY) {
+        int v = vet_worker(w, inner, r);
+        if (v != 0) {
+            worker_reap_child(w);
+            worker_release_child(w);
+            return v;
+        }
+        got = wire_send_token(w->sock, 0, OP_GO) == 0
+                  ? await_token(w, 0, OP_HELLO,
+                                w->opt.load_timeout_ms ? w->opt.load_timeout_ms
+                                                       : w->opt.timeout_ms,
+                                &detail, NULL)
+                  : WAIT_DIED;
+    } else {
+        /* No READY: what bubblewrap or the launch said is the reason, and
+         * the host's doing, not the plugin's (no plugin code ran): the
+         * run ends rather than go on with less (worker.h, the floor). */
+        char text[WORKER_MESSAGE_MAX - 64];
+        launch_setup_text(w, text, sizeof text);
+        if (text[0]) {
+            worker_reap_child(w);
+            worker_release_child(w);
+            worker_set_err(w, "the worker's sandbox could not be set up: %s", text);
+            return -1;
+        }
+    }
+    drain_output(w, r);
+    if (got != WAIT_REPLY) {
+        uint32_t stage = __atomic_load_n(&w->ctl->cur_stage, __ATOMIC_SEQ_CST);
+        if (stage != WORKER_STAGE_OPEN)
+            stage = WORKER_STAGE_LOAD;
+        worker_lose_child(w, got == WAIT_HANG ? 1 : got == WAIT_BAD ? 2 : 0, stage, detail, r);
+        return 1;
+    }
+    return 0;
+}
+
+/* The child that said HELLO is a zygote: it keeps the loaded plugin and
+ * forks a runner per life; the first runner serves the calls. What
+ * worker_start returns (r_or_null: its caller's r). */
+static int become_zygote(worker *w, worker_result *r_or_null)
+{
+    w->zpid = w->pid;
+    w->zsock = w->sock;
+    w->zpidfd = w->pidfd;
+    w->zseq = 0;
+    w->zshape = w->ctl->map[R_SHAPE];
+    w->zstack_top = w->ctl->stack_top;
+    w->zstack_limit = w->ctl->stack_limit;
+    w->pid = w->wpid = 0;
+    w->sock = w->pidfd = -1;
+    int f = w->zpidfd < 0 ? -1 : worker_fork_runner(w);
+    if (f == -2) {
+        worker_stop(w);
+        return -1;
+    }
+    if (f != 0) {
+        /* It cannot fork (its atfork handlers, a process limit): load
+         * again without a zygote, from now on (worker_info.zygote 0). */
+        worker_stop(w);
+        w->opt.no_zygote = 1;
+        return worker_start(w, r_or_null);
+    }
+    return 0;
+}
+
 int worker_start(worker *w, worker_result *r)
 {
     worker_result scratch;
-    int sv[2] = {-1, -1}, ctlfd = -1;
     int rc = -1;
+    worker_result *r_or_null = r;
     if (!r) {
         memset(&scratch, 0, sizeof scratch);
         r = &scratch;
@@ -462,68 +570,11 @@ int worker_start(worker *w, worker_result *r)
             goto done;
         }
     }
-    if (make_ctl(w, &ctlfd) != 0)
+    if (spawn_program(w) != 0)
         goto done;
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
-        worker_set_err(w, "socketpair: %s", strerror(errno));
-        worker_release_child(w);
+    rc = await_load(w, r);
+    if (rc != 0)
         goto done;
-    }
-    if (launch_spawn(w, sv[1], ctlfd) != 0) {
-        close(sv[0]);
-        close(sv[1]);
-        close(ctlfd);
-        worker_release_child(w);
-        goto done;
-    }
-    close(sv[1]);
-    close(ctlfd);
-    w->sock = sv[0];
-    w->spawns++;
-    w->loads++;
-    w->seq = 0;
-    const char *detail = "";
-    /* The sandbox's set-up is the harness's own work and may be slow on a
-     * loaded machine (namespaces, mounts; under a sanitizer); only the load
-     * that follows it runs against the plugin's timeout. */
-    uint32_t inner = 0;
-    int got = await_token(w, 0, OP_READY, WORKER_SETUP_MS, &detail, &inner);
-    if (got == WAIT_REPLY) {
-        int v = vet_worker(w, inner, r);
-        if (v != 0) {
-            worker_reap_child(w);
-            worker_release_child(w);
-            rc = v;
-            goto done;
-        }
-        got = wire_send_token(w->sock, 0, OP_GO) == 0
-                  ? await_token(w, 0, OP_HELLO,
-                                w->opt.load_timeout_ms ? w->opt.load_timeout_ms
-                                                       : w->opt.timeout_ms,
-                                &detail, NULL)
-                  : WAIT_DIED;
-    } else {
-        /* No READY: what bubblewrap or the launch said is the reason, and
-         * the host's doing, not the plugin's (no plugin code ran): the
-         * run ends rather than go on with less (worker.h, the floor). */
-        char text[WORKER_MESSAGE_MAX - 64];
-        launch_setup_text(w, text, sizeof text);
-        if (text[0]) {
-            worker_reap_child(w);
-            worker_release_child(w);
-            worker_set_err(w, "the worker's sandbox could not be set up: %s", text);
-            goto done;
-        }
-    }
-    drain_output(w, r);
-    if (got != WAIT_REPLY) {
-        uint32_t stage = __atomic_load_n(&w->ctl->cur_stage, __ATOMIC_SEQ_CST);
-        if (stage != WORKER_STAGE_OPEN)
-            stage = WORKER_STAGE_LOAD;
-        worker_lose_child(w, got == WAIT_HANG ? 1 : got == WAIT_BAD ? 2 : 0, stage, detail, r);
-        rc = 1;
-        goto done;
-    }
     int t = take_hello(w, r);
     if (t != 0) {
         /* After a load error the child is exiting anyway. */
@@ -533,31 +584,7 @@ int worker_start(worker *w, worker_result *r)
         goto done;
     }
     if (w->info.zygote) {
-        /* The child is a zygote now; its first runner serves the calls. */
-        w->zpid = w->pid;
-        w->zsock = w->sock;
-        w->zpidfd = w->pidfd;
-        w->zseq = 0;
-        w->zshape = w->ctl->map[R_SHAPE];
-        w->zstack_top = w->ctl->stack_top;
-        w->zstack_limit = w->ctl->stack_limit;
-        w->pid = w->wpid = 0;
-        w->sock = w->pidfd = -1;
-        int f = w->zpidfd < 0 ? -1 : worker_fork_runner(w);
-        if (f == -2) {
-            worker_stop(w);
-            rc = -1;
-            goto done;
-        }
-        if (f != 0) {
-            /* It cannot fork (its atfork handlers, a process limit): load
-             * again without a zygote, from now on (worker_info.zygote 0). */
-            worker_stop(w);
-            w->opt.no_zygote = 1;
-            rc = worker_start(w, r == &scratch ? NULL : r);
-            goto done;
-        }
-        rc = 0;
+        rc = become_zygote(w, r_or_null);
         goto done;
     }
     w->ready = 1;
