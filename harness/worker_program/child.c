@@ -447,6 +447,253 @@ void child_program(int argc, char **argv)
     child_main(&cs, b);
 }
 
+/* The worker program's own layers, in order: its session, the fault
+ * handlers, then (natively) the emulator's descriptor, the isolation
+ * (child_isolate: the keeper, Landlock), the limits and the filter
+ * (child_confine: `parts`); where there is an emulator, its exec on this
+ * program, which does not return. The layer bits READY reports. Exits
+ * (CHILD_EXIT_SETUP) when a layer cannot be put in place. */
+static uint32_t child_enter(const child_setup *cs, int zygote, int open_stage)
+{
+    const worker_options *o = &cs->opt;
+    /* Its own session and process group (bubblewrap, or the launch, made
+     * it one already; the keeper's child makes its own). Under the
+     * emulator the process is the same one: nothing to make. */
+    if (!cs->emulated)
+        setsid();
+    child_signals(cs->page);
+    uint32_t inner = cs->inner;
+    if (cs->emulated)
+        return inner;
+    /* The emulator's descriptor, before Landlock (which then grants
+     * execute on that one file). */
+    if (cs->emulator[0]) {
+        int fd = open(cs->emulator, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || (fd != WORKER_FD_EMULATOR &&
+                       (dup3(fd, WORKER_FD_EMULATOR, O_CLOEXEC) != WORKER_FD_EMULATOR ||
+                        close(fd) != 0)))
+            _exit(CHILD_EXIT_SETUP);
+    }
+    inner = child_isolate(cs); /* the keeper stays inside; Landlock */
+    /* Its /proc/self as any process's. */
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    child_limits(o, cs->page, cs->grant_flags);
+    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    /* A zygote keeps fork and kill; each runner takes them (zygote.c).
+     * An emulated worker has none (worker_new): it takes both at once.
+     * A grant's exec during open(): neither exec nor processes refused
+     * until open() returns (child_confine_after_open); never with an
+     * emulator (worker_new refuses the pair). */
+    int parts = (open_stage ? CONFINE_OPEN : zygote ? CONFINE_BASE : CONFINE_ALL) |
+                (cs->emulator[0] ? CONFINE_EMULATOR : 0);
+    if (o->confine && !child_confine(parts, (uint32_t)cs->mode))
+        _exit(CHILD_EXIT_SETUP);
+    /* Every layer is in place: here, and only here, the emulator is
+     * exec'd on the worker program (worker_internal.h, "the one place
+     * an emulator goes"). Everything in place survives the exec; the
+     * emulated worker program skips what it cannot redo (Landlock,
+     * seccomp_load, new namespaces all fail under QEMU) and goes on
+     * to READY with the Landlock bit handed to it. */
+    if (cs->emulator[0]) {
+        static char bits[16], model[64], program[PATH_MAX];
+        snprintf(bits, sizeof bits, "%u", inner);
+        snprintf(model, sizeof model, "%s", cs->emu_cpu);
+        snprintf(program, sizeof program, "%s", cs->program);
+        char *argv[] = {"emulator", "-cpu", model, program, CHILD_EMULATED, bits, NULL};
+        extern char **environ;
+        syscall(SYS_execveat, WORKER_FD_EMULATOR, "", argv, environ, AT_EMPTY_PATH);
+        _exit(CHILD_EXIT_SETUP);
+    }
+    return inner;
+}
+
+/* Set-up done: READY with the layer bits; the parent checks this process
+ * from outside, and only then says GO (from here on the time is the
+ * plugin's). Exits when it is refused or the parent is gone. */
+static void child_await_go(int sock, uint32_t inner)
+{
+    token ready = {TOKEN_MAGIC, 0, OP_READY, inner};
+    if (send(sock, &ready, sizeof ready, MSG_NOSIGNAL) != (ssize_t)sizeof ready)
+        _exit(CHILD_EXIT_CHANNEL);
+    token t;
+    ssize_t n;
+    do
+        n = recv(sock, &t, sizeof t, 0);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof t || t.magic != TOKEN_MAGIC || t.op != OP_GO)
+        _exit(0); /* refused, or the parent is gone */
+}
+
+/* Sends the hello h (its failure filled in) and exits: the plugin did not
+ * load. */
+__attribute__((noreturn)) static void child_load_failed(int sock, const ctl_hello *h)
+{
+    child_send_hello(sock, h);
+    _exit(0);
+}
+
+/* Load, look up, validate, open: the plugin's descriptor and *iut, an
+ * open instance. Sends the hello that says why and exits when a step
+ * fails. */
+static const dvg_descriptor *child_load(const child_setup *cs, ctl_block *b, ctl_hello *h,
+                                        int sock, dvg_iut **iut)
+{
+    child_stage(b, 0, WORKER_STAGE_LOAD);
+    char why[WORKER_MESSAGE_MAX - 16];
+    if (cs->n_preload && child_preload(cs, why, sizeof why) != 0) {
+        hello_fail(h, WORKER_LOAD_DLOPEN, WORKER_STAGE_LOAD, "dlopen: %s", why);
+        child_load_failed(sock, h);
+    }
+    dlerror();
+    void *handle = dlopen(cs->plugin, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char *e = dlerror();
+        char hint[160];
+        hello_fail(h, WORKER_LOAD_DLOPEN, WORKER_STAGE_LOAD, "dlopen: %s%s",
+                   e ? e : "unknown error", elf_hint(cs->plugin, hint, sizeof hint));
+        child_load_failed(sock, h);
+    }
+    dlerror();
+    void *sym = dlsym(handle, DVG_ENTRY_SYMBOL);
+    if (!sym) {
+        hello_fail(h, WORKER_LOAD_NO_ENTRY, WORKER_STAGE_LOAD, "missing entry symbol %s",
+                   DVG_ENTRY_SYMBOL);
+        child_load_failed(sock, h);
+    }
+    dvg_entry_fn entry;
+    memcpy(&entry, &sym, sizeof entry);
+    const dvg_descriptor *d = entry();
+    if (!d) {
+        hello_fail(h, WORKER_LOAD_NULL_DESCRIPTOR, WORKER_STAGE_LOAD,
+                   "%s() returned NULL", DVG_ENTRY_SYMBOL);
+        child_load_failed(sock, h);
+    }
+    if (child_check_descriptor(d, h) != 0)
+        child_load_failed(sock, h);
+    child_stage(b, 0, WORKER_STAGE_OPEN);
+    *iut = NULL;
+    int32_t st = child_open(d, cs, iut);
+    child_stage(b, 0, WORKER_STAGE_IDLE);
+    if (st != DVG_OK) {
+        hello_fail(h, WORKER_LOAD_OPEN, WORKER_STAGE_OPEN, "open(\"%.200s\") returned %d",
+                   cs->config, (int)st);
+        child_load_failed(sock, h);
+    }
+    return d;
+}
+
+/* What serving a request needs: the plugin, its instance, the state
+ * every call starts from, the shape page, the kept operand mappings. */
+typedef struct child_server {
+    const child_setup *cs;
+    ctl_block *b;
+    const dvg_descriptor *d;
+    dvg_iut *iut;
+    call_base cb;
+    uint32_t *out_rank;  /* output_shape's page: the rank at its start */
+    int64_t *out_shape;  /* ... the shape flush against its guard */
+    ctl_map m[3];        /* kept while the layout stays the same */
+    ctl_region held[3];
+} child_server;
+
+/* OP_SHAPE: output_shape into the guarded page. */
+static void serve_shape(child_server *sv, const ctl_request *q, ctl_reply *rep)
+{
+    dvg_tensor ta, tb;
+    child_tensor(q, 0, NULL, q->region[R_A].nbytes, &ta);
+    child_tensor(q, 1, NULL, q->region[R_B].nbytes, &tb);
+    *sv->out_rank = UINT32_MAX;
+    for (int k = 0; k < DVG_MAX_RANK; k++)
+        sv->out_shape[k] = INT64_MIN;
+    child_begin_call(&sv->cb);
+    child_stage(sv->b, q->seq, WORKER_STAGE_SHAPE);
+    int32_t st = sv->d->output_shape(sv->iut, q->variant, &q->attrs, &ta, &tb, sv->out_rank,
+                                     sv->out_shape);
+    rep->status = st;
+    rep->rank = *sv->out_rank;
+    memcpy(rep->shape, sv->out_shape, sizeof rep->shape);
+    if (st != DVG_OK)
+        child_last_error(sv->d, sv->iut, rep->message);
+    child_stage(sv->b, q->seq, WORKER_STAGE_IDLE);
+    child_end_call(&sv->cb, q, rep);
+}
+
+/* OP_COMPUTE and OP_PROBE: the operands mapped (A and B read-only), the
+ * call, the late-write watch armed after a compute. */
+static void serve_compute(child_server *sv, const ctl_request *q, ctl_reply *rep)
+{
+    static const int prot[3] = {PROT_READ, PROT_READ, PROT_READ | PROT_WRITE};
+    const int fds[3] = {WORKER_FD_ARENA_RO, WORKER_FD_ARENA_RO, WORKER_FD_ARENA};
+    size_t page = sv->cs->page;
+    ctl_map *m = sv->m;
+    child_late_release(sv->b);
+    int mapped = 1;
+    for (int i = 0; i < 3 && mapped; i++)
+        mapped = child_fit(fds[i], &q->region[i], &sv->held[i], prot[i], page, &m[i]) == 0;
+    if (!mapped) {
+        for (int i = 0; i < 3; i++)
+            child_unmap(&m[i]);
+        memset(sv->b->map, 0, 3 * sizeof sv->b->map[0]);
+        rep->internal = 1;
+        snprintf(rep->message, sizeof rep->message, "the worker cannot map the operands: %s",
+                 strerror(errno));
+        return;
+    }
+    for (int i = 0; i < 3; i++)
+        sv->b->map[i] = m[i];
+    dvg_tensor ta, tb, tc;
+    child_tensor(q, 0, (void *)(uintptr_t)m[R_A].data, q->region[R_A].nbytes, &ta);
+    child_tensor(q, 1, (void *)(uintptr_t)m[R_B].data, q->region[R_B].nbytes, &tb);
+    child_tensor(q, 2, (void *)(uintptr_t)m[R_OUT].data, q->region[R_OUT].nbytes, &tc);
+    child_begin_call(&sv->cb);
+    child_stage(sv->b, q->seq, q->stage);
+    if (q->op == OP_PROBE) {
+        child_probe(sv->d, sv->iut, sv->cs, q, &ta, &tb, &tc, page, rep);
+    } else {
+        int32_t st = sv->d->compute(sv->iut, q->variant, &q->attrs, &ta, &tb, &tc);
+        rep->status = st;
+        if (st != DVG_OK)
+            child_last_error(sv->d, sv->iut, rep->message);
+    }
+    child_stage(sv->b, q->seq, WORKER_STAGE_IDLE);
+    child_end_call(&sv->cb, q, rep);
+    if (q->op == OP_COMPUTE)
+        child_late_arm(sv->b, &m[R_OUT], q->seq, page);
+}
+
+/* Serves requests until QUIT or the parent's end; never returns. */
+__attribute__((noreturn)) static void child_serve(child_server *sv, int sock)
+{
+    ctl_block *b = sv->b;
+    for (;;) {
+        token t;
+        ssize_t n;
+        do
+            n = recv(sock, &t, sizeof t, 0);
+        while (n < 0 && errno == EINTR);
+        if (n != (ssize_t)sizeof t || t.magic != TOKEN_MAGIC)
+            _exit(0); /* the parent closed its end, or is not our parent */
+        ctl_request q = b->req; /* a copy the plugin cannot change */
+        ctl_reply *rep = &b->rep;
+        memset(rep, 0, sizeof *rep);
+        rep->seq = q.seq;
+        if (q.op == OP_QUIT) {
+            child_stage(b, q.seq, WORKER_STAGE_CLOSE);
+            sv->d->close(sv->iut);
+            _exit(0);
+        } else if (q.op == OP_SHAPE) {
+            serve_shape(sv, &q, rep);
+        } else if (q.op == OP_COMPUTE || q.op == OP_PROBE) {
+            serve_compute(sv, &q, rep);
+        } else {
+            rep->internal = 1;
+            snprintf(rep->message, sizeof rep->message, "the worker got an unknown request %u",
+                     q.op);
+        }
+        child_send(sock, q.seq, q.op);
+    }
+}
+
 void child_main(const child_setup *cs, ctl_block *b)
 {
     const worker_options *o = &cs->opt;
@@ -459,72 +706,11 @@ void child_main(const child_setup *cs, ctl_block *b)
                              ? (uint64_t)rl.rlim_cur
                              : 0;
     }
-    /* Its own session and process group (bubblewrap, or the launch, made
-     * it one already; the keeper's child makes its own). Under the
-     * emulator the process is the same one: nothing to make. */
-    if (!cs->emulated)
-        setsid();
-    child_signals(cs->page);
-    const int sock = WORKER_FD_CHANNEL, memfd = WORKER_FD_ARENA, rofd = WORKER_FD_ARENA_RO;
+    const int sock = WORKER_FD_CHANNEL;
     int zygote = !o->no_zygote;
     int open_stage = (cs->grant_flags & GRANT_EXEC_IN_OPEN) != 0;
     int confined = o->confine != 0;
-    uint32_t inner = cs->inner;
-    if (!cs->emulated) {
-        /* The emulator's descriptor, before Landlock (which then grants
-         * execute on that one file). */
-        if (cs->emulator[0]) {
-            int fd = open(cs->emulator, O_RDONLY | O_CLOEXEC);
-            if (fd < 0 || (fd != WORKER_FD_EMULATOR &&
-                           (dup3(fd, WORKER_FD_EMULATOR, O_CLOEXEC) != WORKER_FD_EMULATOR ||
-                            close(fd) != 0)))
-                _exit(CHILD_EXIT_SETUP);
-        }
-        inner = child_isolate(cs); /* the keeper stays inside; Landlock */
-        /* Its /proc/self as any process's. */
-        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-        child_limits(o, cs->page, cs->grant_flags);
-        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-        /* A zygote keeps fork and kill; each runner takes them (zygote.c).
-         * An emulated worker has none (worker_new): it takes both at once.
-         * A grant's exec during open(): neither exec nor processes refused
-         * until open() returns (child_confine_after_open); never with an
-         * emulator (worker_new refuses the pair). */
-        int parts = (open_stage ? CONFINE_OPEN : zygote ? CONFINE_BASE : CONFINE_ALL) |
-                    (cs->emulator[0] ? CONFINE_EMULATOR : 0);
-        if (o->confine && !child_confine(parts, (uint32_t)cs->mode))
-            _exit(CHILD_EXIT_SETUP);
-        /* Every layer is in place: here, and only here, the emulator is
-         * exec'd on the worker program (worker_internal.h, "the one place
-         * an emulator goes"). Everything in place survives the exec; the
-         * emulated worker program skips what it cannot redo (Landlock,
-         * seccomp_load, new namespaces all fail under QEMU) and goes on
-         * to READY with the Landlock bit handed to it. */
-        if (cs->emulator[0]) {
-            static char bits[16], model[64], program[PATH_MAX];
-            snprintf(bits, sizeof bits, "%u", inner);
-            snprintf(model, sizeof model, "%s", cs->emu_cpu);
-            snprintf(program, sizeof program, "%s", cs->program);
-            char *argv[] = {"emulator", "-cpu", model, program, CHILD_EMULATED, bits, NULL};
-            extern char **environ;
-            syscall(SYS_execveat, WORKER_FD_EMULATOR, "", argv, environ, AT_EMPTY_PATH);
-            _exit(CHILD_EXIT_SETUP);
-        }
-    }
-    /* Set-up done: the parent checks this process from outside, and only
-     * then lets it load the plugin (from here on the time is the plugin's). */
-    token ready = {TOKEN_MAGIC, 0, OP_READY, inner};
-    if (send(sock, &ready, sizeof ready, MSG_NOSIGNAL) != (ssize_t)sizeof ready)
-        _exit(CHILD_EXIT_CHANNEL);
-    {
-        token t;
-        ssize_t n;
-        do
-            n = recv(sock, &t, sizeof t, 0);
-        while (n < 0 && errno == EINTR);
-        if (n != (ssize_t)sizeof t || t.magic != TOKEN_MAGIC || t.op != OP_GO)
-            _exit(0); /* refused, or the parent is gone */
-    }
+    child_await_go(sock, child_enter(cs, zygote, open_stage));
     on_exit(child_on_exit, NULL);
     fesetenv(FE_DFL_ENV);
     fp_state fp_default;
@@ -540,77 +726,31 @@ void child_main(const child_setup *cs, ctl_block *b)
     if (shape_page == MAP_FAILED || mprotect(shape_page + page, page, PROT_NONE) != 0) {
         hello_fail(h, WORKER_LOAD_SETUP, WORKER_STAGE_LOAD, "cannot map the shape buffer: %s",
                    strerror(errno));
-        child_send_hello(sock, h);
-        _exit(0);
+        child_load_failed(sock, h);
     }
-    int64_t *out_shape = (int64_t *)(shape_page + page) - DVG_MAX_RANK;
-    uint32_t *out_rank = (uint32_t *)shape_page;
+    child_server sv;
+    memset(&sv, 0, sizeof sv);
+    sv.cs = cs;
+    sv.b = b;
+    sv.out_shape = (int64_t *)(shape_page + page) - DVG_MAX_RANK;
+    sv.out_rank = (uint32_t *)shape_page;
     b->map[R_SHAPE].lo = (uint64_t)(uintptr_t)shape_page;
     b->map[R_SHAPE].page = b->map[R_SHAPE].lo;
-    b->map[R_SHAPE].data = (uint64_t)(uintptr_t)out_shape;
+    b->map[R_SHAPE].data = (uint64_t)(uintptr_t)sv.out_shape;
     b->map[R_SHAPE].end = b->map[R_SHAPE].lo + page;
     b->map[R_SHAPE].hi = b->map[R_SHAPE].lo + 2 * page;
 
-    /* Load, look up, validate, open. */
-    child_stage(b, 0, WORKER_STAGE_LOAD);
-    char why[WORKER_MESSAGE_MAX - 16];
-    if (cs->n_preload && child_preload(cs, why, sizeof why) != 0) {
-        hello_fail(h, WORKER_LOAD_DLOPEN, WORKER_STAGE_LOAD, "dlopen: %s", why);
-        child_send_hello(sock, h);
-        _exit(0);
-    }
-    dlerror();
-    void *handle = dlopen(cs->plugin, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        const char *e = dlerror();
-        char hint[160];
-        hello_fail(h, WORKER_LOAD_DLOPEN, WORKER_STAGE_LOAD, "dlopen: %s%s",
-                   e ? e : "unknown error", elf_hint(cs->plugin, hint, sizeof hint));
-        child_send_hello(sock, h);
-        _exit(0);
-    }
-    dlerror();
-    void *sym = dlsym(handle, DVG_ENTRY_SYMBOL);
-    if (!sym) {
-        hello_fail(h, WORKER_LOAD_NO_ENTRY, WORKER_STAGE_LOAD, "missing entry symbol %s",
-                   DVG_ENTRY_SYMBOL);
-        child_send_hello(sock, h);
-        _exit(0);
-    }
-    dvg_entry_fn entry;
-    memcpy(&entry, &sym, sizeof entry);
-    const dvg_descriptor *d = entry();
-    if (!d) {
-        hello_fail(h, WORKER_LOAD_NULL_DESCRIPTOR, WORKER_STAGE_LOAD,
-                   "%s() returned NULL", DVG_ENTRY_SYMBOL);
-        child_send_hello(sock, h);
-        _exit(0);
-    }
-    if (child_check_descriptor(d, h) != 0) {
-        child_send_hello(sock, h);
-        _exit(0);
-    }
-    child_stage(b, 0, WORKER_STAGE_OPEN);
-    dvg_iut *iut = NULL;
-    int32_t st = child_open(d, cs, &iut);
-    child_stage(b, 0, WORKER_STAGE_IDLE);
-    if (st != DVG_OK) {
-        hello_fail(h, WORKER_LOAD_OPEN, WORKER_STAGE_OPEN, "open(\"%.200s\") returned %d",
-                   cs->config, (int)st);
-        child_send_hello(sock, h);
-        _exit(0);
-    }
+    sv.d = child_load(cs, b, h, sock, &sv.iut);
     /* The grant's open stage is over: exec refused again (and processes,
      * without a zygote) before any compute. */
     if (o->confine && open_stage &&
         !child_confine(CONFINE_EXEC | (zygote ? 0 : CONFINE_PROCS), (uint32_t)cs->mode))
         _exit(CHILD_EXIT_SETUP);
     /* What every call starts from: the state loading and open() left. */
-    call_base cb;
-    child_take_fp(&cb.fp);
-    child_take_signals(&cb.sig);
-    cb.cpu_s = o->limit_cpu_s;
-    h->fp_at_open = child_diff_fp(&fp_default, &cb.fp);
+    child_take_fp(&sv.cb.fp);
+    child_take_signals(&sv.cb.sig);
+    sv.cb.cpu_s = o->limit_cpu_s;
+    h->fp_at_open = child_diff_fp(&fp_default, &sv.cb.fp);
     /* The zygote/runner split: a plugin that left threads running cannot
      * be forked (they would be missing in the runner); this process then
      * serves the calls itself, with the whole filter. */
@@ -625,88 +765,5 @@ void child_main(const child_setup *cs, ctl_block *b)
     child_send_hello(sock, h);
     if (zygote)
         child_serve_forks(sock, confined, cs->mode); /* returns in each runner */
-
-    /* Serve. The operand mappings are kept while the layout stays the
-     * same (mapping costs more than a small compute). */
-    ctl_map m[3];
-    ctl_region held[3];
-    memset(m, 0, sizeof m);
-    memset(held, 0, sizeof held);
-    for (;;) {
-        token t;
-        ssize_t n;
-        do
-            n = recv(sock, &t, sizeof t, 0);
-        while (n < 0 && errno == EINTR);
-        if (n != (ssize_t)sizeof t || t.magic != TOKEN_MAGIC)
-            _exit(0); /* the parent closed its end, or is not our parent */
-        ctl_request q = b->req; /* a copy the plugin cannot change */
-        ctl_reply *rep = &b->rep;
-        memset(rep, 0, sizeof *rep);
-        rep->seq = q.seq;
-        if (q.op == OP_QUIT) {
-            child_stage(b, q.seq, WORKER_STAGE_CLOSE);
-            d->close(iut);
-            _exit(0);
-        } else if (q.op == OP_SHAPE) {
-            dvg_tensor ta, tb;
-            child_tensor(&q, 0, NULL, q.region[R_A].nbytes, &ta);
-            child_tensor(&q, 1, NULL, q.region[R_B].nbytes, &tb);
-            *out_rank = UINT32_MAX;
-            for (int k = 0; k < DVG_MAX_RANK; k++)
-                out_shape[k] = INT64_MIN;
-            child_begin_call(&cb);
-            child_stage(b, q.seq, WORKER_STAGE_SHAPE);
-            st = d->output_shape(iut, q.variant, &q.attrs, &ta, &tb, out_rank, out_shape);
-            rep->status = st;
-            rep->rank = *out_rank;
-            memcpy(rep->shape, out_shape, sizeof rep->shape);
-            if (st != DVG_OK)
-                child_last_error(d, iut, rep->message);
-            child_stage(b, q.seq, WORKER_STAGE_IDLE);
-            child_end_call(&cb, &q, rep);
-        } else if (q.op == OP_COMPUTE || q.op == OP_PROBE) {
-            static const int prot[3] = {PROT_READ, PROT_READ, PROT_READ | PROT_WRITE};
-            const int fds[3] = {rofd, rofd, memfd};
-            child_late_release(b);
-            int mapped = 1;
-            for (int i = 0; i < 3 && mapped; i++)
-                mapped = child_fit(fds[i], &q.region[i], &held[i], prot[i], page, &m[i]) == 0;
-            if (!mapped) {
-                for (int i = 0; i < 3; i++)
-                    child_unmap(&m[i]);
-                memset(b->map, 0, 3 * sizeof b->map[0]);
-                rep->internal = 1;
-                snprintf(rep->message, sizeof rep->message,
-                         "the worker cannot map the operands: %s", strerror(errno));
-            } else {
-                for (int i = 0; i < 3; i++)
-                    b->map[i] = m[i];
-                dvg_tensor ta, tb, tc;
-                child_tensor(&q, 0, (void *)(uintptr_t)m[R_A].data, q.region[R_A].nbytes, &ta);
-                child_tensor(&q, 1, (void *)(uintptr_t)m[R_B].data, q.region[R_B].nbytes, &tb);
-                child_tensor(&q, 2, (void *)(uintptr_t)m[R_OUT].data, q.region[R_OUT].nbytes,
-                             &tc);
-                child_begin_call(&cb);
-                child_stage(b, q.seq, q.stage);
-                if (q.op == OP_PROBE) {
-                    child_probe(d, iut, cs, &q, &ta, &tb, &tc, page, rep);
-                } else {
-                    st = d->compute(iut, q.variant, &q.attrs, &ta, &tb, &tc);
-                    rep->status = st;
-                    if (st != DVG_OK)
-                        child_last_error(d, iut, rep->message);
-                }
-                child_stage(b, q.seq, WORKER_STAGE_IDLE);
-                child_end_call(&cb, &q, rep);
-                if (q.op == OP_COMPUTE)
-                    child_late_arm(b, &m[R_OUT], q.seq, page);
-            }
-        } else {
-            rep->internal = 1;
-            snprintf(rep->message, sizeof rep->message, "the worker got an unknown request %u",
-                     q.op);
-        }
-        child_send(sock, q.seq, q.op);
-    }
+    child_serve(&sv, sock);
 }
