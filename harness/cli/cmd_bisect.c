@@ -58,6 +58,41 @@ static int flag_since(const char *cmd, const char *flag, const char *val, void *
     return 0;
 }
 
+/* The signatures named sig:N into *ids (n of them, allocated). 0, or -1
+ * with its message printed. */
+static int parse_signatures(char **ops, uint32_t n, int64_t **ids)
+{
+    char err[1024];
+    if (!(*ids = dvg_calloc(n, sizeof **ids))) {
+        fprintf(stderr, "divergence bisect: out of memory\n");
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        int is_sig;
+        if (store_ref_parse(ops[i], &is_sig, &(*ids)[i], err, sizeof err) || !is_sig) {
+            fprintf(stderr, "divergence bisect: '%s': %s\n", ops[i],
+                    is_sig ? err : "bisect takes signatures, sig:N");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The builds of --plugin, oldest first, as a series. 0, or -1 (printed). */
+static int series_of_plugins(bisect_series *series, const char *const *plugins, uint32_t n)
+{
+    if (!(series->paths = dvg_calloc(n, sizeof *series->paths))) {
+        fprintf(stderr, "divergence bisect: out of memory\n");
+        return -1;
+    }
+    for (; series->n < n; series->n++)
+        if (!(series->paths[series->n] = dvg_strdup(plugins[series->n]))) {
+            fprintf(stderr, "divergence bisect: out of memory\n");
+            return -1;
+        }
+    return 0;
+}
+
 int cmd_bisect(int argc, char **argv)
 {
     const char *db_path = STORE_DEFAULT_PATH, *dir = NULL, *order = NULL;
@@ -120,30 +155,13 @@ int cmd_bisect(int argc, char **argv)
         goto done;
     }
     if (n_ops) {
-        if (!(ids = dvg_calloc(n_ops, sizeof *ids))) {
-            fprintf(stderr, "divergence bisect: out of memory\n");
+        if (parse_signatures(ops, n_ops, &ids))
             goto done;
-        }
-        for (uint32_t i = 0; i < n_ops; i++) {
-            int is_sig;
-            if (store_ref_parse(ops[i], &is_sig, &ids[i], err, sizeof err) || !is_sig) {
-                fprintf(stderr, "divergence bisect: '%s': %s\n", ops[i],
-                        is_sig ? err : "bisect takes signatures, sig:N");
-                goto done;
-            }
-        }
         n_ids = n_ops;
     }
     if (n_plugins) {
-        if (!(series.paths = dvg_calloc(n_plugins, sizeof *series.paths))) {
-            fprintf(stderr, "divergence bisect: out of memory\n");
+        if (series_of_plugins(&series, plugins, n_plugins))
             goto done;
-        }
-        for (; series.n < n_plugins; series.n++)
-            if (!(series.paths[series.n] = dvg_strdup(plugins[series.n]))) {
-                fprintf(stderr, "divergence bisect: out of memory\n");
-                goto done;
-            }
     } else if (dir && bisect_series_from_dir(&series, dir, order, err, sizeof err)) {
         fprintf(stderr, "divergence bisect: %s\n", err);
         goto done;

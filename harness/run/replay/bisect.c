@@ -612,6 +612,67 @@ static const char *label(bisect_session *bs, const bisect_series *series, int32_
     return buf;
 }
 
+/* The series' build the reproducer was recorded with (its sha256), or -1
+ * where the series does not have it, into *hint. 0, or -1 (printed). */
+static int recorded_build(bisect_session *bs, const bisect_series *series,
+                          const store_reproducer *info, int32_t *hint)
+{
+    char why[512];
+    *hint = -1;
+    for (uint32_t i = 0; i < series->n && info->plugin_sha256[0] && *hint < 0; i++) {
+        build_slot *s = slot_of(bs, series->paths[i]);
+        const char *sha = s ? slot_sha(s, why, sizeof why) : NULL;
+        if (!sha) {
+            fprintf(bs->err, "divergence bisect: %s\n", s ? why : "out of memory");
+            return -1;
+        }
+        if (!strcmp(sha, info->plugin_sha256))
+            *hint = (int32_t)i;
+    }
+    return 0;
+}
+
+/* Stores the regression range of search b (and its fixed range, or none)
+ * for the signature and prints them. 0, or -1 (printed). */
+static int keep_ranges(bisect_session *bs, int64_t signature_id, const bisect_series *series,
+                       const bisect_search *b)
+{
+    char note[640], l1[320], l2[320];
+    note[0] = 0;
+    if (!b->monotonic) {
+        char shows[256], lacks[256];
+        marks_text(b, BISECT_PRESENT, shows, sizeof shows);
+        marks_text(b, BISECT_ABSENT, lacks, sizeof lacks);
+        snprintf(note, sizeof note, "non-monotonic: the replays show it in builds %s and not "
+                                    "in %s (of %u)", shows, lacks, b->n);
+    }
+    store_range reg = {0, 0, series->n, b->reg_replays, b->monotonic, note};
+    store_range fix = {0, 0, series->n, b->fix_replays, b->monotonic, note};
+    if ((b->reg_before >= 0 && build_id(bs, series, b->reg_before, &reg.before_build_id)) ||
+        build_id(bs, series, b->reg_after, &reg.after_build_id) ||
+        (b->fix_after >= 0 && (build_id(bs, series, b->fix_before, &fix.before_build_id) ||
+                               build_id(bs, series, b->fix_after, &fix.after_build_id))) ||
+        store_set_range(bs->db, signature_id, STORE_RANGE_REGRESSION, &reg) ||
+        store_set_range(bs->db, signature_id, STORE_RANGE_FIXED, b->fix_after >= 0 ? &fix : NULL)) {
+        fprintf(bs->err, "divergence bisect: %s\n", store_errmsg(bs->db));
+        return -1;
+    }
+    fprintf(bs->out, "  regression range: %s .. %s (%u replays)\n",
+            label(bs, series, b->reg_before, l1, sizeof l1),
+            label(bs, series, b->reg_after, l2, sizeof l2), b->reg_replays);
+    if (b->fix_after >= 0)
+        fprintf(bs->out, "  fixed range: %s .. %s (%u replays)\n",
+                label(bs, series, b->fix_before, l1, sizeof l1),
+                label(bs, series, b->fix_after, l2, sizeof l2), b->fix_replays);
+    else
+        fprintf(bs->out, "  not fixed: the newest build, %s, shows it (%u replays)\n",
+                label(bs, series, (int32_t)series->n - 1, l1, sizeof l1), b->fix_replays);
+    if (note[0])
+        fprintf(bs->out, "  %s\n", note);
+    fprintf(bs->out, "  %u replays in all\n", b->replays);
+    return 0;
+}
+
 int bisect_signature(bisect_session *bs, int64_t signature_id, const bisect_series *series)
 {
     static const char *const sql_sig =
@@ -624,7 +685,7 @@ int bisect_signature(bisect_session *bs, int64_t signature_id, const bisect_seri
     store_reproducer info;
     int64_t repro;
     int rc = -1;
-    char why[512], note[640], l1[320], l2[320];
+    char why[512];
 
     memset(&sig, 0, sizeof sig);
     memset(&seen, 0, sizeof seen);
@@ -669,17 +730,9 @@ int bisect_signature(bisect_session *bs, int64_t signature_id, const bisect_seri
         goto done;
     }
     /* The build the reproducer was recorded with, where the series has it. */
-    int32_t hint = -1;
-    for (uint32_t i = 0; i < series->n && info.plugin_sha256[0] && hint < 0; i++) {
-        build_slot *s = slot_of(bs, series->paths[i]);
-        const char *sha = s ? slot_sha(s, why, sizeof why) : NULL;
-        if (!sha) {
-            fprintf(bs->err, "divergence bisect: %s\n", s ? why : "out of memory");
-            goto done;
-        }
-        if (!strcmp(sha, info.plugin_sha256))
-            hint = (int32_t)i;
-    }
+    int32_t hint;
+    if (recorded_build(bs, series, &info, &hint))
+        goto done;
     char *calls_text = NULL;
     if (store_reproducer_calls(bs->db, repro, &calls_text)) {
         fprintf(bs->err, "divergence bisect: %s\n", store_errmsg(bs->db));
@@ -703,38 +756,8 @@ int bisect_signature(bisect_session *bs, int64_t signature_id, const bisect_seri
         rc = 1;
         goto done;
     }
-    note[0] = 0;
-    if (!b.monotonic) {
-        char shows[256], lacks[256];
-        marks_text(&b, BISECT_PRESENT, shows, sizeof shows);
-        marks_text(&b, BISECT_ABSENT, lacks, sizeof lacks);
-        snprintf(note, sizeof note, "non-monotonic: the replays show it in builds %s and not "
-                                    "in %s (of %u)", shows, lacks, b.n);
-    }
-    store_range reg = {0, 0, series->n, b.reg_replays, b.monotonic, note};
-    store_range fix = {0, 0, series->n, b.fix_replays, b.monotonic, note};
-    if ((b.reg_before >= 0 && build_id(bs, series, b.reg_before, &reg.before_build_id)) ||
-        build_id(bs, series, b.reg_after, &reg.after_build_id) ||
-        (b.fix_after >= 0 && (build_id(bs, series, b.fix_before, &fix.before_build_id) ||
-                              build_id(bs, series, b.fix_after, &fix.after_build_id))) ||
-        store_set_range(bs->db, signature_id, STORE_RANGE_REGRESSION, &reg) ||
-        store_set_range(bs->db, signature_id, STORE_RANGE_FIXED, b.fix_after >= 0 ? &fix : NULL)) {
-        fprintf(bs->err, "divergence bisect: %s\n", store_errmsg(bs->db));
+    if (keep_ranges(bs, signature_id, series, &b))
         goto done;
-    }
-    fprintf(bs->out, "  regression range: %s .. %s (%u replays)\n",
-            label(bs, series, b.reg_before, l1, sizeof l1),
-            label(bs, series, b.reg_after, l2, sizeof l2), b.reg_replays);
-    if (b.fix_after >= 0)
-        fprintf(bs->out, "  fixed range: %s .. %s (%u replays)\n",
-                label(bs, series, b.fix_before, l1, sizeof l1),
-                label(bs, series, b.fix_after, l2, sizeof l2), b.fix_replays);
-    else
-        fprintf(bs->out, "  not fixed: the newest build, %s, shows it (%u replays)\n",
-                label(bs, series, (int32_t)series->n - 1, l1, sizeof l1), b.fix_replays);
-    if (note[0])
-        fprintf(bs->out, "  %s\n", note);
-    fprintf(bs->out, "  %u replays in all\n", b.replays);
     rc = 0;
 done:
     casefile_set_free(calls);
