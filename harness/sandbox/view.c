@@ -435,6 +435,55 @@ static int order_preload(resolver *rs, int k)
  * The view
  * ---------------------------------------------------------------------- */
 
+/* The plugin in the view: a private copy at its own path, or, named
+ * without a folder, whatever the loader finds by that name; *pi its
+ * object's index (-1: nothing placed, and the loader says it cannot open
+ * it). 0, -1 out of memory (or too many probes: rs->probes), -2 the path
+ * is too long. */
+static int place_plugin(resolver *rs, view *v, const char *plugin, int *pi)
+{
+    char abs[PATH_MAX];
+    struct stat st;
+    elf_info e;
+    *pi = -1;
+    if (!strchr(plugin, '/')) {
+        v->plugin = dvg_strdup(plugin);
+        if (!v->plugin)
+            return -1;
+        *pi = resolve(rs, plugin, 0, 1);
+        return 0;
+    }
+    if (plugin[0] == '/') {
+        if (strlen(plugin) >= sizeof abs)
+            return -2;
+        memcpy(abs, plugin, strlen(plugin) + 1);
+    } else {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd) ||
+            snprintf(abs, sizeof abs, "%s/%s", cwd, plugin) >= (int)sizeof abs)
+            return -2;
+    }
+    v->plugin = dvg_strdup(abs);
+    if (!v->plugin)
+        return -1;
+    int fd = open_regular(abs, &st);
+    if (fd >= 0) {
+        /* Not an ELF object of this machine (a text file, a truncated
+         * one): copied all the same, for the loader's own error. */
+        memset(&e, 0, sizeof e);
+        if (elf_read(fd, &e) != 0)
+            memset(&e, 0, sizeof e);
+        close(fd);
+        *pi = add_object(rs, abs, 0, 1, VIEW_COPY, &st, &e);
+        elf_info_free(&e);
+        if (*pi < 0 && rs->failed)
+            return -1;
+    }
+    /* No regular file there (missing, a folder, a device): nothing is
+     * placed, and the loader says it cannot open it. */
+    return 0;
+}
+
 int view_build(view *v, const char *program, const char *plugin, const char *ld_library_path,
                char *err, size_t errlen)
 {
@@ -486,44 +535,11 @@ int view_build(view *v, const char *program, const char *plugin, const char *ld_
         goto oom;
     uint32_t first = rs.n;
 
-    /* The plugin: a private copy at its own path, or, named without a
-     * folder, whatever the loader finds by that name. */
-    char abs[PATH_MAX];
-    int pi = -1;
-    if (strchr(plugin, '/')) {
-        if (plugin[0] == '/') {
-            if (strlen(plugin) >= sizeof abs)
-                goto toolong;
-            memcpy(abs, plugin, strlen(plugin) + 1);
-        } else {
-            char cwd[PATH_MAX];
-            if (!getcwd(cwd, sizeof cwd) ||
-                snprintf(abs, sizeof abs, "%s/%s", cwd, plugin) >= (int)sizeof abs)
-                goto toolong;
-        }
-        v->plugin = dvg_strdup(abs);
-        if (!v->plugin)
-            goto oom;
-        fd = open_regular(abs, &st);
-        if (fd >= 0) {
-            /* Not an ELF object of this machine (a text file, a truncated
-             * one): copied all the same, for the loader's own error. */
-            if (elf_read(fd, &e) != 0)
-                memset(&e, 0, sizeof e);
-            close(fd);
-            fd = -1;
-            pi = add_object(&rs, abs, 0, 1, VIEW_COPY, &st, &e);
-            if (pi < 0 && rs.failed)
-                goto oom;
-        }
-        /* No regular file there (missing, a folder, a device): nothing is
-         * placed, and the loader says it cannot open it. */
-    } else {
-        v->plugin = dvg_strdup(plugin);
-        if (!v->plugin)
-            goto oom;
-        pi = resolve(&rs, plugin, 0, 1);
-    }
+    int pi, placed = place_plugin(&rs, v, plugin, &pi);
+    if (placed == -2)
+        goto toolong;
+    if (placed)
+        goto oom;
     v->plugin_index = pi >= 0 ? (uint32_t)pi : UINT32_MAX;
     if (pi >= 0)
         resolve_all(&rs, first);
