@@ -87,28 +87,16 @@ static void compare(const worker_result *base, const uint8_t *want, const uint8_
     pr->n_differ += n;
 }
 
-int worker_probe(worker *w, const divcase *c, const worker_result *base, uint32_t kind,
-                 worker_probe_result *pr, worker_result *r)
+/* Lays out the probe's regions (g: the case's; p: the second job's A,
+ * output and reference, for the two-call probes) and fills them: the
+ * operands, poison, the output preset to A or B for the in-place probes,
+ * A reversed for the second job. 0, or -1 with the worker's error. */
+static int stage_probe(worker *w, const divcase *c, const worker_result *base, uint32_t kind,
+                       ctl_region g[3], ctl_region p[3])
 {
-    memset(pr, 0, sizeof *pr);
-    pr->kind = kind;
-    pr->first_differ = UINT64_MAX;
-    worker_reset_result(r);
-    if (!worker_probe_applies(c, base, kind)) {
-        worker_set_err(w, "case %s: probe '%s' does not apply", c->id, worker_probe_name(kind));
-        return -1;
-    }
-    int ready = worker_ready(w, r);
-    if (ready < 0)
-        return -1;
-    if (ready) {
-        snprintf(pr->note, sizeof pr->note, "the plugin did not load again");
-        return 0;
-    }
     size_t page = w->page;
     uint64_t nbytes = base->nbytes;
-    ctl_region g[3], p[3];
-    memset(p, 0, sizeof p);
+    memset(p, 0, 3 * sizeof p[0]);
     worker_layout_case(w, c, nbytes, g);
     uint64_t end = g[R_OUT].slot_off + g[R_OUT].slot_pages * page;
     int pairs = kind == WORKER_PROBE_INSTANCES || kind == WORKER_PROBE_INSTANCE;
@@ -137,6 +125,31 @@ int worker_probe(worker *w, const divcase *c, const worker_result *base, uint32_
         poison_region(w, &p[P_OUT2]);
         poison_region(w, &p[P_REF2]);
     }
+    return 0;
+}
+
+int worker_probe(worker *w, const divcase *c, const worker_result *base, uint32_t kind,
+                 worker_probe_result *pr, worker_result *r)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->kind = kind;
+    pr->first_differ = UINT64_MAX;
+    worker_reset_result(r);
+    if (!worker_probe_applies(c, base, kind)) {
+        worker_set_err(w, "case %s: probe '%s' does not apply", c->id, worker_probe_name(kind));
+        return -1;
+    }
+    int ready = worker_ready(w, r);
+    if (ready < 0)
+        return -1;
+    if (ready) {
+        snprintf(pr->note, sizeof pr->note, "the plugin did not load again");
+        return 0;
+    }
+    ctl_region g[3], p[3];
+    if (stage_probe(w, c, base, kind, g, p))
+        return -1;
+    int pairs = kind == WORKER_PROBE_INSTANCES || kind == WORKER_PROBE_INSTANCE;
     ctl_request *q = &w->ctl->req;
     worker_fill_request(q, c);
     q->rank[2] = base->shape.rank;
@@ -176,7 +189,8 @@ int worker_probe(worker *w, const divcase *c, const worker_result *base, uint32_
     }
     r->outcome = WORKER_OUT_OK;
     pr->ran = 1;
-    compare(base, base->out1, out, 1, pr);
+    uint8_t *arena = w->arena; /* where stage_probe placed the regions */
+    compare(base, base->out1, arena + g[R_OUT].off + g[R_OUT].pad, 1, pr);
     if (pairs)
         compare(base, arena + p[P_REF2].off + p[P_REF2].pad,
                 arena + p[P_OUT2].off + p[P_OUT2].pad, 2, pr);
