@@ -125,6 +125,35 @@ static int classify_late(const ctl_map *maps, const ctl_late *l, const ctl_fault
     return 1;
 }
 
+/* A fault record the exit status agrees with, into r: a late write, or
+ * the fault's class, with the words for the CPU and file size limits and
+ * for a stack overflow (a SIGSEGV within a MiB of the stack's limit below
+ * its top). */
+static void explain_fault(worker *w, const ctl_fault *f, const ctl_map *maps,
+                          const ctl_late *late, uint64_t stack_top, uint64_t stack_limit,
+                          worker_result *r)
+{
+    if (f->stage > WORKER_STAGE_NONE && f->stage < WORKER_STAGE_COUNT_)
+        r->stage = f->stage;
+    if (classify_late(maps, late, f, w, r))
+        return;
+    classify_fault(maps, r->stage, f, r);
+    if (f->signo == SIGXCPU) {
+        r->outcome = WORKER_OUT_HANG;
+        worker_set_msg(r, "the call used more than its %u s of CPU time (SIGXCPU); the worker "
+                   "was stopped", (unsigned)w->opt.limit_cpu_s);
+    } else if (r->outcome == WORKER_OUT_CRASH && f->signo == SIGSEGV && stack_limit &&
+               f->addr < stack_top && stack_top - f->addr <= stack_limit + (UINT64_C(1) << 20) &&
+               stack_top - f->addr + (UINT64_C(1) << 20) >= stack_limit) {
+        worker_set_msg(r, "SIGSEGV at address 0x%llx: stack overflow (the stack limit is %llu KiB)",
+                (unsigned long long)f->addr, (unsigned long long)(stack_limit >> 10));
+    } else if (f->signo == SIGXFSZ) {
+        worker_set_msg(r, "SIGXFSZ: the plugin wrote past the file size limit of %llu bytes "
+                   "(its stdout and stderr count)",
+                (unsigned long long)w->opt.limit_fsize_bytes);
+    }
+}
+
 /*
  * The child is gone (or must go): reaps it and fills r. `why` is
  * 0 the child died on its own, 1 the deadline passed (hang), 2 it broke
@@ -172,25 +201,7 @@ void worker_lose_child(worker *w, int why, uint32_t stage, const char *detail,
     /* A fault record is believed only when the exit status agrees. */
     if (f.magic == FAULT_MAGIC && wire_is_fault_signal(f.signo) && st != -1 && WIFEXITED(st) &&
         WEXITSTATUS(st) == CHILD_EXIT_FAULT + f.signo) {
-        if (f.stage > WORKER_STAGE_NONE && f.stage < WORKER_STAGE_COUNT_)
-            r->stage = f.stage;
-        if (classify_late(maps, &late, &f, w, r))
-            return;
-        classify_fault(maps, r->stage, &f, r);
-        if (f.signo == SIGXCPU) {
-            r->outcome = WORKER_OUT_HANG;
-            worker_set_msg(r, "the call used more than its %u s of CPU time (SIGXCPU); the worker "
-                       "was stopped", (unsigned)w->opt.limit_cpu_s);
-        } else if (r->outcome == WORKER_OUT_CRASH && f.signo == SIGSEGV && stack_limit &&
-                   f.addr < stack_top && stack_top - f.addr <= stack_limit + (UINT64_C(1) << 20) &&
-                   stack_top - f.addr + (UINT64_C(1) << 20) >= stack_limit) {
-            worker_set_msg(r, "SIGSEGV at address 0x%llx: stack overflow (the stack limit is %llu KiB)",
-                    (unsigned long long)f.addr, (unsigned long long)(stack_limit >> 10));
-        } else if (f.signo == SIGXFSZ) {
-            worker_set_msg(r, "SIGXFSZ: the plugin wrote past the file size limit of %llu bytes "
-                       "(its stdout and stderr count)",
-                    (unsigned long long)w->opt.limit_fsize_bytes);
-        }
+        explain_fault(w, &f, maps, &late, stack_top, stack_limit, r);
         return;
     }
     /* bubblewrap ends as its command did, but a signal becomes an exit
