@@ -501,6 +501,45 @@ static int record_stop(shared *sh, FILE *err)
     return 0;
 }
 
+/* A sweep that ran to its end (or was stopped): its verdict, from every
+ * chunk of the shard and the shape paths together, stored with the run's
+ * end, and the summary. The exit status: 0 CONFORMANT, 1 not, 2 a store
+ * error (printed). */
+static int finish_sweep(shared *sh, double secs, uint32_t n_jobs)
+{
+    const sweep_options *o = sh->o;
+    FILE *out = sh->out, *err = sh->err;
+    char vbuf[96];
+    counts all = sh->total;
+    sweep_counts_add(&all, &sh->paths);
+    const char *verdict = verdict_certificate(&all.t, &o->profile, sh->declared,
+                                              all.unjudged != 0, vbuf, sizeof vbuf);
+    if (sh->stopped) {
+        if (record_stop(sh, err))
+            return 2;
+        all = sh->total;
+        sweep_counts_add(&all, &sh->paths);
+        verdict = verdict_certificate(&all.t, &o->profile, sh->declared, all.unjudged != 0, vbuf,
+                                      sizeof vbuf);
+        fprintf(out, "  stopped: %s (%" PRIu64 " failing batches, %" PRIu64 " hangs)\n",
+                sh->stop_reason ? sh->stop_reason : "", sh->total.failures, sh->total.hangs);
+    }
+    if (store_sweep_finish(sh->db, sh->sweep_id, verdict) ||
+        session_finish(&sh->session, STORE_RUN_COMPLETE)) {
+        fprintf(err, "divergence sweep: %s\n", store_errmsg(sh->db));
+        return 2;
+    }
+    print_summary(sh, secs, n_jobs, verdict);
+    struct rusage self, kids;
+    if (getrusage(RUSAGE_SELF, &self) == 0 && getrusage(RUSAGE_CHILDREN, &kids) == 0)
+        fprintf(out, "  memory: peak RSS %.1f MiB in this process, %.1f MiB in the largest "
+                     "worker (%u workers)\n",
+                (double)self.ru_maxrss / 1024, (double)kids.ru_maxrss / 1024, n_jobs);
+    fprintf(out, "  %" PRIu64 " new finding signatures; run %" PRId64 ", sweep %" PRId64 "\n",
+            sh->new_signatures, sh->run_id, sh->sweep_id);
+    return !strncmp(verdict, "CONFORMANT", 10) ? 0 : 1;
+}
+
 int sweep_run(const sweep_options *o, FILE *out, FILE *err)
 {
     shared sh;
@@ -561,37 +600,7 @@ int sweep_run(const sweep_options *o, FILE *out, FILE *err)
     if (!sh.stopped && sweep_walk_paths(&sh, sh.jobs[0].w, &paths_secs))
         goto done;
     secs += paths_secs;
-    /* the verdict: every chunk of the shard done, or stopped; the pairs'
-     * counts and the shape paths' together */
-    char vbuf[96];
-    counts all = sh.total;
-    sweep_counts_add(&all, &sh.paths);
-    const char *verdict = verdict_certificate(&all.t, &o->profile, sh.declared,
-                                              all.unjudged != 0, vbuf, sizeof vbuf);
-    if (sh.stopped) {
-        if (record_stop(&sh, err))
-            goto done;
-        all = sh.total;
-        sweep_counts_add(&all, &sh.paths);
-        verdict = verdict_certificate(&all.t, &o->profile, sh.declared, all.unjudged != 0, vbuf,
-                                      sizeof vbuf);
-        fprintf(out, "  stopped: %s (%" PRIu64 " failing batches, %" PRIu64 " hangs)\n",
-                sh.stop_reason ? sh.stop_reason : "", sh.total.failures, sh.total.hangs);
-    }
-    if (store_sweep_finish(sh.db, sh.sweep_id, verdict) ||
-        session_finish(&sh.session, STORE_RUN_COMPLETE)) {
-        fprintf(err, "divergence sweep: %s\n", store_errmsg(sh.db));
-        goto done;
-    }
-    print_summary(&sh, secs, n_jobs, verdict);
-    struct rusage self, kids;
-    if (getrusage(RUSAGE_SELF, &self) == 0 && getrusage(RUSAGE_CHILDREN, &kids) == 0)
-        fprintf(out, "  memory: peak RSS %.1f MiB in this process, %.1f MiB in the largest "
-                     "worker (%u workers)\n",
-                (double)self.ru_maxrss / 1024, (double)kids.ru_maxrss / 1024, n_jobs);
-    fprintf(out, "  %" PRIu64 " new finding signatures; run %" PRId64 ", sweep %" PRId64 "\n",
-            sh.new_signatures, sh.run_id, sh.sweep_id);
-    status = !strncmp(verdict, "CONFORMANT", 10) ? 0 : 1;
+    status = finish_sweep(&sh, secs, n_jobs);
 done:
     for (uint32_t i = 0; sh.jobs && i < n_jobs; i++)
         sweep_job_free(&sh.jobs[i]);
