@@ -195,44 +195,7 @@ int worker_batch_run(worker *w, worker_batch *bt, const divcase *c, const oracle
     /* output_shape, once per child and layout */
     if (!bt->shape_ok_ || bt->spawn_ != w->spawns || !batch_same_header(bt, c, expect)) {
         bt->shape_ok_ = 0;
-        worker_fill_request(&w->ctl->req, c);
-        if (worker_call_child(w, OP_SHAPE, WORKER_STAGE_SHAPE, r))
-            return 0;
-        ctl_reply rep = w->ctl->rep;
-        text_sanitize_inplace(rep.message, sizeof rep.message);
-        if (rep.seq != w->seq || rep.internal) {
-            worker_lose_child(w, 2, WORKER_STAGE_SHAPE,
-                       rep.internal ? rep.message : "the worker answered another request", r);
-            return 0;
-        }
-        worker_take_leaks(r, &rep);
-        r->shape_status = rep.status;
-        r->shape_rank = rep.rank;
-        if (rep.status != DVG_OK) {
-            worker_take_status(r, WORKER_STAGE_SHAPE, rep.status, rep.message);
-            return 0;
-        }
-        r->stage = WORKER_STAGE_SHAPE;
-        if (rep.rank > DVG_MAX_RANK) {
-            r->outcome = WORKER_OUT_BAD_SHAPE;
-            worker_set_msg(r, "output_shape returned DVG_OK with rank %u (at most %d)", rep.rank,
-                    DVG_MAX_RANK);
-            return 0;
-        }
-        r->shape.rank = rep.rank;
-        for (uint32_t k = 0; k < rep.rank; k++) {
-            if (rep.shape[k] < 0) {
-                r->outcome = WORKER_OUT_BAD_SHAPE;
-                worker_set_msg(r, "output_shape returned DVG_OK with dimension %u = %lld", k,
-                        (long long)rep.shape[k]);
-                memset(&r->shape, 0, sizeof r->shape);
-                return 0;
-            }
-            r->shape.dims[k] = rep.shape[k];
-        }
-        r->has_shape = 1;
-        r->outcome = WORKER_OUT_OK;
-        if (!oracle_shape_equal(&r->shape, expect))
+        if (!worker_shape_stage(w, c, expect, r))
             return 0;
         bt->shape_ok_ = 1;
         bt->spawn_ = w->spawns;

@@ -153,9 +153,7 @@ static int case_acceptable(worker *w, const divcase *c, const oracle_shape *expe
     return 0;
 }
 
-/* The output_shape call: r's shape (and has_shape) when the plugin gave
- * one. 1 when the run goes on to compute, 0 when r says why it ended. */
-static int shape_stage(worker *w, const divcase *c, const oracle_shape *expect, worker_result *r)
+int worker_shape_stage(worker *w, const divcase *c, const oracle_shape *expect, worker_result *r)
 {
     worker_fill_request(&w->ctl->req, c);
     w->ctl->req.check_signals = expect == NULL; /* no compute will follow */
@@ -275,7 +273,7 @@ int worker_run(worker *w, const divcase *c, const oracle_shape *expect, worker_r
     if (ready)
         return ready < 0 ? -1 : 0;
     w->run_seq = w->seq + 1;
-    if (!shape_stage(w, c, expect, r))
+    if (!worker_shape_stage(w, c, expect, r))
         return 0;
 
     /* compute, twice */

@@ -183,6 +183,12 @@ void worker_drop_zygote(worker *w);
  * result.c
  * ---------------------------------------------------------------------- */
 
+/* The output_shape call of case c (run.c): r's shape (and has_shape)
+ * when the plugin gave a valid one. 1 when it equals `expect` and a
+ * compute may follow, 0 when r says why the case ends there (a shape
+ * only, with expect NULL: 0). */
+int worker_shape_stage(worker *w, const divcase *c, const oracle_shape *expect, worker_result *r);
+
 /* Before a request: starts the child when none runs (worker_start), r
  * reset again after a start that went well. 0 ready, 1 the plugin did not
  * load again (r says how), -1 a harness error (worker_errmsg). */
