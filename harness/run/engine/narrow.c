@@ -371,6 +371,26 @@ static void scatter(narrow_refusal *r, uint32_t dtype, const uint64_t *idx, uint
                                             WORKER_SIDE_SLACK);
 }
 
+/* The element indices 0 .. n-1 into idx, the defined ones (kind 0)
+ * first, then the undefined ones by kind (a counting sort: each kind one
+ * range); at_kind[k] the end of kind k's range. The defined count. */
+static uint64_t order_by_kind(const uint8_t *undefined, uint64_t n, uint64_t *idx,
+                              uint64_t at_kind[256])
+{
+    memset(at_kind, 0, 256 * sizeof at_kind[0]);
+    for (uint64_t i = 0; i < n; i++)
+        at_kind[undefined[i]]++;
+    uint64_t nd = at_kind[0];
+    for (uint64_t k = 0, sum = 0; k < 256; k++) {
+        uint64_t count = at_kind[k];
+        at_kind[k] = sum;
+        sum += count;
+    }
+    for (uint64_t i = 0; i < n; i++)
+        idx[at_kind[undefined[i]]++] = i;
+    return nd;
+}
+
 int narrow_refusals(worker *w, const divcase *c, const uint8_t *undefined,
                     const narrow_options *o, narrow_refusal *out)
 {
@@ -385,28 +405,16 @@ int narrow_refusals(worker *w, const divcase *c, const uint8_t *undefined,
     out->message[0] = 0;
     if (prepare(c, &plan, &attrs, out->message, sizeof out->message))
         return 0; /* not narrowed: the refusal stands */
-    uint64_t n = plan.count, nd = 0, nu = 0;
+    uint64_t n = plan.count;
     if (refusal_room(out, c->dtype, n)) {
         snprintf(out->message, sizeof out->message, "out of memory for %llu elements",
                  (unsigned long long)n);
         return -1;
     }
     out->count = n;
-    /* The defined elements first, then the undefined ones by kind (a
-     * counting sort: each kind one range). */
-    uint64_t *idx = out->idx_, at_kind[256] = {0};
-    for (uint64_t i = 0; i < n; i++)
-        at_kind[undefined[i]]++;
-    nd = at_kind[0];
-    nu = n - nd;
-    for (uint64_t k = 0, sum = 0; k < 256; k++) {
-        uint64_t count = at_kind[k];
-        at_kind[k] = sum;
-        sum += count;
-    }
-    for (uint64_t i = 0; i < n; i++)
-        idx[at_kind[undefined[i]]++] = i;
-    if (!nu) {
+    uint64_t *idx = out->idx_, at_kind[256];
+    uint64_t nd = order_by_kind(undefined, n, idx, at_kind);
+    if (nd == n) {
         snprintf(out->message, sizeof out->message, "no element of the case is undefined");
         rc = 0;
         goto done;
