@@ -169,9 +169,76 @@ static void html_matrix(const runs_page *p, FILE *f)
     fputs("</section>\n", f);
 }
 
-void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
+/* The page's "Every signature" section: each signature of the runs that
+ * compare plugins, what each plugin gives, its replay command. */
+static void html_signatures(const runs_page *p, FILE *f)
 {
     char buf[4400];
+    fprintf(f, "<section id=\"signatures\">\n<h2>Every signature</h2>\n"
+               "<details><summary>%zu signatures of the runs that compare plugins, each with "
+               "what each plugin gives and the command that replays it</summary>\n"
+               "<table>\n<tr><th>run</th><th>implementations</th><th>variant</th><th>dtype</th>"
+               "<th>class</th><th>operands</th><th>expected</th><th>what each gives</th>"
+               "<th>signature</th><th>reproducer</th></tr>\n",
+            signatures_shown(p));
+    for (size_t r = 0; r < p->n; r++) {
+        if (!runs_compares_plugins(p->m[r]))
+            continue;
+        for (size_t i = 0; i < p->m[r]->n_findings; i++) {
+            const report_finding *g = &p->m[r]->findings[i];
+            fprintf(f, "<tr class=\"%s\"><td class=\"num\">%" PRId64 "</td><td>",
+                    runs_is_hazard(g) ? "hazard" : "departure", p->m[r]->run.id);
+            esc_html(f, g->k.implementation);
+            fputs("</td><td>", f);
+            esc_html(f, g->k.variant);
+            fputs("</td><td>", f);
+            esc_html(f, g->k.dtype);
+            fputs("</td><td>", f);
+            esc_html(f, g->cls);
+            fputs("</td><td>", f);
+            esc_html(f, g->operand_class);
+            fputs("</td><td>", f);
+            esc_html(f, runs_expected_text(g));
+            fputs("</td><td>", f);
+            esc_html(f, runs_given_text(g));
+            fprintf(f, "</td><td class=\"mono\">sig:%" PRId64 "</td><td><code class=\"replay\">",
+                    g->signature_id);
+            esc_html(f, runs_replay_text(p->m[r], g, buf, sizeof buf));
+            fputs("</code></td></tr>\n", f);
+        }
+    }
+    fputs("</table>\n</details>\n</section>\n", f);
+}
+
+/* The page's list of runs, each with the command of its own report. */
+static void html_runs_list(const runs_page *p, FILE *f)
+{
+    fputs("<section id=\"runs-list\">\n<h2>Runs</h2>\n<table>\n"
+          "<tr><th>run</th><th>kind</th><th>status</th><th>implementations</th><th>its own "
+          "report</th></tr>\n", f);
+    for (size_t r = 0; r < p->n; r++) {
+        const report_model *m = p->m[r];
+        const char *impls[64];
+        size_t ni = report_implementations(m, impls, 64);
+        fprintf(f, "<tr><td class=\"num\">%" PRId64 "</td><td>", m->run.id);
+        esc_html(f, m->run.kind);
+        fputs("</td><td>", f);
+        esc_html(f, m->run.status);
+        fputs("</td><td>", f);
+        for (size_t i = 0; i < ni; i++) {
+            if (i)
+                fputs(", ", f);
+            esc_html(f, impls[i]);
+        }
+        fputs("</td><td><code>", f);
+        report_command(m, m->run.id, f, esc_html);
+        fputs("</code></td></tr>\n", f);
+    }
+    fputs("</table>\n</section>\n", f);
+}
+
+void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
+{
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'\">\n"
@@ -229,61 +296,9 @@ void report_runs_html(const runs_page *p, FILE *f, runs_row *row)
         esc_html(f, report_emulation_only_text);
         fputs(" Each is listed under Every signature.</p>\n</section>\n", f);
     }
-    fprintf(f, "<section id=\"signatures\">\n<h2>Every signature</h2>\n"
-               "<details><summary>%zu signatures of the runs that compare plugins, each with "
-               "what each plugin gives and the command that replays it</summary>\n"
-               "<table>\n<tr><th>run</th><th>implementations</th><th>variant</th><th>dtype</th>"
-               "<th>class</th><th>operands</th><th>expected</th><th>what each gives</th>"
-               "<th>signature</th><th>reproducer</th></tr>\n",
-            signatures_shown(p));
-    for (size_t r = 0; r < p->n; r++) {
-        if (!runs_compares_plugins(p->m[r]))
-            continue;
-        for (size_t i = 0; i < p->m[r]->n_findings; i++) {
-            const report_finding *g = &p->m[r]->findings[i];
-            fprintf(f, "<tr class=\"%s\"><td class=\"num\">%" PRId64 "</td><td>",
-                    runs_is_hazard(g) ? "hazard" : "departure", p->m[r]->run.id);
-            esc_html(f, g->k.implementation);
-            fputs("</td><td>", f);
-            esc_html(f, g->k.variant);
-            fputs("</td><td>", f);
-            esc_html(f, g->k.dtype);
-            fputs("</td><td>", f);
-            esc_html(f, g->cls);
-            fputs("</td><td>", f);
-            esc_html(f, g->operand_class);
-            fputs("</td><td>", f);
-            esc_html(f, runs_expected_text(g));
-            fputs("</td><td>", f);
-            esc_html(f, runs_given_text(g));
-            fprintf(f, "</td><td class=\"mono\">sig:%" PRId64 "</td><td><code class=\"replay\">",
-                    g->signature_id);
-            esc_html(f, runs_replay_text(p->m[r], g, buf, sizeof buf));
-            fputs("</code></td></tr>\n", f);
-        }
-    }
-    fputs("</table>\n</details>\n</section>\n<section id=\"runs-list\">\n<h2>Runs</h2>\n<table>\n"
-          "<tr><th>run</th><th>kind</th><th>status</th><th>implementations</th><th>its own "
-          "report</th></tr>\n", f);
-    for (size_t r = 0; r < p->n; r++) {
-        const report_model *m = p->m[r];
-        const char *impls[64];
-        size_t ni = report_implementations(m, impls, 64);
-        fprintf(f, "<tr><td class=\"num\">%" PRId64 "</td><td>", m->run.id);
-        esc_html(f, m->run.kind);
-        fputs("</td><td>", f);
-        esc_html(f, m->run.status);
-        fputs("</td><td>", f);
-        for (size_t i = 0; i < ni; i++) {
-            if (i)
-                fputs(", ", f);
-            esc_html(f, impls[i]);
-        }
-        fputs("</td><td><code>", f);
-        report_command(m, m->run.id, f, esc_html);
-        fputs("</code></td></tr>\n", f);
-    }
-    fputs("</table>\n</section>\n</main>\n<footer>divergence " DVG_VERSION "</footer>\n"
+    html_signatures(p, f);
+    html_runs_list(p, f);
+    fputs("</main>\n<footer>divergence " DVG_VERSION "</footer>\n"
           "</body>\n</html>\n", f);
 }
 
@@ -407,27 +422,11 @@ void report_runs_markdown(const runs_page *p, FILE *f, runs_row *row)
     }
 }
 
-void report_runs_json(const runs_page *p, FILE *f, runs_row *row)
+/* The JSON page's "hazards": each row of the hazard table with its
+ * signatures and one example. */
+static void json_hazards(const runs_page *p, FILE *f, runs_row *row)
 {
     char buf[4400];
-    fputs("{\"certificates\": [", f);
-    int first = 1;
-    for (size_t r = 0; r < p->n; r++)
-        for (size_t i = 0; i < p->m[r]->n_certs; i++) {
-            const report_cert *c = &p->m[r]->certs[i];
-            fprintf(f, "%s\n  {\"run\": %" PRId64 ", \"implementation\": ", first ? "" : ",",
-                    p->m[r]->run.id);
-            first = 0;
-            esc_json(f, c->k.implementation);
-            fputs(", \"variant\": ", f);
-            esc_json(f, c->k.variant);
-            fputs(", \"dtype\": ", f);
-            esc_json(f, c->k.dtype);
-            fputs(", \"verdict\": ", f);
-            esc_json(f, c->verdict);
-            fprintf(f, ", \"cases\": %" PRId64 ", \"elements\": %" PRId64 "}", c->cases,
-                    c->elements);
-        }
     fputs("],\n \"hazards\": [", f);
     for (size_t h = 0; h < p->n_hazards; h++) {
         const runs_hazard *hz = &p->hazards[h];
@@ -469,29 +468,15 @@ void report_runs_json(const runs_page *p, FILE *f, runs_row *row)
         esc_json(f, row->replay);
         fputs("}}", f);
     }
-    fputs("],\n \"departures\": [", f);
-    for (size_t d = 0; d < p->n_departures; d++) {
-        const runs_departure *dp = &p->departures[d];
-        runs_departure_row(p, d, row);
-        /* the table's cells under its column names; the bug a number or
-         * null, the signatures a count and their ids */
-        fputs(d ? ",\n  {" : "\n  {", f);
-        for (size_t i = 0; i < RUNS_DEPARTURE_COLUMNS; i++) {
-            fprintf(f, "%s\"%s\": ", i ? ", " : "",
-                    i + 1 == RUNS_DEPARTURE_COLUMNS ? "replay" : runs_departure_header[i]);
-            if (i == 1 || i == 5)
-                fputs(dp->bug || i == 5 ? row->cell[i] : "null", f);
-            else
-                esc_json(f, row->cell[i]);
-        }
-        fputs(", \"signature_ids\": [", f);
-        for (size_t i = 0; i < dp->n; i++)
-            fprintf(f, "%s%" PRId64, i ? ", " : "",
-                    p->departure_sigs[dp->first + i].f->signature_id);
-        fputs("]}", f);
-    }
+}
+
+/* The JSON page's "diff": every signature of the runs that compare
+ * plugins. */
+static void json_diff(const runs_page *p, FILE *f)
+{
+    char buf[4400];
     fputs("],\n \"diff\": [", f);
-    first = 1;
+    int first = 1;
     for (size_t r = 0; r < p->n; r++) {
         if (!runs_compares_plugins(p->m[r]))
             continue;
@@ -518,6 +503,51 @@ void report_runs_json(const runs_page *p, FILE *f, runs_row *row)
             fputs("}", f);
         }
     }
+}
+
+void report_runs_json(const runs_page *p, FILE *f, runs_row *row)
+{
+    fputs("{\"certificates\": [", f);
+    int first = 1;
+    for (size_t r = 0; r < p->n; r++)
+        for (size_t i = 0; i < p->m[r]->n_certs; i++) {
+            const report_cert *c = &p->m[r]->certs[i];
+            fprintf(f, "%s\n  {\"run\": %" PRId64 ", \"implementation\": ", first ? "" : ",",
+                    p->m[r]->run.id);
+            first = 0;
+            esc_json(f, c->k.implementation);
+            fputs(", \"variant\": ", f);
+            esc_json(f, c->k.variant);
+            fputs(", \"dtype\": ", f);
+            esc_json(f, c->k.dtype);
+            fputs(", \"verdict\": ", f);
+            esc_json(f, c->verdict);
+            fprintf(f, ", \"cases\": %" PRId64 ", \"elements\": %" PRId64 "}", c->cases,
+                    c->elements);
+        }
+    json_hazards(p, f, row);
+    fputs("],\n \"departures\": [", f);
+    for (size_t d = 0; d < p->n_departures; d++) {
+        const runs_departure *dp = &p->departures[d];
+        runs_departure_row(p, d, row);
+        /* the table's cells under its column names; the bug a number or
+         * null, the signatures a count and their ids */
+        fputs(d ? ",\n  {" : "\n  {", f);
+        for (size_t i = 0; i < RUNS_DEPARTURE_COLUMNS; i++) {
+            fprintf(f, "%s\"%s\": ", i ? ", " : "",
+                    i + 1 == RUNS_DEPARTURE_COLUMNS ? "replay" : runs_departure_header[i]);
+            if (i == 1 || i == 5)
+                fputs(dp->bug || i == 5 ? row->cell[i] : "null", f);
+            else
+                esc_json(f, row->cell[i]);
+        }
+        fputs(", \"signature_ids\": [", f);
+        for (size_t i = 0; i < dp->n; i++)
+            fprintf(f, "%s%" PRId64, i ? ", " : "",
+                    p->departure_sigs[dp->first + i].f->signature_id);
+        fputs("]}", f);
+    }
+    json_diff(p, f);
     fputs("],\n \"runs\": [", f);
     for (size_t r = 0; r < p->n; r++) {
         fprintf(f, "%s{\"id\": %" PRId64 ", \"kind\": ", r ? ", " : "", p->m[r]->run.id);
