@@ -430,6 +430,70 @@ static int32_t build_failed(dvg_iut *iut, cl_int e, const char *options)
     return DVG_FAILURE;
 }
 
+/* Every kernel the device can run, and the work-group size of all
+ * (iut->local). DVG_OK, or DVG_FAILURE with iut->error. */
+static int32_t create_kernels(dvg_iut *iut)
+{
+    cl_int e;
+    iut->local = LOCAL_SIZE;
+    for (size_t k = 0; k < N_KERNELS; k++)
+        for (int f = 0; f < 2; f++) {
+            char name[48];
+            size_t wg = 0;
+            if (!iut->dev.has[kernel_defs[k].need] ||
+                (f == FORM_FLAT && dtype_bits(kernel_defs[k].dtype, NULL) == 4))
+                continue;
+            snprintf(name, sizeof name, "%s%s", kernel_defs[k].name, f ? "_strided" : "");
+            iut->kernels[k][f] = clCreateKernel(iut->program, name, &e);
+            if (!iut->kernels[k][f]) {
+                cl_fail(iut->error, e, "clCreateKernel %s", name);
+                return DVG_FAILURE;
+            }
+            e = clGetKernelWorkGroupInfo(iut->kernels[k][f], iut->dev.device,
+                                         CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+            if (e != CL_SUCCESS) {
+                cl_fail(iut->error, e, "clGetKernelWorkGroupInfo %s", name);
+                return DVG_FAILURE;
+            }
+            if (wg && wg < iut->local)
+                iut->local = wg;
+        }
+    return DVG_OK;
+}
+
+/* Each kernel once on WARM_ITEMS work-items (n = 0: the strided ones do
+ * nothing; the flat ones divide what the buffers hold), so the runtime
+ * compiles and links what a launch needs here, not in compute. PoCL
+ * specialises a work-group function on the local size and on whether the
+ * grid is narrower than 65535 work-items ("smallgrid"); the one for a
+ * wider grid is generic, and PoCL reuses it for every launch of this
+ * process, narrower ones included. DVG_OK, or DVG_FAILURE with
+ * iut->error. */
+static int32_t warm_kernels(dvg_iut *iut)
+{
+    cl_long plan[PLAN_LONGS] = {0};
+    const size_t bytes = (size_t)WARM_ITEMS * 8; /* the widest element */
+    if (ensure_buffer(iut, 0, bytes) || ensure_buffer(iut, 1, bytes) ||
+        ensure_buffer(iut, 2, bytes) || ensure_buffer(iut, 3, sizeof plan))
+        return DVG_FAILURE;
+    cl_int e = clEnqueueWriteBuffer(iut->queue, iut->buf[3], CL_TRUE, 0, sizeof plan, plan, 0,
+                                    NULL, NULL);
+    if (e != CL_SUCCESS) {
+        cl_fail(iut->error, e, "clEnqueueWriteBuffer of the plan");
+        return DVG_FAILURE;
+    }
+    for (size_t k = 0; k < N_KERNELS; k++)
+        for (int f = 0; f < 2; f++)
+            if (iut->kernels[k][f] && launch(iut, k, f, 0, WARM_ITEMS) != DVG_OK)
+                return DVG_FAILURE;
+    e = clFinish(iut->queue);
+    if (e != CL_SUCCESS) {
+        cl_fail(iut->error, e, "clFinish after the first launches");
+        return DVG_FAILURE;
+    }
+    return DVG_OK;
+}
+
 static int32_t ocl_open(const char *config_text, dvg_iut **out)
 {
     dvg_iut *iut = NULL;
@@ -489,60 +553,8 @@ static int32_t ocl_open(const char *config_text, dvg_iut **out)
         goto done;
     }
 
-    /* Every kernel the device can run, and the work-group size of all. */
-    iut->local = LOCAL_SIZE;
-    for (size_t k = 0; k < N_KERNELS; k++)
-        for (int f = 0; f < 2; f++) {
-            char name[48];
-            size_t wg = 0;
-            if (!iut->dev.has[kernel_defs[k].need] ||
-                (f == FORM_FLAT && dtype_bits(kernel_defs[k].dtype, NULL) == 4))
-                continue;
-            snprintf(name, sizeof name, "%s%s", kernel_defs[k].name, f ? "_strided" : "");
-            iut->kernels[k][f] = clCreateKernel(iut->program, name, &e);
-            if (!iut->kernels[k][f]) {
-                cl_fail(iut->error, e, "clCreateKernel %s", name);
-                goto done;
-            }
-            e = clGetKernelWorkGroupInfo(iut->kernels[k][f], iut->dev.device,
-                                         CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-            if (e != CL_SUCCESS) {
-                cl_fail(iut->error, e, "clGetKernelWorkGroupInfo %s", name);
-                goto done;
-            }
-            if (wg && wg < iut->local)
-                iut->local = wg;
-        }
-
-    /* Each kernel once on WARM_ITEMS work-items (n = 0: the strided ones
-     * do nothing; the flat ones divide what the buffers hold), so the runtime compiles and links
-     * what a launch needs here, not in compute. PoCL specialises a work-group
-     * function on the local size and on whether the grid is narrower than
-     * 65535 work-items ("smallgrid"); the one for a wider grid is generic,
-     * and PoCL reuses it for every launch of this process, narrower ones
-     * included. */
-    {
-        cl_long plan[PLAN_LONGS] = {0};
-        const size_t bytes = (size_t)WARM_ITEMS * 8; /* the widest element */
-        if (ensure_buffer(iut, 0, bytes) || ensure_buffer(iut, 1, bytes) ||
-            ensure_buffer(iut, 2, bytes) || ensure_buffer(iut, 3, sizeof plan))
-            goto done;
-        e = clEnqueueWriteBuffer(iut->queue, iut->buf[3], CL_TRUE, 0, sizeof plan, plan, 0,
-                                 NULL, NULL);
-        if (e != CL_SUCCESS) {
-            cl_fail(iut->error, e, "clEnqueueWriteBuffer of the plan");
-            goto done;
-        }
-        for (size_t k = 0; k < N_KERNELS; k++)
-            for (int f = 0; f < 2; f++)
-                if (iut->kernels[k][f] && launch(iut, k, f, 0, WARM_ITEMS) != DVG_OK)
-                    goto done;
-        e = clFinish(iut->queue);
-        if (e != CL_SUCCESS) {
-            cl_fail(iut->error, e, "clFinish after the first launches");
-            goto done;
-        }
-    }
+    if (create_kernels(iut) != DVG_OK || warm_kernels(iut) != DVG_OK)
+        goto done;
     *out = iut;
     iut = NULL;
     st = DVG_OK;
