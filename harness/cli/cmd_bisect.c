@@ -93,6 +93,30 @@ static int series_of_plugins(bisect_series *series, const char *const *plugins, 
     return 0;
 }
 
+/* The builds named one way (--plugin, --builds with its --order, or
+ * --seen) and the signatures one way (sig:N ... or --since RUN). 0, or -1
+ * (printed, with the usage where it helps). */
+static int check_choices(uint32_t n_plugins, const char *dir, const char *order, int seen,
+                         int64_t since, uint32_t n_ops)
+{
+    if ((n_plugins > 0) + (dir != NULL) + seen != 1) {
+        fprintf(stderr, "divergence bisect: name the builds one way: --plugin BUILD ..., "
+                        "--builds DIR or --seen\n");
+        usage(stderr);
+        return -1;
+    }
+    if (order && !dir) {
+        fprintf(stderr, "divergence bisect: --order FILE orders the builds of --builds DIR\n");
+        return -1;
+    }
+    if ((since >= 0) == (n_ops > 0)) {
+        fprintf(stderr, "divergence bisect: name the signatures (sig:N ...) or --since RUN\n");
+        usage(stderr);
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_bisect(int argc, char **argv)
 {
     const char *db_path = STORE_DEFAULT_PATH, *dir = NULL, *order = NULL;
@@ -138,22 +162,8 @@ int cmd_bisect(int argc, char **argv)
         status = CLI_EXIT(prc);
         goto done;
     }
-    int sources = (n_plugins > 0) + (dir != NULL) + seen;
-    if (sources != 1) {
-        fprintf(stderr, "divergence bisect: name the builds one way: --plugin BUILD ..., "
-                        "--builds DIR or --seen\n");
-        usage(stderr);
+    if (check_choices(n_plugins, dir, order, seen, since, n_ops))
         goto done;
-    }
-    if (order && !dir) {
-        fprintf(stderr, "divergence bisect: --order FILE orders the builds of --builds DIR\n");
-        goto done;
-    }
-    if ((since >= 0) == (n_ops > 0)) {
-        fprintf(stderr, "divergence bisect: name the signatures (sig:N ...) or --since RUN\n");
-        usage(stderr);
-        goto done;
-    }
     if (n_ops) {
         if (parse_signatures(ops, n_ops, &ids))
             goto done;
