@@ -149,17 +149,22 @@ fi
 
 # A helper thread that rewrites C 1 ms after compute returned: a
 # late-write of the call that returned, naming the thread, in certify and
-# in fuzz; never an input-mutated, out-of-bounds-write, nondeterministic or
-# wrong-value finding of a later call (harness/worker_program/child_late.c).
+# in fuzz; never an input-mutated, out-of-bounds-write or wrong-value
+# finding of a later call (harness/worker_program/child_late.c). On a
+# loaded machine the serving thread can be preempted for that 1 ms before
+# compute has returned (or before the output is read-only): the write then
+# lands within the call and its two runs differ, a nondeterministic finding
+# of the same call (seen in CI and in 2 of 5 runs here under load), which
+# the plugin's race makes true; it is allowed beside the late-write.
 certify late_writer 1 "^    late-write .*thread 'late-writer' ([0-9]*) wrote byte 0 of the output [0-9]* us after compute returned" \
     --variant onnx-div-14 --dtype f32
-if grep -q '^    \(input-mutated\|out-of-bounds-write\|nondeterministic\|wrong-value\|crash\) ' \
+if grep -q '^    \(input-mutated\|out-of-bounds-write\|wrong-value\|crash\) ' \
     "$tmp/late_writer.out"; then bad "late_writer: another class: $(cat "$tmp/late_writer.out")"; else ok; fi
 "$D" fuzz --plugin "$M/mutant_late_writer.so" --db "$tmp/late.db" --seconds 2 --no-progress \
     >"$tmp/late-fuzz.out" 2>&1
 rc=$?
 if [ $rc -eq 1 ] && grep -q '^    late-write ' "$tmp/late-fuzz.out" &&
-    ! grep -q '^    \(input-mutated\|out-of-bounds-write\|nondeterministic\|wrong-value\|crash\) ' \
+    ! grep -q '^    \(input-mutated\|out-of-bounds-write\|wrong-value\|crash\) ' \
         "$tmp/late-fuzz.out"; then ok; else
     bad "fuzz of late_writer: exit $rc: $(cat "$tmp/late-fuzz.out")"; fi
 
