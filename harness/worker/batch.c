@@ -125,21 +125,11 @@ static int batch_compute(worker *w, worker_batch *bt, const divcase *c, const or
         bt->shape_ok_ = 0;
         return 1;
     }
-    ctl_reply rep = w->ctl->rep;
-    text_sanitize_inplace(rep.message, sizeof rep.message);
-    if (rep.seq != w->seq || rep.internal) {
-        worker_lose_child(w, 2, stage, rep.internal ? rep.message : "the worker answered another request",
-                   r);
+    int taken = worker_take_compute_reply(w, c, stage, run, r);
+    if (taken < 0)
         bt->have_operands_ = bt->shape_ok_ = 0;
+    if (taken != 1)
         return 1;
-    }
-    worker_take_leaks(r, &rep);
-    wire_copy_text(w->late_case, sizeof w->late_case, c->id);
-    r->compute_status[run] = rep.status;
-    if (rep.status != DVG_OK) {
-        worker_take_status(r, stage, rep.status, rep.message);
-        return 1;
-    }
     uint32_t side = batch_side_effects(w, bt, c, g, bt->poison[run], r->count, slack_at);
     if (side & (WORKER_SIDE_INPUT_A | WORKER_SIDE_INPUT_B))
         bt->have_operands_ = 0;

@@ -153,6 +153,26 @@ static int case_acceptable(worker *w, const divcase *c, const oracle_shape *expe
     return 0;
 }
 
+int worker_take_compute_reply(worker *w, const divcase *c, uint32_t stage, int run,
+                              worker_result *r)
+{
+    ctl_reply rep = w->ctl->rep;
+    text_sanitize_inplace(rep.message, sizeof rep.message);
+    if (rep.seq != w->seq || rep.internal) {
+        worker_lose_child(w, 2, stage,
+                          rep.internal ? rep.message : "the worker answered another request", r);
+        return -1;
+    }
+    worker_take_leaks(r, &rep);
+    wire_copy_text(w->late_case, sizeof w->late_case, c->id);
+    r->compute_status[run] = rep.status;
+    if (rep.status != DVG_OK) {
+        worker_take_status(r, stage, rep.status, rep.message);
+        return 0;
+    }
+    return 1;
+}
+
 int worker_shape_stage(worker *w, const divcase *c, const oracle_shape *expect, worker_result *r)
 {
     worker_fill_request(&w->ctl->req, c);
@@ -238,21 +258,8 @@ static int compute_once(worker *w, const divcase *c, const oracle_shape *expect,
     r->compute_ns[run] = elapsed_ns(&t0, &t1);
     if (cpu_ok && clock_gettime(cpu, &c1) == 0)
         r->compute_cpu_ns[run] = elapsed_ns(&c0, &c1);
-    ctl_reply rep = w->ctl->rep;
-    if (rep.seq != w->seq || rep.internal) {
-        text_sanitize_inplace(rep.message, sizeof rep.message);
-        worker_lose_child(w, 2, stage,
-                   rep.internal ? rep.message : "the worker answered another request", r);
+    if (worker_take_compute_reply(w, c, stage, run, r) != 1)
         return 0;
-    }
-    text_sanitize_inplace(rep.message, sizeof rep.message);
-    worker_take_leaks(r, &rep);
-    wire_copy_text(w->late_case, sizeof w->late_case, c->id);
-    r->compute_status[run] = rep.status;
-    if (rep.status != DVG_OK) {
-        worker_take_status(r, stage, rep.status, rep.message);
-        return 0;
-    }
     if (c_bytes)
         memcpy(run ? r->out2 : r->out1, w->arena + g[R_OUT].off + g[R_OUT].pad,
                (size_t)c_bytes);

@@ -183,6 +183,13 @@ void worker_drop_zygote(worker *w);
  * result.c
  * ---------------------------------------------------------------------- */
 
+/* The reply to compute run `run` of case c, in ctl->rep, into r: its
+ * leaks, status and the case a late write would name. 1 it computed;
+ * 0 it returned an error status (r says which); -1 the worker broke the
+ * protocol and was lost (r says how). */
+int worker_take_compute_reply(worker *w, const divcase *c, uint32_t stage, int run,
+                              worker_result *r);
+
 /* The output_shape call of case c (run.c): r's shape (and has_shape)
  * when the plugin gave a valid one. 1 when it equals `expect` and a
  * compute may follow, 0 when r says why the case ends there (a shape
